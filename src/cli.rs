@@ -1,0 +1,138 @@
+//! Command-line flags (clap). Turned into validated options once, in `commands`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::ingest::Format;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "perfhouse",
+    version,
+    about = "Run benchmarks, keep every result in a Parquet warehouse, publish what they mean.",
+    long_about = "perfhouse keeps benchmark results in a Hive-partitioned Parquet warehouse that \
+DataFusion, DuckDB and pyarrow read as is, derives load-test figures (throughput, latency \
+percentiles, cores busy, Little's law) in SQL views, and builds a static site from them.\n\n\
+Typical session:\n  perfhouse ingest --suite frontend --discard-first results/\n  \
+perfhouse query \"select * from arm_medians\"\n  perfhouse site --out site/",
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage error."
+)]
+pub struct Cli {
+    /// Warehouse directory.
+    #[arg(long, global = true, env = "PERFHOUSE_WAREHOUSE", default_value = "datasets/warehouse")]
+    pub warehouse: PathBuf,
+    /// Print only errors and warnings.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Ingest tool outputs (files or directories) as one run.
+    ///
+    /// Every input file becomes one trial. `key=value` directories in a file's path set its arm
+    /// (`arm=`), repeat (`repeat=`) and parameters (anything else), e.g.
+    /// `results/arm=fastokens/concurrency=8/repeat=1/profile_export.jsonl`. Ingesting the same
+    /// inputs with the same options again adds nothing.
+    Ingest(IngestArgs),
+    /// Run SQL over the warehouse tables and views.
+    ///
+    /// Tables: runs, trials, metrics, requests, cpu_samples, stacks, artifacts, annotations.
+    /// Views: trial_window, trial_requests, trial_cpu, trial_proc, trial_figures, arm_medians,
+    /// arm_proc_medians, metric_medians. `perfhouse query "show tables"` lists them.
+    Query(QueryArgs),
+    /// Build the static HTML site.
+    Site(SiteArgs),
+    /// Add a note to a run (shown on its page).
+    Annotate(AnnotateArgs),
+    /// Merge each suite's small Parquet files into one per table, atomically.
+    Compact,
+    /// Load the bundled datasets into the warehouse and build the site.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// Files or directories (walked for known file names).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Input format.
+    #[arg(long, short, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+    /// Suite the run belongs to (e.g. `dynamo-frontend`).
+    #[arg(long, short)]
+    pub suite: String,
+    /// Arm of trials whose path has no `arm=` segment.
+    #[arg(long)]
+    pub arm: Option<String>,
+    /// Parameter for every trial (`concurrency=8`); path segments override it. Repeatable.
+    #[arg(long = "param", value_name = "K=V", value_parser = key_value)]
+    pub params: Vec<(String, String)>,
+    /// Label of the run (`host=ci-3`). Repeatable.
+    #[arg(long = "label", value_name = "K=V", value_parser = key_value)]
+    pub labels: Vec<(String, String)>,
+    /// Free-text note kept with the run (a hypothesis, a negative result).
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Discard the first repeat of every arm × params (cold start) from medians.
+    #[arg(long)]
+    pub discard_first: bool,
+    /// Git commit the results belong to.
+    #[arg(long)]
+    pub commit: Option<String>,
+    /// Git branch the results belong to.
+    #[arg(long)]
+    pub branch: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// SQL (DataFusion dialect).
+    pub sql: String,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct SiteArgs {
+    /// Output directory.
+    #[arg(long, short, default_value = "site")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct AnnotateArgs {
+    /// Run id.
+    pub run: String,
+    /// The note.
+    pub text: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Directory of bundled datasets (each subdirectory with an `ingest.json`).
+    #[arg(long, default_value = "datasets")]
+    pub datasets: PathBuf,
+    /// Output directory of the site.
+    #[arg(long, short, default_value = "site")]
+    pub out: PathBuf,
+}
+
+/// Parses `KEY=VALUE` (the value may contain `=`).
+fn key_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected KEY=VALUE, got {s:?}")),
+    }
+}

@@ -1,0 +1,97 @@
+//! `perfhouse demo`: every bundled dataset (a directory of `datasets/` with an `ingest.json`)
+//! into the warehouse, then the site. Idempotent: a second demo adds nothing and rebuilds
+//! only what changed.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+
+use super::ingest::{IngestOptions, ingest};
+use crate::cli::DemoArgs;
+use crate::ingest::TrialDefaults;
+use crate::query::Query;
+use crate::warehouse::Warehouse;
+
+/// `datasets/<name>/ingest.json`: how to ingest one bundled dataset.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DatasetSpec {
+    suite: String,
+    /// Inputs relative to the dataset directory (default: the directory itself).
+    #[serde(default)]
+    paths: Vec<PathBuf>,
+    #[serde(default)]
+    arm: Option<String>,
+    #[serde(default)]
+    params: BTreeMap<String, String>,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default)]
+    note: Option<String>,
+    #[serde(default)]
+    discard_first: bool,
+}
+
+/// Finds the datasets directory: as given, else beside the crate sources (so the demo works
+/// from any working directory of a source checkout).
+fn locate(datasets: &Path) -> Result<PathBuf> {
+    if datasets.is_dir() {
+        return Ok(datasets.to_path_buf());
+    }
+    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
+    if datasets == Path::new("datasets") && fallback.is_dir() {
+        return Ok(fallback);
+    }
+    bail!("{}: no such directory of bundled datasets (run from the repository root or give --datasets)", datasets.display())
+}
+
+pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
+    let root = locate(&args.datasets)?;
+    let mut specs = Vec::new();
+    for entry in fs::read_dir(&root).with_context(|| format!("reading {}", root.display()))? {
+        let dir = entry?.path();
+        let spec_path = dir.join("ingest.json");
+        if spec_path.is_file() {
+            let text = fs::read_to_string(&spec_path).with_context(|| format!("reading {}", spec_path.display()))?;
+            let spec: DatasetSpec = serde_json::from_str(&text)
+                .with_context(|| format!("{}: expected an ingest spec (suite, paths, params, …)", spec_path.display()))?;
+            specs.push((dir, spec));
+        }
+    }
+    specs.sort_by(|a, b| a.0.cmp(&b.0));
+    if specs.is_empty() {
+        bail!("{}: no dataset directories with an ingest.json", root.display());
+    }
+    let mut out = std::io::stdout().lock();
+    for (dir, spec) in specs {
+        let paths = if spec.paths.is_empty() { vec![dir.clone()] } else { spec.paths.iter().map(|p| dir.join(p)).collect() };
+        let mut opts = IngestOptions::new(paths, &spec.suite);
+        opts.defaults = TrialDefaults { arm: spec.arm, params: spec.params, discard_first: spec.discard_first };
+        opts.labels = spec.labels;
+        opts.note = spec.note;
+        let outcome = ingest(wh, &opts).with_context(|| format!("ingesting dataset {}", dir.display()))?;
+        for w in &outcome.warnings {
+            eprintln!("warning: {w}");
+        }
+        if !quiet {
+            writeln!(out, "{}: {}", dir.file_name().unwrap_or_default().to_string_lossy(), outcome.message())?;
+        }
+    }
+    let q = Query::open(wh).await?;
+    let report = crate::site::build(&q, &args.out).await?;
+    if !quiet {
+        writeln!(
+            out,
+            "site: {} runs, {} files written, {} unchanged; open {}",
+            report.runs,
+            report.written,
+            report.unchanged,
+            args.out.join("index.html").display()
+        )?;
+    }
+    Ok(())
+}

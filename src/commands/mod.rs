@@ -1,0 +1,99 @@
+//! One function per subcommand: flags → validated options → the layers, wired together.
+//! Only this module imports every layer.
+
+mod demo;
+mod ingest;
+
+use std::io::Write;
+
+use anyhow::{Context, Result, bail};
+
+use crate::cli::{Cli, Command, OutputFormat};
+use crate::query::{self, Query};
+use crate::warehouse::Warehouse;
+
+pub use demo::demo;
+pub use ingest::{IngestOptions, IngestOutcome, ingest};
+
+/// Runs one command line to completion.
+pub fn run(cli: Cli) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // DataFusion's planner recurses deeply; give workers the main thread's stack size.
+        .thread_stack_size(8 << 20)
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(dispatch(cli))
+}
+
+async fn dispatch(cli: Cli) -> Result<()> {
+    let wh = || {
+        Warehouse::open(&cli.warehouse)
+            .with_context(|| format!("opening warehouse {}", cli.warehouse.display()))
+    };
+    let mut stdout = std::io::stdout().lock();
+    match &cli.command {
+        Command::Ingest(args) => {
+            let opts = IngestOptions::from_args(args)?;
+            let outcome = ingest(&wh()?, &opts)?;
+            print_warnings(&outcome.warnings);
+            if !cli.quiet {
+                writeln!(stdout, "{}", outcome.message())?;
+            }
+        }
+        Command::Query(args) => {
+            let q = Query::open(&wh()?).await?;
+            let batches = q.sql(&args.sql).await?;
+            match args.format {
+                OutputFormat::Table => writeln!(stdout, "{}", query::batches_to_table(&batches)?)?,
+                OutputFormat::Csv => stdout.write_all(&query::batches_to_csv(&batches)?)?,
+                OutputFormat::Json => {
+                    stdout.write_all(&query::batches_to_json(&batches)?)?;
+                    writeln!(stdout)?;
+                }
+            }
+        }
+        Command::Site(args) => {
+            let q = Query::open(&wh()?).await?;
+            let report = crate::site::build(&q, &args.out).await?;
+            if !cli.quiet {
+                writeln!(
+                    stdout,
+                    "site: {} runs, {} files written, {} unchanged in {}",
+                    report.runs,
+                    report.written,
+                    report.unchanged,
+                    args.out.display()
+                )?;
+            }
+        }
+        Command::Annotate(args) => {
+            if args.text.trim().is_empty() {
+                bail!("the note is empty");
+            }
+            wh()?.annotate(&args.run, &args.text, crate::model::now_us())?;
+            if !cli.quiet {
+                writeln!(stdout, "noted on run {}", args.run)?;
+            }
+        }
+        Command::Compact => {
+            let report = wh()?.compact()?;
+            if !cli.quiet {
+                if report.merged.is_empty() {
+                    writeln!(stdout, "nothing to compact")?;
+                }
+                for (table, suite, files) in &report.merged {
+                    writeln!(stdout, "{table}/suite={suite}: merged {files} files")?;
+                }
+            }
+        }
+        Command::Demo(args) => demo(&wh()?, args, cli.quiet).await?,
+    }
+    Ok(())
+}
+
+fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}

@@ -1,0 +1,270 @@
+//! aiperf `profile_export.jsonl`: one JSON record per request.
+//!
+//! Upstream definition: `aiperf/common/models/record_models.py` (`MetricRecordInfo`,
+//! `MetricRecordMetadata`) in github.com/ai-dynamo/aiperf. Two schema generations exist:
+//!
+//! | meaning        | current (>= Oct 2025)      | old (early Oct 2025) |
+//! |----------------|----------------------------|----------------------|
+//! | request start  | `request_start_ns`         | `timestamp_ns`       |
+//! | request end    | `request_end_ns`           | start + `request_latency` |
+//! | phase          | `benchmark_phase`          | `credit_phase`       |
+//! | TTFT           | `time_to_first_token`      | `ttft`               |
+//! | cancelled      | `was_cancelled`            | error code 499 `RequestCancellationError` |
+//!
+//! Durations arrive in the unit each metric names (`ms` in practice) and are normalised to ns.
+
+use std::fmt;
+use std::io::BufRead;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+
+use super::IngestError;
+use crate::model::{Phase, Request};
+
+#[derive(Deserialize)]
+struct Record {
+    metadata: Metadata,
+    #[serde(default)]
+    metrics: Metrics,
+    #[serde(default)]
+    error: Option<ErrorDetails>,
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    request_start_ns: Option<i64>,
+    timestamp_ns: Option<i64>,
+    request_end_ns: Option<i64>,
+    credit_issued_ns: Option<i64>,
+    benchmark_phase: Option<String>,
+    credit_phase: Option<String>,
+    was_cancelled: Option<bool>,
+    worker_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ErrorDetails {
+    code: Option<i32>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+}
+
+/// A metric's value when it is a scalar; lists (`inter_chunk_latency`) are skipped.
+struct MetricEntry {
+    value: Option<f64>,
+    unit: String,
+}
+
+impl<'de> Deserialize<'de> for MetricEntry {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Scalar(Option<f64>);
+        impl<'de> Deserialize<'de> for Scalar {
+            fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Scalar;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a number, a list or null")
+                    }
+                    fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+                        Ok(Scalar(Some(v)))
+                    }
+                    fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+                        Ok(Scalar(Some(v as f64)))
+                    }
+                    fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+                        Ok(Scalar(Some(v as f64)))
+                    }
+                    fn visit_unit<E>(self) -> Result<Scalar, E> {
+                        Ok(Scalar(None))
+                    }
+                    fn visit_seq<A: de::SeqAccess<'de>>(self, mut s: A) -> Result<Scalar, A::Error> {
+                        while s.next_element::<IgnoredAny>()?.is_some() {}
+                        Ok(Scalar(None))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+        #[derive(Deserialize)]
+        struct Raw {
+            value: Scalar,
+            #[serde(default)]
+            unit: String,
+        }
+        let raw = Raw::deserialize(d)?;
+        Ok(MetricEntry { value: raw.value.0, unit: raw.unit })
+    }
+}
+
+/// The `metrics` object. aiperf has written the same key twice in one record (its own docs
+/// example repeats `time_to_first_token`, the second time with the first inter-chunk latency);
+/// the first occurrence is the one consistent with `request_latency`, so the first wins.
+#[derive(Default)]
+struct Metrics(Vec<(String, MetricEntry)>);
+
+impl Metrics {
+    fn get(&self, names: &[&str]) -> Option<(&str, &MetricEntry)> {
+        names.iter().find_map(|n| self.0.iter().find(|(k, _)| k == n).map(|(k, v)| (k.as_str(), v)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Metrics {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Metrics;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object of {value, unit} metrics")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Metrics, A::Error> {
+                let mut out: Vec<(String, MetricEntry)> = Vec::new();
+                while let Some(key) = m.next_key::<String>()? {
+                    let entry: MetricEntry = m.next_value()?;
+                    if !out.iter().any(|(k, _)| *k == key) {
+                        out.push((key, entry));
+                    }
+                }
+                Ok(Metrics(out))
+            }
+            fn visit_unit<E>(self) -> Result<Metrics, E> {
+                Ok(Metrics::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// What one JSONL file yields.
+#[derive(Debug, Default)]
+pub struct AiperfRecords {
+    pub requests: Vec<Request>,
+    /// Non-fatal problems (a truncated final line), already phrased for the user.
+    pub warnings: Vec<String>,
+}
+
+fn ns_per_unit(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" | "sec" | "seconds" => 1e9,
+        _ => return None,
+    })
+}
+
+fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, IngestError> {
+    let field_err = |field: &str, expected: &str| IngestError::Field {
+        path: path.to_path_buf(),
+        line,
+        field: field.to_string(),
+        expected: expected.to_string(),
+    };
+    let md = rec.metadata;
+    let start_ns = md
+        .request_start_ns
+        .or(md.timestamp_ns)
+        .ok_or_else(|| field_err("metadata.request_start_ns", "a start time in ns (or the old `timestamp_ns`)"))?;
+    let duration = |names: &[&str]| -> Result<Option<i64>, IngestError> {
+        match rec.metrics.get(names) {
+            Some((name, MetricEntry { value: Some(v), unit })) => {
+                let scale = ns_per_unit(unit).ok_or_else(|| {
+                    field_err(&format!("metrics.{name}.unit"), "a time unit (ns, us, ms or s)")
+                })?;
+                Ok(Some((v * scale).round() as i64))
+            }
+            _ => Ok(None),
+        }
+    };
+    let count = |names: &[&str]| rec.metrics.get(names).and_then(|(_, m)| m.value).map(|v| v.round() as i64);
+    let phase = match md.benchmark_phase.as_deref().or(md.credit_phase.as_deref()) {
+        None => None,
+        Some("warmup") => Some(Phase::Warmup),
+        Some("profiling") => Some(Phase::Measured),
+        Some(other) => {
+            return Err(field_err(
+                "metadata.benchmark_phase",
+                &format!("`warmup` or `profiling`, found `{other}`"),
+            ));
+        }
+    };
+    let latency_ns = duration(&["request_latency"])?;
+    let (error_code, error_type) = match rec.error {
+        Some(e) => (e.code, e.kind),
+        None => (None, None),
+    };
+    let cancelled = md.was_cancelled.unwrap_or(
+        error_code == Some(499) && error_type.as_deref() == Some("RequestCancellationError"),
+    );
+    Ok(Request {
+        trial_id: 0,
+        phase,
+        credit_ns: md.credit_issued_ns,
+        start_ns,
+        end_ns: md.request_end_ns.or(latency_ns.map(|l| start_ns + l)),
+        ttft_ns: duration(&["time_to_first_token", "ttft"])?,
+        itl_ns: duration(&["inter_token_latency"])?,
+        latency_ns,
+        input_tokens: count(&["input_sequence_length", "error_isl"]),
+        output_tokens: count(&["output_sequence_length", "output_token_count"]),
+        error_code,
+        error_type,
+        cancelled,
+        worker_id: md.worker_id,
+    })
+}
+
+/// Parses a whole JSONL stream. A malformed line is an error naming file and line, unless it
+/// is the last line and merely cut short (aiperf's finalizer is often killed mid-write): then
+/// every complete record is kept and one warning says what was dropped.
+pub fn parse_jsonl(path: &Path, mut reader: impl BufRead) -> Result<AiperfRecords, IngestError> {
+    let mut out = AiperfRecords::default();
+    let mut buf = String::new();
+    let mut line_no = 0usize;
+    // A cut-short line is only forgivable when nothing follows it.
+    let mut pending: Option<(usize, serde_json::Error)> = None;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_line(&mut buf)
+            .map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        let text = buf.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if let Some((line, e)) = pending.take() {
+            return Err(IngestError::Parse { path: path.to_path_buf(), line, message: e.to_string() });
+        }
+        match serde_json::from_str::<Record>(text) {
+            Ok(rec) => out.requests.push(record_to_request(rec, path, line_no)?),
+            Err(e) if e.classify() == serde_json::error::Category::Eof => pending = Some((line_no, e)),
+            Err(e) => {
+                return Err(IngestError::Parse {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    message: format!("{e} (expected one aiperf record as a JSON object per line)"),
+                });
+            }
+        }
+    }
+    if let Some((line, _)) = pending {
+        out.warnings.push(format!(
+            "{}:{line}: last line is cut short (the writer was probably killed); kept the {} complete records before it",
+            path.display(),
+            out.requests.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// Whether `first_line` looks like an aiperf record (used by `--format auto`).
+pub fn sniff(first_line: &str) -> bool {
+    let t = first_line.trim_start();
+    t.starts_with('{') && t.contains("\"metadata\"") && t.contains("\"metrics\"")
+}

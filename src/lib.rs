@@ -1,0 +1,23 @@
+//! perfhouse: run benchmarks, keep every result in a Parquet warehouse, publish what they mean.
+//!
+//! The pipeline flows one way:
+//!
+//! ```text
+//! tool outputs ─► ingest ─► model ─► warehouse (Hive-partitioned Parquet)
+//!                                      ─► query (DataFusion SQL views) ─► site (askama + plotters)
+//! ```
+//!
+//! * [`model`]: plain data types, units normalised (ns, bytes, µs timestamps).
+//! * [`ingest`]: one file per external format, parsed into `model` values.
+//! * [`warehouse`]: the Arrow schemas (one place), atomic Parquet append, blobs, compaction.
+//! * [`query`]: a DataFusion `SessionContext` with every table and the derived-figure views.
+//! * [`site`]: view models, askama pages and plotters charts.
+//! * [`commands`]: wires the layers together for each subcommand; [`cli`] holds the flags.
+
+pub mod cli;
+pub mod commands;
+pub mod ingest;
+pub mod model;
+pub mod query;
+pub mod site;
+pub mod warehouse;

@@ -1,0 +1,180 @@
+//! Plain data types of the pipeline. Units are normalised at the ingest edge: durations in
+//! nanoseconds, times as Unix nanoseconds or UTC microseconds (named so), sizes in bytes.
+//! Nothing here does I/O.
+
+use std::collections::BTreeMap;
+
+/// Parameters of a trial (`concurrency=8`, `payload=64`). A `BTreeMap` so the JSON form has
+/// sorted keys and equal parameter sets compare equal as strings in SQL.
+pub type Params = BTreeMap<String, String>;
+
+/// Where a trial's results count: warmup trials and requests never enter medians.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Warmup,
+    Measured,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Warmup => "warmup",
+            Phase::Measured => "measured",
+        }
+    }
+}
+
+/// Whether a bigger number is better (throughput) or worse (latency).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+impl Better {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+        }
+    }
+}
+
+/// One `perfhouse run` or one ingest batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub run_id: String,
+    pub suite: String,
+    pub started_at_us: i64,
+    pub finished_at_us: i64,
+    pub ingested_at_us: i64,
+    /// `runner` or `ingest:<format>`.
+    pub source: String,
+    pub git_commit: Option<String>,
+    pub git_branch: Option<String>,
+    pub git_dirty: Option<bool>,
+    pub host: Option<String>,
+    pub env_fingerprint: Option<String>,
+    /// JSON object.
+    pub env: String,
+    pub labels: BTreeMap<String, String>,
+    pub input_digest: String,
+    /// `ok`, `failed` or `partial` (some trials failed).
+    pub status: String,
+}
+
+/// One execution of one arm with one parameter set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trial {
+    pub trial_id: i32,
+    pub arm: String,
+    pub params: Params,
+    pub repeat: i32,
+    /// Execution order within the run, from 0.
+    pub seq: i32,
+    pub phase: Phase,
+    pub discarded: bool,
+    pub discard_reason: Option<String>,
+    /// Closed-loop concurrency when known (from the `concurrency` parameter); used by Little's law.
+    pub concurrency: Option<i64>,
+    pub exit_code: Option<i32>,
+    /// `ok`, `failed` or `timeout`.
+    pub status: String,
+    pub stderr_tail: Option<String>,
+    pub started_at_us: Option<i64>,
+    pub finished_at_us: Option<i64>,
+    pub wall_ns: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metric {
+    pub trial_id: i32,
+    pub name: String,
+    pub value: f64,
+    pub unit: String,
+    pub better: Better,
+    /// Which adapter or extractor produced it.
+    pub origin: String,
+}
+
+/// One request of a load test (an aiperf record).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Request {
+    pub trial_id: i32,
+    pub phase: Option<Phase>,
+    pub credit_ns: Option<i64>,
+    pub start_ns: i64,
+    pub end_ns: Option<i64>,
+    pub ttft_ns: Option<i64>,
+    /// Mean inter-token latency of this request.
+    pub itl_ns: Option<i64>,
+    pub latency_ns: Option<i64>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+    pub error_code: Option<i32>,
+    pub error_type: Option<String>,
+    pub cancelled: bool,
+    pub worker_id: Option<String>,
+}
+
+/// Cumulative CPU ticks (USER_HZ) of one scope at one instant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuSample {
+    pub trial_id: i32,
+    pub t_ns: i64,
+    /// `cpu` (aggregate), `cpu3`, or `proc:<name>:<pid>`.
+    pub scope: String,
+    pub user_ticks: i64,
+    pub system_ticks: i64,
+    pub idle_ticks: i64,
+    pub total_ticks: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stack {
+    pub trial_id: i32,
+    pub target: String,
+    /// `oncpu` (weight in samples) or `offcpu` (weight in µs).
+    pub kind: String,
+    pub stack: String,
+    pub weight: f64,
+}
+
+/// A raw input file kept verbatim under `artifacts/blobs/`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Artifact {
+    pub trial_id: Option<i32>,
+    pub name: String,
+    pub sha256: String,
+    pub bytes: i64,
+    /// Relative to the warehouse root.
+    pub stored_path: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Annotation {
+    pub run_id: String,
+    pub at_us: i64,
+    pub text: String,
+}
+
+/// Everything one run adds to the warehouse.
+#[derive(Debug, Clone, Default)]
+pub struct RunData {
+    pub trials: Vec<Trial>,
+    pub metrics: Vec<Metric>,
+    pub requests: Vec<Request>,
+    pub cpu_samples: Vec<CpuSample>,
+    pub stacks: Vec<Stack>,
+    pub artifacts: Vec<Artifact>,
+    pub notes: Vec<String>,
+}
+
+/// Params as a JSON object with sorted keys (the form stored in `trials.params`).
+pub fn params_json(params: &Params) -> String {
+    serde_json::to_string(params).expect("a map of strings always serialises")
+}
+
+pub fn now_us() -> i64 {
+    chrono::Utc::now().timestamp_micros()
+}

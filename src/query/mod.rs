@@ -1,0 +1,119 @@
+//! Query: a DataFusion `SessionContext` over the warehouse, with each table registered under
+//! its explicit schema (`raw_<table>`) and the named SQL views of `views/*.sql` on top. The views
+//! named after the tables (`runs`, `trials`, `requests`, …) show committed runs only.
+
+use std::path::Path;
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::error::DataFusionError;
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use serde::de::DeserializeOwned;
+
+use crate::warehouse::{Table, Warehouse};
+
+/// The view definitions, in creation order (later views build on earlier ones).
+pub const VIEWS: &[(&str, &str)] = &[
+    ("runs", include_str!("views/00_runs.sql")),
+    ("trials", include_str!("views/01_trials.sql")),
+    ("metrics", include_str!("views/01_metrics.sql")),
+    ("requests", include_str!("views/01_requests.sql")),
+    ("cpu_samples", include_str!("views/01_cpu_samples.sql")),
+    ("stacks", include_str!("views/01_stacks.sql")),
+    ("artifacts", include_str!("views/01_artifacts.sql")),
+    ("annotations", include_str!("views/01_annotations.sql")),
+    ("trial_window", include_str!("views/10_trial_window.sql")),
+    ("trial_requests", include_str!("views/11_trial_requests.sql")),
+    ("trial_cpu", include_str!("views/12_trial_cpu.sql")),
+    ("trial_proc", include_str!("views/13_trial_proc.sql")),
+    ("trial_figures", include_str!("views/20_trial_figures.sql")),
+    ("arm_medians", include_str!("views/30_arm_medians.sql")),
+    ("arm_proc_medians", include_str!("views/31_arm_proc_medians.sql")),
+    ("metric_medians", include_str!("views/32_metric_medians.sql")),
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error("{0}")]
+    DataFusion(#[from] DataFusionError),
+    #[error("defining view `{view}`: {source}")]
+    View { view: &'static str, source: DataFusionError },
+    #[error("reading query result: {0}")]
+    Decode(String),
+}
+
+pub struct Query {
+    ctx: SessionContext,
+}
+
+impl Query {
+    pub async fn open(warehouse: &Warehouse) -> Result<Query, QueryError> {
+        Self::open_root(warehouse.root()).await
+    }
+
+    async fn open_root(root: &Path) -> Result<Query, QueryError> {
+        let config = SessionConfig::new().with_information_schema(true);
+        let ctx = SessionContext::new_with_config(config);
+        let root = std::path::absolute(root).map_err(|e| QueryError::Decode(e.to_string()))?;
+        for table in Table::ALL {
+            let schema = table.schema();
+            let dir = format!("{}/", root.join(table.name()).display());
+            let options = ParquetReadOptions {
+                schema: Some(&schema),
+                table_partition_cols: vec![("suite".to_string(), DataType::Utf8)],
+                ..Default::default()
+            };
+            ctx.register_parquet(format!("raw_{}", table.name()), &dir, options).await?;
+        }
+        for (view, sql) in VIEWS {
+            ctx.sql(sql).await.map_err(|source| QueryError::View { view, source })?;
+        }
+        Ok(Query { ctx })
+    }
+
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    pub async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
+        Ok(self.ctx.sql(sql).await?.collect().await?)
+    }
+
+    /// Runs `sql` and decodes each row into `T` by column name (through Arrow's JSON writer,
+    /// so timestamps arrive as RFC 3339 strings and NULLs as missing fields).
+    pub async fn rows<T: DeserializeOwned>(&self, sql: &str) -> Result<Vec<T>, QueryError> {
+        let batches = self.sql(sql).await?;
+        let json = batches_to_json(&batches).map_err(|e| QueryError::Decode(e.to_string()))?;
+        serde_json::from_slice(&json).map_err(|e| QueryError::Decode(format!("{e} in {sql}")))
+    }
+}
+
+/// Batches as a JSON array of objects (`--format json`).
+pub fn batches_to_json(batches: &[RecordBatch]) -> Result<Vec<u8>, datafusion::arrow::error::ArrowError> {
+    let mut writer = datafusion::arrow::json::ArrayWriter::new(Vec::new());
+    for b in batches {
+        writer.write(b)?;
+    }
+    writer.finish()?;
+    let out = writer.into_inner();
+    Ok(if out.is_empty() { b"[]".to_vec() } else { out })
+}
+
+/// Batches as CSV with a header row (`--format csv`).
+pub fn batches_to_csv(batches: &[RecordBatch]) -> Result<Vec<u8>, datafusion::arrow::error::ArrowError> {
+    let mut writer = datafusion::arrow::csv::WriterBuilder::new().with_header(true).build(Vec::new());
+    for b in batches {
+        writer.write(b)?;
+    }
+    Ok(writer.into_inner())
+}
+
+/// Batches as an aligned text table (`--format table`).
+pub fn batches_to_table(batches: &[RecordBatch]) -> Result<String, datafusion::arrow::error::ArrowError> {
+    Ok(datafusion::arrow::util::pretty::pretty_format_batches(batches)?.to_string())
+}
+
+/// Quotes a string as a SQL literal.
+pub fn lit(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}

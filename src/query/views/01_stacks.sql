@@ -1,0 +1,3 @@
+-- Rows of committed runs only: a run becomes visible when its `runs` file lands (written last).
+CREATE VIEW stacks AS
+SELECT t.* FROM raw_stacks t WHERE t.run_id IN (SELECT run_id FROM raw_runs)

@@ -1,0 +1,11 @@
+-- Per run × arm × params × scalar metric: median over measured, non-discarded, successful trials.
+CREATE VIEW metric_medians AS
+SELECT t.suite, t.run_id, t.arm, t.params, m.name, m.unit, m.better,
+       count(*) AS n_trials,
+       median(m.value) AS median,
+       min(m.value) AS min,
+       max(m.value) AS max
+FROM metrics m
+JOIN trials t ON m.run_id = t.run_id AND m.trial_id = t.trial_id
+WHERE t.phase = 'measured' AND NOT t.discarded AND t.status = 'ok'
+GROUP BY t.suite, t.run_id, t.arm, t.params, m.name, m.unit, m.better

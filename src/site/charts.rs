@@ -1,0 +1,162 @@
+//! Charts as SVG strings (plotters). One function per chart kind; all share the palette and
+//! size constants below, so every chart on the site looks like one family.
+
+use plotters::prelude::*;
+
+pub const WIDTH: u32 = 720;
+pub const HEIGHT: u32 = 360;
+const FONT: &str = "sans-serif";
+/// Okabe–Ito, distinguishable with common colour-vision deficiencies.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+];
+
+#[derive(Debug, thiserror::Error)]
+#[error("drawing chart `{title}`: {message}")]
+pub struct ChartError {
+    pub title: String,
+    pub message: String,
+}
+
+/// One line of a chart: a label and its points.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Empirical CDF points of `values` (sorted in place), thinned to at most `max_points`.
+pub fn cdf_points(values: &mut [f64], max_points: usize) -> Vec<(f64, f64)> {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let n = values.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let step = n.div_ceil(max_points.max(1));
+    let mut out: Vec<(f64, f64)> =
+        (0..n).step_by(step).map(|i| (values[i], (i + 1) as f64 / n as f64)).collect();
+    if out.last().map(|p| p.1) != Some(1.0) {
+        out.push((values[n - 1], 1.0));
+    }
+    out
+}
+
+/// A line chart: `x_label` and `y_label` carry units. The SVG gets a `<title>` and `<desc>` so
+/// screen readers announce what it shows.
+pub fn line_chart(
+    title: &str,
+    description: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> Result<String, ChartError> {
+    let err = |e: &dyn std::fmt::Display| ChartError { title: title.to_string(), message: e.to_string() };
+    let pts = series.iter().flat_map(|s| s.points.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in pts {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+    }
+    if x1 - x0 < f64::EPSILON {
+        x1 = x0 + 1.0;
+    }
+    if y1 - y0 < f64::EPSILON {
+        y1 = y0 + 1.0;
+    }
+    let y0 = y0.min(0.0);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, (FONT, 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .label_style((FONT, 12))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (i, s) in series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .label_font((FONT, 12))
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(add_accessibility(&svg, title, description))
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Inserts `<title>`/`<desc>` right after the opening `<svg …>` tag and marks it as an image.
+fn add_accessibility(svg: &str, title: &str, description: &str) -> String {
+    let Some(open_end) = svg.find('>') else { return svg.to_string() };
+    let (head, rest) = svg.split_at(open_end);
+    format!(
+        "{head} role=\"img\"><title>{}</title><desc>{}</desc>{}",
+        xml_escape(title),
+        xml_escape(description),
+        &rest[1..]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cdf_of_four_values() {
+        let mut v = vec![4.0, 1.0, 3.0, 2.0];
+        assert_eq!(cdf_points(&mut v, 100), vec![(1.0, 0.25), (2.0, 0.5), (3.0, 0.75), (4.0, 1.0)]);
+    }
+
+    #[test]
+    fn cdf_is_thinned_but_ends_at_one() {
+        let mut v: Vec<f64> = (0..1000).map(f64::from).collect();
+        let pts = cdf_points(&mut v, 100);
+        assert!(pts.len() <= 101);
+        assert_eq!(*pts.last().unwrap(), (999.0, 1.0));
+    }
+
+    #[test]
+    fn chart_escapes_labels_and_describes_itself() {
+        let s = Series { label: "<b>arm</b>".into(), points: vec![(1.0, 0.5), (2.0, 1.0)] };
+        let svg = line_chart("t <x>", "d & e", "latency (ms)", "fraction", &[s]).unwrap();
+        assert!(svg.contains("<title>t &lt;x&gt;</title>"));
+        assert!(svg.contains("<desc>d &amp; e</desc>"));
+        assert!(!svg.contains("<b>arm</b>"));
+        assert!(svg.contains("latency (ms)"));
+    }
+}

@@ -1,0 +1,460 @@
+//! The static site: view models (already formatted values), askama pages, plotters charts.
+//!
+//! Every link is relative, so the site works under any sub-path (GitHub Pages serves it at
+//! `https://org.github.io/repo/`). Output depends only on the warehouse: no build timestamps,
+//! everything sorted, and files whose bytes did not change are not rewritten.
+
+pub mod charts;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use askama::Template;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::query::{Query, QueryError, lit};
+use charts::{ChartError, Series};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+    #[error("rendering {page}: {source}")]
+    Render { page: String, source: askama::Error },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+}
+
+const CSS: &str = include_str!("../../assets/style.css");
+
+// ---- rows read from the views -------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+struct RunRow {
+    run_id: String,
+    suite: String,
+    run_no: u64,
+    started_at: String,
+    finished_at: String,
+    source: String,
+    status: String,
+    git_commit: Option<String>,
+    git_branch: Option<String>,
+    host: Option<String>,
+    labels: String,
+    n_trials: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TrialRow {
+    trial_id: i64,
+    seq: i64,
+    arm: String,
+    params: String,
+    repeat: i64,
+    status: String,
+    discarded: bool,
+    discard_reason: Option<String>,
+    requests: Option<i64>,
+    completed: Option<i64>,
+    errors: Option<i64>,
+    cancelled: Option<i64>,
+    throughput_rps: Option<f64>,
+    latency_p50_ms: Option<f64>,
+    latency_p99_ms: Option<f64>,
+    ttft_p50_ms: Option<f64>,
+    littles_law_ratio: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MedianRow {
+    arm: String,
+    params: String,
+    n_trials: i64,
+    throughput_rps: Option<f64>,
+    output_tps: Option<f64>,
+    latency_p50_ms: Option<f64>,
+    latency_p99_ms: Option<f64>,
+    ttft_p50_ms: Option<f64>,
+    ttft_p99_ms: Option<f64>,
+    itl_p50_ms: Option<f64>,
+    cores_busy: Option<f64>,
+    littles_law_ratio: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MetricMedianRow {
+    arm: String,
+    params: String,
+    name: String,
+    unit: String,
+    better: String,
+    n_trials: i64,
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+#[derive(Debug, Deserialize)]
+struct NoteRow {
+    run_id: String,
+    at: String,
+    text: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct LatencyRow {
+    arm: String,
+    params: String,
+    latency_ns: i64,
+}
+
+// ---- formatting -----------------------------------------------------------------------------
+
+/// A number for a table cell: a fixed number of decimals, `—` when missing.
+pub fn num(v: Option<f64>, decimals: usize) -> String {
+    match v {
+        Some(v) if v.is_finite() => format!("{v:.decimals$}"),
+        _ => "—".to_string(),
+    }
+}
+
+fn int(v: Option<i64>) -> String {
+    v.map_or_else(|| "—".to_string(), |v| v.to_string())
+}
+
+/// `2025-10-07T05:00:07.532900Z` → `2025-10-07 05:00:07 UTC`.
+fn time(ts: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(ts) {
+        Ok(t) => t.with_timezone(&chrono::Utc).format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        Err(_) => ts.to_string(),
+    }
+}
+
+/// `{"concurrency":"8","isl":"200"}` → `concurrency=8 isl=200`.
+pub fn params_text(json: &str) -> String {
+    match serde_json::from_str::<BTreeMap<String, String>>(json) {
+        Ok(m) if m.is_empty() => "—".to_string(),
+        Ok(m) => m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+        Err(_) => json.to_string(),
+    }
+}
+
+// ---- view models ----------------------------------------------------------------------------
+
+pub struct RunLink {
+    pub href: String,
+    pub number: String,
+    pub run_id: String,
+    pub started: String,
+    pub source: String,
+    pub status: String,
+    pub trials: String,
+    pub note: String,
+}
+
+pub struct SuiteView {
+    pub name: String,
+    pub runs: Vec<RunLink>,
+}
+
+#[derive(Template)]
+#[template(path = "index.html")]
+pub struct IndexPage {
+    pub root: String,
+    pub css: String,
+    pub title: String,
+    pub suites: Vec<SuiteView>,
+}
+
+pub struct KeyValue {
+    pub key: String,
+    pub value: String,
+}
+
+pub struct MedianView {
+    pub arm: String,
+    pub params: String,
+    pub n: String,
+    pub throughput_rps: String,
+    pub output_tps: String,
+    pub latency_p50_ms: String,
+    pub latency_p99_ms: String,
+    pub ttft_p50_ms: String,
+    pub ttft_p99_ms: String,
+    pub itl_p50_ms: String,
+    pub cores_busy: String,
+    pub littles_law_ratio: String,
+}
+
+pub struct MetricMedianView {
+    pub arm: String,
+    pub params: String,
+    pub name: String,
+    pub unit: String,
+    pub better: String,
+    pub n: String,
+    pub median: String,
+    pub range: String,
+}
+
+pub struct TrialView {
+    pub seq: String,
+    pub trial_id: String,
+    pub arm: String,
+    pub params: String,
+    pub repeat: String,
+    pub status: String,
+    pub discarded: String,
+    pub requests: String,
+    pub completed: String,
+    pub failed: String,
+    pub throughput_rps: String,
+    pub latency_p50_ms: String,
+    pub latency_p99_ms: String,
+    pub ttft_p50_ms: String,
+    pub littles_law_ratio: String,
+}
+
+pub struct NoteView {
+    pub at: String,
+    pub text: String,
+}
+
+pub struct ChartView {
+    pub svg: String,
+}
+
+#[derive(Template)]
+#[template(path = "run.html")]
+pub struct RunPage {
+    pub root: String,
+    pub css: String,
+    pub title: String,
+    pub suite: String,
+    pub number: String,
+    pub meta: Vec<KeyValue>,
+    pub notes: Vec<NoteView>,
+    pub medians: Vec<MedianView>,
+    pub metric_medians: Vec<MetricMedianView>,
+    pub trials: Vec<TrialView>,
+    pub charts: Vec<ChartView>,
+}
+
+// ---- build ----------------------------------------------------------------------------------
+
+/// What a build did.
+#[derive(Debug, Default)]
+pub struct BuildReport {
+    pub written: usize,
+    pub unchanged: usize,
+    pub runs: usize,
+}
+
+struct Writer {
+    out: PathBuf,
+    report: BuildReport,
+}
+
+impl Writer {
+    /// Writes `bytes` to `rel` under the output directory unless the file already holds them.
+    fn put(&mut self, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
+        let path = self.out.join(rel);
+        if fs::read(&path).is_ok_and(|old| old == bytes) {
+            self.report.unchanged += 1;
+            return Ok(());
+        }
+        let dir = path.parent().expect("page has a parent");
+        fs::create_dir_all(dir).map_err(|source| SiteError::Io { path: dir.to_path_buf(), source })?;
+        fs::write(&path, bytes).map_err(|source| SiteError::Io { path: path.clone(), source })?;
+        self.report.written += 1;
+        Ok(())
+    }
+
+    fn page(&mut self, rel: &str, page: &impl Template) -> Result<(), SiteError> {
+        let html = page.render().map_err(|source| SiteError::Render { page: rel.to_string(), source })?;
+        self.put(rel, html.as_bytes())
+    }
+}
+
+/// Builds the whole site into `out`.
+pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> {
+    let mut w = Writer { out: out.to_path_buf(), report: BuildReport::default() };
+    let css_hash = &hex::encode(Sha256::digest(CSS.as_bytes()))[..10];
+    let css = format!("assets/style.{css_hash}.css");
+    w.put(&css, CSS.as_bytes())?;
+    w.put(".nojekyll", b"")?;
+
+    let runs: Vec<RunRow> = query
+        .rows(
+            "SELECT r.run_id, r.suite, r.run_no, r.started_at, r.finished_at, r.source, r.status, \
+             r.git_commit, r.git_branch, r.host, r.labels, \
+             (SELECT count(*) FROM trials t WHERE t.run_id = r.run_id) AS n_trials \
+             FROM runs r ORDER BY r.suite, r.run_no DESC",
+        )
+        .await?;
+    let notes: Vec<NoteRow> =
+        query.rows("SELECT run_id, at, text FROM annotations ORDER BY run_id, at, text").await?;
+    let mut notes_by_run: BTreeMap<&str, Vec<&NoteRow>> = BTreeMap::new();
+    for n in &notes {
+        notes_by_run.entry(n.run_id.as_str()).or_default().push(n);
+    }
+
+    let mut suites: Vec<SuiteView> = Vec::new();
+    for r in &runs {
+        if suites.last().is_none_or(|s| s.name != r.suite) {
+            suites.push(SuiteView { name: r.suite.clone(), runs: Vec::new() });
+        }
+        let note = notes_by_run.get(r.run_id.as_str()).and_then(|v| v.last()).map(|n| n.text.clone());
+        suites.last_mut().expect("pushed above").runs.push(RunLink {
+            href: format!("runs/{}/index.html", r.run_id),
+            number: format!("#{}", r.run_no),
+            run_id: r.run_id.clone(),
+            started: time(&r.started_at),
+            source: r.source.clone(),
+            status: r.status.clone(),
+            trials: r.n_trials.unwrap_or(0).to_string(),
+            note: note.unwrap_or_default(),
+        });
+    }
+    w.page("index.html", &IndexPage { root: String::new(), css: css.clone(), title: "perfhouse".into(), suites })?;
+
+    for r in &runs {
+        let page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css).await?;
+        w.page(&format!("runs/{}/index.html", r.run_id), &page)?;
+        w.report.runs += 1;
+    }
+    Ok(w.report)
+}
+
+async fn run_page(
+    query: &Query,
+    r: &RunRow,
+    notes: Option<&Vec<&NoteRow>>,
+    css: &str,
+) -> Result<RunPage, SiteError> {
+    let id = lit(&r.run_id);
+    let medians: Vec<MedianRow> = query
+        .rows(&format!("SELECT * FROM arm_medians WHERE run_id = {id} ORDER BY params, arm"))
+        .await?;
+    let metric_medians: Vec<MetricMedianRow> = query
+        .rows(&format!("SELECT * FROM metric_medians WHERE run_id = {id} ORDER BY name, params, arm"))
+        .await?;
+    let trials: Vec<TrialRow> = query
+        .rows(&format!("SELECT * FROM trial_figures WHERE run_id = {id} ORDER BY seq, trial_id"))
+        .await?;
+    let latencies: Vec<LatencyRow> = query
+        .rows(&format!(
+            "SELECT t.arm, t.params, q.latency_ns FROM requests q \
+             JOIN trials t ON q.run_id = t.run_id AND q.trial_id = t.trial_id \
+             WHERE q.run_id = {id} AND coalesce(q.phase, 'measured') = 'measured' \
+             AND q.error_code IS NULL AND NOT q.cancelled AND q.latency_ns IS NOT NULL \
+             AND t.phase = 'measured' AND NOT t.discarded AND t.status = 'ok'"
+        ))
+        .await?;
+
+    let mut meta = vec![
+        KeyValue { key: "run id".into(), value: r.run_id.clone() },
+        KeyValue { key: "started".into(), value: time(&r.started_at) },
+        KeyValue { key: "finished".into(), value: time(&r.finished_at) },
+        KeyValue { key: "source".into(), value: r.source.clone() },
+        KeyValue { key: "status".into(), value: r.status.clone() },
+    ];
+    for (key, value) in [("git commit", &r.git_commit), ("git branch", &r.git_branch), ("host", &r.host)] {
+        if let Some(v) = value {
+            meta.push(KeyValue { key: key.into(), value: v.clone() });
+        }
+    }
+    if r.labels != "{}" {
+        meta.push(KeyValue { key: "labels".into(), value: params_text(&r.labels) });
+    }
+
+    // Latency CDFs: one chart per parameter set, one line per arm, over kept trials' requests.
+    let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+    for l in &latencies {
+        groups.entry(&l.params).or_default().entry(&l.arm).or_default().push(l.latency_ns as f64 / 1e6);
+    }
+    let mut charts = Vec::new();
+    for (params, arms) in groups {
+        let series: Vec<Series> = arms
+            .into_iter()
+            .map(|(arm, mut v)| Series { label: format!("{arm} (n={})", v.len()), points: charts::cdf_points(&mut v, 400) })
+            .collect();
+        let title = format!("Request latency CDF, {}", params_text(params));
+        let desc = format!(
+            "Cumulative distribution of request latency in milliseconds for arms {} at {}.",
+            series.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", "),
+            params_text(params)
+        );
+        let svg = charts::line_chart(&title, &desc, "request latency (ms)", "fraction of requests", &series)?;
+        charts.push(ChartView { svg });
+    }
+
+    Ok(RunPage {
+        root: "../../".into(),
+        css: css.to_string(),
+        title: format!("{} #{}", r.suite, r.run_no),
+        suite: r.suite.clone(),
+        number: format!("#{}", r.run_no),
+        meta,
+        notes: notes
+            .map(|v| v.iter().map(|n| NoteView { at: time(&n.at), text: n.text.clone() }).collect())
+            .unwrap_or_default(),
+        medians: medians
+            .into_iter()
+            .map(|m| MedianView {
+                arm: m.arm,
+                params: params_text(&m.params),
+                n: m.n_trials.to_string(),
+                throughput_rps: num(m.throughput_rps, 2),
+                output_tps: num(m.output_tps, 1),
+                latency_p50_ms: num(m.latency_p50_ms, 2),
+                latency_p99_ms: num(m.latency_p99_ms, 2),
+                ttft_p50_ms: num(m.ttft_p50_ms, 2),
+                ttft_p99_ms: num(m.ttft_p99_ms, 2),
+                itl_p50_ms: num(m.itl_p50_ms, 3),
+                cores_busy: num(m.cores_busy, 2),
+                littles_law_ratio: num(m.littles_law_ratio, 3),
+            })
+            .collect(),
+        metric_medians: metric_medians
+            .into_iter()
+            .map(|m| MetricMedianView {
+                arm: m.arm,
+                params: params_text(&m.params),
+                name: m.name,
+                unit: m.unit,
+                better: m.better,
+                n: m.n_trials.to_string(),
+                median: num(Some(m.median), 4),
+                range: format!("{} – {}", num(Some(m.min), 4), num(Some(m.max), 4)),
+            })
+            .collect(),
+        trials: trials
+            .into_iter()
+            .map(|t| TrialView {
+                seq: t.seq.to_string(),
+                trial_id: t.trial_id.to_string(),
+                arm: t.arm,
+                params: params_text(&t.params),
+                repeat: t.repeat.to_string(),
+                status: t.status,
+                discarded: if t.discarded { t.discard_reason.unwrap_or_else(|| "yes".into()) } else { String::new() },
+                requests: int(t.requests),
+                completed: int(t.completed),
+                failed: format!("{} / {}", int(t.errors), int(t.cancelled)),
+                throughput_rps: num(t.throughput_rps, 2),
+                latency_p50_ms: num(t.latency_p50_ms, 2),
+                latency_p99_ms: num(t.latency_p99_ms, 2),
+                ttft_p50_ms: num(t.ttft_p50_ms, 2),
+                littles_law_ratio: num(t.littles_law_ratio, 3),
+            })
+            .collect(),
+        charts,
+    })
+}

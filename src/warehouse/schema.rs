@@ -1,0 +1,151 @@
+//! The one place where the warehouse's Arrow schemas live (schema v1).
+//!
+//! Every table is Hive-partitioned by `suite`; the partition column lives in the path only, so
+//! none of these schemas carries it. New columns must be nullable so old files stay readable.
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+
+/// Written into every `runs` row.
+pub const SCHEMA_VERSION: i32 = 1;
+
+/// The tables of the warehouse, in the order a run's files are written (`runs` last).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Table {
+    Trials,
+    Metrics,
+    Requests,
+    CpuSamples,
+    Stacks,
+    Artifacts,
+    Annotations,
+    Runs,
+}
+
+impl Table {
+    pub const ALL: [Table; 8] = [
+        Table::Trials,
+        Table::Metrics,
+        Table::Requests,
+        Table::CpuSamples,
+        Table::Stacks,
+        Table::Artifacts,
+        Table::Annotations,
+        Table::Runs,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Runs => "runs",
+            Table::Trials => "trials",
+            Table::Metrics => "metrics",
+            Table::Requests => "requests",
+            Table::CpuSamples => "cpu_samples",
+            Table::Stacks => "stacks",
+            Table::Artifacts => "artifacts",
+            Table::Annotations => "annotations",
+        }
+    }
+
+    /// The schema of the Parquet files (without the `suite` partition column).
+    pub fn schema(self) -> SchemaRef {
+        let f = Field::new;
+        let ts = || DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+        let fields = match self {
+            Table::Runs => vec![
+                f("run_id", DataType::Utf8, false),
+                f("started_at", ts(), false),
+                f("finished_at", ts(), false),
+                f("ingested_at", ts(), false),
+                f("source", DataType::Utf8, false),
+                f("git_commit", DataType::Utf8, true),
+                f("git_branch", DataType::Utf8, true),
+                f("git_dirty", DataType::Boolean, true),
+                f("host", DataType::Utf8, true),
+                f("env_fingerprint", DataType::Utf8, true),
+                f("env", DataType::Utf8, false),
+                f("labels", DataType::Utf8, false),
+                f("input_digest", DataType::Utf8, false),
+                f("status", DataType::Utf8, false),
+                f("schema_version", DataType::Int32, false),
+            ],
+            Table::Trials => vec![
+                f("run_id", DataType::Utf8, false),
+                f("trial_id", DataType::Int32, false),
+                f("arm", DataType::Utf8, false),
+                f("params", DataType::Utf8, false),
+                f("repeat", DataType::Int32, false),
+                f("seq", DataType::Int32, false),
+                f("phase", DataType::Utf8, false),
+                f("discarded", DataType::Boolean, false),
+                f("discard_reason", DataType::Utf8, true),
+                f("concurrency", DataType::Int64, true),
+                f("exit_code", DataType::Int32, true),
+                f("status", DataType::Utf8, false),
+                f("stderr_tail", DataType::Utf8, true),
+                f("started_at", ts(), true),
+                f("finished_at", ts(), true),
+                f("wall_ns", DataType::Int64, true),
+            ],
+            Table::Metrics => vec![
+                f("run_id", DataType::Utf8, false),
+                f("trial_id", DataType::Int32, false),
+                f("name", DataType::Utf8, false),
+                f("value", DataType::Float64, false),
+                f("unit", DataType::Utf8, false),
+                f("better", DataType::Utf8, false),
+                f("origin", DataType::Utf8, false),
+            ],
+            Table::Requests => vec![
+                f("run_id", DataType::Utf8, false),
+                f("trial_id", DataType::Int32, false),
+                f("phase", DataType::Utf8, true),
+                f("credit_ns", DataType::Int64, true),
+                f("start_ns", DataType::Int64, false),
+                f("end_ns", DataType::Int64, true),
+                f("ttft_ns", DataType::Int64, true),
+                f("itl_ns", DataType::Int64, true),
+                f("latency_ns", DataType::Int64, true),
+                f("input_tokens", DataType::Int64, true),
+                f("output_tokens", DataType::Int64, true),
+                f("error_code", DataType::Int32, true),
+                f("error_type", DataType::Utf8, true),
+                f("cancelled", DataType::Boolean, false),
+                f("worker_id", DataType::Utf8, true),
+            ],
+            Table::CpuSamples => vec![
+                f("run_id", DataType::Utf8, false),
+                f("trial_id", DataType::Int32, false),
+                f("t_ns", DataType::Int64, false),
+                f("scope", DataType::Utf8, false),
+                f("user_ticks", DataType::Int64, false),
+                f("system_ticks", DataType::Int64, false),
+                f("idle_ticks", DataType::Int64, false),
+                f("total_ticks", DataType::Int64, false),
+            ],
+            Table::Stacks => vec![
+                f("run_id", DataType::Utf8, false),
+                f("trial_id", DataType::Int32, false),
+                f("target", DataType::Utf8, false),
+                f("kind", DataType::Utf8, false),
+                f("stack", DataType::Utf8, false),
+                f("weight", DataType::Float64, false),
+            ],
+            Table::Artifacts => vec![
+                f("run_id", DataType::Utf8, false),
+                f("trial_id", DataType::Int32, true),
+                f("name", DataType::Utf8, false),
+                f("sha256", DataType::Utf8, false),
+                f("bytes", DataType::Int64, false),
+                f("stored_path", DataType::Utf8, false),
+            ],
+            Table::Annotations => vec![
+                f("run_id", DataType::Utf8, false),
+                f("at", ts(), false),
+                f("text", DataType::Utf8, false),
+            ],
+        };
+        Arc::new(Schema::new(fields))
+    }
+}

@@ -1,0 +1,52 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The shared samples of real tool outputs, read in place (never copied into the project).
+pub fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples")
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the real `perfhouse` binary with a warehouse of its own.
+pub fn perfhouse(warehouse: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perfhouse"))
+        .arg("--warehouse")
+        .arg(warehouse)
+        .args(args)
+        .env_remove("PERFHOUSE_WAREHOUSE")
+        .output()
+        .expect("perfhouse runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs and asserts success, returning stdout.
+pub fn ok(warehouse: &Path, args: &[&str]) -> String {
+    let o = perfhouse(warehouse, args);
+    assert!(o.status.success(), "perfhouse {args:?} failed:\n{}\n{}", stdout(&o), stderr(&o));
+    stdout(&o)
+}
+
+/// `perfhouse query SQL --format json` parsed.
+pub fn query(warehouse: &Path, sql: &str) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    let out = ok(warehouse, &["query", sql, "--format", "json"]);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+pub fn scalar(warehouse: &Path, sql: &str) -> serde_json::Value {
+    let rows = query(warehouse, sql);
+    assert_eq!(rows.len(), 1, "{sql} gave {rows:?}");
+    rows[0].values().next().cloned().expect("one column")
+}

@@ -1,0 +1,116 @@
+//! The generated site: links, per-arm medians, escaping, determinism, incremental rebuilds.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use common::*;
+
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned(), fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+fn hrefs(html: &str) -> Vec<String> {
+    html.split("href=\"").skip(1).map(|s| s[..s.find('"').unwrap()].to_string()).collect()
+}
+
+#[test]
+fn demo_site_links_every_run_page_with_medians() {
+    let wh = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let datasets = repo().join("datasets");
+    let log = ok(wh.path(), &["demo", "--datasets", datasets.to_str().unwrap(), "--out", out.path().to_str().unwrap()]);
+    assert!(log.contains("site: "), "{log}");
+    let index = fs::read_to_string(out.path().join("index.html")).unwrap();
+    let runs = query(wh.path(), "select run_id, run_no, suite from runs");
+    assert!(!runs.is_empty());
+    for r in &runs {
+        let id = r["run_id"].as_str().unwrap();
+        let href = format!("runs/{id}/index.html");
+        assert!(index.contains(&format!("href=\"{href}\"")), "index lacks {href}");
+        let page = fs::read_to_string(out.path().join(&href)).unwrap();
+        assert!(page.contains("Per-arm medians"), "{href} has no medians");
+        // Every arm of the run appears in the medians table.
+        let arms = query(wh.path(), &format!("select distinct arm from arm_medians where run_id = '{id}'"));
+        assert!(!arms.is_empty());
+        for a in arms {
+            assert!(page.contains(&format!("<td>{}</td>", a["arm"].as_str().unwrap())));
+        }
+        assert!(page.contains("<svg"), "{href} has no chart");
+    }
+    // Every link is relative and resolves to a file of the site.
+    for (name, bytes) in files(out.path()) {
+        if !name.ends_with(".html") {
+            continue;
+        }
+        let html = String::from_utf8(bytes).unwrap();
+        let base = out.path().join(&name);
+        for h in hrefs(&html) {
+            assert!(!h.starts_with('/') && !h.contains("://"), "{name}: absolute link {h}");
+            let target = base.parent().unwrap().join(&h);
+            assert!(target.exists(), "{name}: broken link {h}");
+        }
+    }
+    assert!(out.path().join(".nojekyll").exists());
+
+    // Same warehouse → byte-identical site; a rebuild in place rewrites nothing.
+    let again = tempfile::tempdir().unwrap();
+    ok(wh.path(), &["site", "--out", again.path().to_str().unwrap()]);
+    assert_eq!(files(out.path()), files(again.path()));
+    let log = ok(wh.path(), &["site", "--out", out.path().to_str().unwrap()]);
+    assert!(log.contains(" 0 files written"), "{log}");
+}
+
+#[test]
+fn hostile_names_are_escaped_and_stay_inside_the_output() {
+    let wh = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let sample = samples().join("aiperf/profile_export.docs-example.jsonl");
+    ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "<script>alert(1)</script>",
+            "--arm",
+            "../../etc",
+            "--note",
+            "<img src=x onerror=alert(2)>",
+            sample.to_str().unwrap(),
+        ],
+    );
+    ok(wh.path(), &["site", "--out", out.path().join("site").to_str().unwrap()]);
+    let all = files(out.path());
+    assert!(all.keys().all(|k| k.starts_with("site/")), "{:?}", all.keys());
+    for (name, bytes) in &all {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(!text.contains("<script>"), "{name} carries a raw <script>");
+        assert!(!text.contains("<img src=x"), "{name} carries a raw <img>");
+    }
+    let index = String::from_utf8_lossy(&all["site/index.html"]);
+    assert!(index.contains("&#60;script&#62;alert(1)&#60;/script&#62;") || index.contains("&lt;script&gt;"), "{index}");
+}
+
+#[test]
+fn notes_show_on_the_run_page() {
+    let wh = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let sample = samples().join("aiperf/profile_export.docs-example.jsonl");
+    let log = ok(wh.path(), &["ingest", "--suite", "s", "--note", "hypothesis: the router is idle", sample.to_str().unwrap()]);
+    let id = log.split_whitespace().nth(2).unwrap().to_string();
+    ok(wh.path(), &["annotate", &id, "negative result: no change"]);
+    ok(wh.path(), &["site", "--out", out.path().to_str().unwrap()]);
+    let page = fs::read_to_string(out.path().join(format!("runs/{id}/index.html"))).unwrap();
+    assert!(page.contains("hypothesis: the router is idle"));
+    assert!(page.contains("negative result: no change"));
+    let o = perfhouse(wh.path(), &["annotate", "no-such-run", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no run no-such-run"), "{}", stderr(&o));
+}
