@@ -53,7 +53,7 @@ fn duckdb_and_pyarrow_read_what_perfhouse_wrote() {
          w=sys.argv[1]\n\
          rows=duckdb.sql(f\"select suite, count(*), sum(latency_ns)::BIGINT from read_parquet('{w}/requests/**/*.parquet', hive_partitioning=true) group by suite order by suite\").fetchall()\n\
          print('\\n'.join(f'{s}|{n}|{t}' for s,n,t in rows))\n\
-         print('TOTAL', duckdb.sql(f\"select count(*) from read_parquet('{w}/requests/**/*.parquet', hive_partitioning=true)\").fetchone()[0])",
+         print('TOTAL', duckdb.sql(f\"select count(*) from read_parquet('{w}/requests/**/*.parquet', hive_partitioning=true)\").fetchall()[0][0])",
     );
     let mut lines: Vec<&str> = duck.lines().collect();
     let duck_total = lines.pop().unwrap();

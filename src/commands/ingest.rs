@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::cli::IngestArgs;
 use crate::ingest::{self, Format, TrialDefaults};
 use crate::model::{Run, now_us};
-use crate::warehouse::{Warehouse, sha256_file};
+use crate::warehouse::{RunEntry, Warehouse, sha256_file};
 
 /// Validated options of one ingest batch.
 #[derive(Debug, Clone)]
@@ -73,6 +73,10 @@ pub struct IngestOutcome {
 }
 
 impl IngestOutcome {
+    fn existing(run: RunEntry, warnings: Vec<String>) -> IngestOutcome {
+        IngestOutcome { run_id: run.run_id, suite: run.suite, added: false, trials: 0, requests: 0, warnings }
+    }
+
     pub fn message(&self) -> String {
         if self.added {
             format!(
@@ -119,14 +123,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     });
     let digest = hex::encode(Sha256::digest(identity.to_string().as_bytes()));
     if let Some(existing) = wh.find_by_digest(&digest)? {
-        return Ok(IngestOutcome {
-            run_id: existing.run_id,
-            suite: existing.suite,
-            added: false,
-            trials: 0,
-            requests: 0,
-            warnings,
-        });
+        return Ok(IngestOutcome::existing(existing, warnings));
     }
 
     for (trial_id, path) in sources.iter().enumerate() {
@@ -158,7 +155,9 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         input_digest: digest,
         status: if data.trials.iter().all(|t| t.status == "ok") { "ok" } else { "partial" }.to_string(),
     };
-    wh.append_run(&run, &data)?;
+    if let Some(existing) = wh.append_run(&run, &data)? {
+        return Ok(IngestOutcome::existing(existing, warnings));
+    }
     Ok(IngestOutcome {
         run_id: run.run_id,
         suite: run.suite,

@@ -268,3 +268,44 @@ pub fn sniff(first_line: &str) -> bool {
     let t = first_line.trim_start();
     t.starts_with('{') && t.contains("\"metadata\"") && t.contains("\"metrics\"")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<AiperfRecords, IngestError> {
+        parse_jsonl(Path::new("t.jsonl"), text.as_bytes())
+    }
+
+    #[test]
+    fn first_duplicate_key_wins_and_units_normalise() {
+        let line = r#"{"metadata":{"request_start_ns":10,"benchmark_phase":"warmup"},"metrics":{"time_to_first_token":{"value":1.5,"unit":"ms"},"time_to_first_token":{"value":9,"unit":"ms"},"request_latency":{"value":2,"unit":"s"},"inter_chunk_latency":{"value":[1,2],"unit":"ms"}},"error":null}"#;
+        let r = &parse(line).unwrap().requests[0];
+        assert_eq!(r.ttft_ns, Some(1_500_000));
+        assert_eq!(r.latency_ns, Some(2_000_000_000));
+        assert_eq!(r.end_ns, Some(2_000_000_010));
+        assert_eq!(r.phase, Some(Phase::Warmup));
+    }
+
+    #[test]
+    fn unknown_unit_and_phase_are_named() {
+        let bad_unit = r#"{"metadata":{"request_start_ns":1},"metrics":{"request_latency":{"value":2,"unit":"fortnights"}}}"#;
+        let e = parse(bad_unit).unwrap_err().to_string();
+        assert_eq!(e, "t.jsonl:1: field `metrics.request_latency.unit`: expected a time unit (ns, us, ms or s)");
+        let bad_phase = r#"{"metadata":{"request_start_ns":1,"benchmark_phase":"cooldown"},"metrics":{}}"#;
+        let e = parse(bad_phase).unwrap_err().to_string();
+        assert!(e.contains("expected `warmup` or `profiling`, found `cooldown`"), "{e}");
+    }
+
+    #[test]
+    fn cut_short_line_in_the_middle_is_an_error() {
+        let good = r#"{"metadata":{"request_start_ns":1},"metrics":{}}"#;
+        let text = format!("{good}\n{{\"metadata\":{{\"request_st\n{good}\n");
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(e.starts_with("t.jsonl:2: "), "{e}");
+        let text = format!("{good}\n\n{good}\n{{\"metadata\":{{\"request_st");
+        let ok = parse(&text).unwrap();
+        assert_eq!((ok.requests.len(), ok.warnings.len()), (2, 1));
+        assert!(ok.warnings[0].starts_with("t.jsonl:4: last line is cut short"));
+    }
+}

@@ -12,6 +12,8 @@ use serde::de::DeserializeOwned;
 
 use crate::warehouse::{Table, Warehouse};
 
+pub mod udf;
+
 /// The view definitions, in creation order (later views build on earlier ones).
 pub const VIEWS: &[(&str, &str)] = &[
     ("runs", include_str!("views/00_runs.sql")),
@@ -54,6 +56,7 @@ impl Query {
     async fn open_root(root: &Path) -> Result<Query, QueryError> {
         let config = SessionConfig::new().with_information_schema(true);
         let ctx = SessionContext::new_with_config(config);
+        ctx.register_udaf(udf::quantile_cont_udaf());
         let root = std::path::absolute(root).map_err(|e| QueryError::Decode(e.to_string()))?;
         for table in Table::ALL {
             let schema = table.schema();

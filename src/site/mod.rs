@@ -293,9 +293,9 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
     let runs: Vec<RunRow> = query
         .rows(
             "SELECT r.run_id, r.suite, r.run_no, r.started_at, r.finished_at, r.source, r.status, \
-             r.git_commit, r.git_branch, r.host, r.labels, \
-             (SELECT count(*) FROM trials t WHERE t.run_id = r.run_id) AS n_trials \
-             FROM runs r ORDER BY r.suite, r.run_no DESC",
+             r.git_commit, r.git_branch, r.host, r.labels, t.n AS n_trials \
+             FROM runs r LEFT JOIN (SELECT run_id, count(*) AS n FROM trials GROUP BY run_id) t \
+             ON r.run_id = t.run_id ORDER BY r.suite, r.run_no DESC",
         )
         .await?;
     let notes: Vec<NoteRow> =

@@ -223,12 +223,17 @@ impl Warehouse {
         Ok(Artifact { trial_id: None, name: name.to_string(), sha256: sha, bytes, stored_path: rel })
     }
 
-    /// Appends one run atomically: every table's file first, `runs` last.
-    pub fn append_run(&self, run: &Run, data: &RunData) -> Result<()> {
+    /// Appends one run atomically: every table's file first, `runs` last. When a run with the
+    /// same `input_digest` is already committed, nothing is written and that run is returned
+    /// (checked under the lock, so two concurrent ingests of one input add it once).
+    pub fn append_run(&self, run: &Run, data: &RunData) -> Result<Option<RunEntry>> {
         if run.suite.is_empty() {
             return Err(WarehouseError::EmptySuite);
         }
         let _lock = Lock::acquire(&self.root)?;
+        if let Some(existing) = self.find_by_digest(&run.input_digest)? {
+            return Ok(Some(existing));
+        }
         let id = run.run_id.as_str();
         let arrow = |table: Table| move |source| WarehouseError::Arrow { table: table.name(), source };
         let notes: Vec<Annotation> = data
@@ -255,7 +260,7 @@ impl Warehouse {
             let dir = self.partition_dir(table, &run.suite);
             write_atomic(&dir, &format!("{id}-0.parquet"), &[b])?;
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Appends a note to an existing run.
@@ -290,16 +295,26 @@ impl Warehouse {
                 if files.len() < 2 {
                     continue;
                 }
-                let mut kept = Vec::new();
-                let mut orphans = Vec::new();
+                let (mut kept, mut orphans) = (Vec::new(), Vec::new());
+                let (mut kept_files, mut orphan_files) = (0, 0);
                 for path in &files {
-                    for b in Self::read_file(path)? {
+                    let batches = Self::read_file(path)?;
+                    let all_committed = batches.iter().all(|b| {
                         let ids = b.column_by_name("run_id").expect("every table has run_id");
                         let ids = ids.as_string::<i32>();
-                        let all_committed =
-                            (0..b.num_rows()).all(|i| ids.is_null(i) || committed.contains(ids.value(i)));
-                        if all_committed { kept.push(b) } else { orphans.push(b) }
+                        (0..b.num_rows()).all(|i| ids.is_null(i) || committed.contains(ids.value(i)))
+                    });
+                    if all_committed {
+                        kept_files += 1;
+                        kept.extend(batches);
+                    } else {
+                        orphan_files += 1;
+                        orphans.extend(batches);
                     }
+                }
+                // Already one file of committed rows (and at most one of orphans): done.
+                if kept_files <= 1 && orphan_files <= 1 {
+                    continue;
                 }
                 let staging = self.root.join(".staging").join(table.name());
                 let _ = fs::remove_dir_all(&staging);

@@ -1,6 +1,6 @@
 -- Load-test figures per trial over measured requests. A request is completed when it has no
 -- error and was not cancelled; latency percentiles are over completed requests (as aiperf's
--- own summary), linear interpolation (DuckDB quantile_cont, numpy's default).
+-- own summary) with perfhouse's exact quantile_cont (linear interpolation, as DuckDB and numpy).
 CREATE VIEW trial_requests AS
 WITH m AS (
     SELECT *, (error_code IS NULL AND NOT cancelled) AS ok
@@ -19,17 +19,17 @@ counts AS (
 lat AS (
     SELECT run_id, trial_id,
            avg(latency_ns) / 1e6 AS latency_mean_ms,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ns) / 1e6 AS latency_p50_ms,
-           percentile_cont(0.9) WITHIN GROUP (ORDER BY latency_ns) / 1e6 AS latency_p90_ms,
-           percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ns) / 1e6 AS latency_p99_ms,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY ttft_ns) / 1e6 AS ttft_p50_ms,
-           percentile_cont(0.9) WITHIN GROUP (ORDER BY ttft_ns) / 1e6 AS ttft_p90_ms,
-           percentile_cont(0.99) WITHIN GROUP (ORDER BY ttft_ns) / 1e6 AS ttft_p99_ms,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY itl_ns) / 1e6 AS itl_p50_ms,
-           percentile_cont(0.9) WITHIN GROUP (ORDER BY itl_ns) / 1e6 AS itl_p90_ms,
-           percentile_cont(0.99) WITHIN GROUP (ORDER BY itl_ns) / 1e6 AS itl_p99_ms,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY start_ns - credit_ns) / 1e6 AS client_delay_p50_ms,
-           percentile_cont(0.99) WITHIN GROUP (ORDER BY start_ns - credit_ns) / 1e6 AS client_delay_p99_ms
+           quantile_cont(latency_ns, 0.5) / 1e6 AS latency_p50_ms,
+           quantile_cont(latency_ns, 0.9) / 1e6 AS latency_p90_ms,
+           quantile_cont(latency_ns, 0.99) / 1e6 AS latency_p99_ms,
+           quantile_cont(ttft_ns, 0.5) / 1e6 AS ttft_p50_ms,
+           quantile_cont(ttft_ns, 0.9) / 1e6 AS ttft_p90_ms,
+           quantile_cont(ttft_ns, 0.99) / 1e6 AS ttft_p99_ms,
+           quantile_cont(itl_ns, 0.5) / 1e6 AS itl_p50_ms,
+           quantile_cont(itl_ns, 0.9) / 1e6 AS itl_p90_ms,
+           quantile_cont(itl_ns, 0.99) / 1e6 AS itl_p99_ms,
+           quantile_cont(start_ns - credit_ns, 0.5) / 1e6 AS client_delay_p50_ms,
+           quantile_cont(start_ns - credit_ns, 0.99) / 1e6 AS client_delay_p99_ms
     FROM m WHERE ok GROUP BY run_id, trial_id
 )
 SELECT c.run_id, c.trial_id, c.requests, c.completed, c.errors, c.cancelled, c.output_tokens,
