@@ -20,7 +20,12 @@ perfhouse query \"select * from arm_medians\"\n  perfhouse site --out site/",
 )]
 pub struct Cli {
     /// Warehouse directory.
-    #[arg(long, global = true, env = "PERFHOUSE_WAREHOUSE", default_value = "datasets/warehouse")]
+    #[arg(
+        long,
+        global = true,
+        env = "PERFHOUSE_WAREHOUSE",
+        default_value = "datasets/warehouse"
+    )]
     pub warehouse: PathBuf,
     /// Print only errors and warnings.
     #[arg(long, short, global = true)]

@@ -9,7 +9,8 @@ fn main() -> ExitCode {
         Err(err) => {
             // A closed pipe (`perfhouse query … | head`) is not a failure.
             if err.chain().any(|e| {
-                e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                e.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
             }) {
                 return ExitCode::SUCCESS;
             }

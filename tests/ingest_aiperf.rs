@@ -10,7 +10,17 @@ use common::*;
 fn docs_example_current_schema() {
     let wh = tempfile::tempdir().unwrap();
     let file = samples().join("aiperf/profile_export.docs-example.jsonl");
-    let out = ok(wh.path(), &["ingest", "--suite", "docs", "--arm", "a", file.to_str().unwrap()]);
+    let out = ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "docs",
+            "--arm",
+            "a",
+            file.to_str().unwrap(),
+        ],
+    );
     assert!(out.contains("1 trials, 2 requests"), "{out}");
     let rows = query(
         wh.path(),
@@ -37,7 +47,10 @@ fn docs_example_current_schema() {
     assert_eq!(cancelled["error_type"], "RequestCancellationError");
     assert_eq!(cancelled["input_tokens"], 550); // from error_isl
     // One completed request: throughput over its own window.
-    let fig = query(wh.path(), "select completed, cancelled, throughput_rps from trial_figures");
+    let fig = query(
+        wh.path(),
+        "select completed, cancelled, throughput_rps from trial_figures",
+    );
     assert_eq!(fig[0]["completed"], 1);
     assert_eq!(fig[0]["cancelled"], 1);
 }
@@ -46,9 +59,15 @@ fn docs_example_current_schema() {
 fn old_schema_excerpt() {
     let wh = tempfile::tempdir().unwrap();
     let file = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
-    ok(wh.path(), &["ingest", "--suite", "old", file.to_str().unwrap()]);
+    ok(
+        wh.path(),
+        &["ingest", "--suite", "old", file.to_str().unwrap()],
+    );
     assert_eq!(scalar(wh.path(), "select count(*) from requests"), 14);
-    assert_eq!(scalar(wh.path(), "select count(*) from requests where cancelled"), 11);
+    assert_eq!(
+        scalar(wh.path(), "select count(*) from requests where cancelled"),
+        11
+    );
     // Line 12 (old schema): timestamp_ns start, ttft 1680.543782 ms, latency 7936.968269 ms.
     let r = query(
         wh.path(),
@@ -78,7 +97,17 @@ fn same_input_twice_adds_nothing_and_says_so() {
     assert_eq!(scalar(wh.path(), "select count(*) from runs"), 1);
     assert_eq!(scalar(wh.path(), "select count(*) from requests"), 14);
     // A different option is a different ingest.
-    let third = ok(wh.path(), &["ingest", "--suite", "old", "--param", "concurrency=4", file.to_str().unwrap()]);
+    let third = ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "old",
+            "--param",
+            "concurrency=4",
+            file.to_str().unwrap(),
+        ],
+    );
     assert!(third.starts_with("ingested run "), "{third}");
     assert_eq!(scalar(wh.path(), "select count(*) from runs"), 2);
 }
@@ -87,14 +116,24 @@ fn same_input_twice_adds_nothing_and_says_so() {
 fn malformed_middle_line_names_file_and_line_and_lands_nothing() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let text = fs::read_to_string(samples().join("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
+    let text =
+        fs::read_to_string(samples().join("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines[6] = r#"{"metadata": {"timestamp_ns": 12, oops"#;
     let bad = dir.path().join("profile_export.jsonl");
     fs::write(&bad, lines.join("\n") + "\n").unwrap();
     // A good file in the same batch must not land either.
     let good = samples().join("aiperf/profile_export.docs-example.jsonl");
-    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "s",
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+        ],
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(err.contains(&format!("{}:7:", bad.display())), "{err}");
@@ -107,22 +146,36 @@ fn missing_field_is_named() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("profile_export.jsonl");
-    fs::write(&bad, "{\"metadata\":{\"worker_id\":\"w\"},\"metrics\":{}}\n").unwrap();
-    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", bad.to_str().unwrap()]);
+    fs::write(
+        &bad,
+        "{\"metadata\":{\"worker_id\":\"w\"},\"metrics\":{}}\n",
+    )
+    .unwrap();
+    let o = perfhouse(
+        wh.path(),
+        &["ingest", "--suite", "s", bad.to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains(":1: field `metadata.request_start_ns`"), "{err}");
+    assert!(
+        err.contains(":1: field `metadata.request_start_ns`"),
+        "{err}"
+    );
 }
 
 #[test]
 fn truncated_final_line_keeps_complete_records_with_one_warning() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let text = fs::read_to_string(samples().join("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
+    let text =
+        fs::read_to_string(samples().join("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
     let cut = &text[..text.trim_end().len() - 40]; // the last record loses its tail, no newline
     let file = dir.path().join("profile_export.jsonl");
     fs::write(&file, cut).unwrap();
-    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", file.to_str().unwrap()]);
+    let o = perfhouse(
+        wh.path(),
+        &["ingest", "--suite", "s", file.to_str().unwrap()],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     assert_eq!(err.matches("warning:").count(), 1, "{err}");
@@ -136,15 +189,36 @@ fn hive_style_directories_give_arm_params_and_repeat() {
     let root = tempfile::tempdir().unwrap();
     let src = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
     for (arm, r) in [("a", 0), ("b", 0), ("a", 1)] {
-        let d = root.path().join(format!("arm={arm}/concurrency=8/repeat={r}"));
+        let d = root
+            .path()
+            .join(format!("arm={arm}/concurrency=8/repeat={r}"));
         fs::create_dir_all(&d).unwrap();
         fs::copy(&src, d.join("profile_export.jsonl")).unwrap();
     }
-    ok(wh.path(), &["ingest", "--suite", "s", "--discard-first", "--param", "isl=200", root.path().to_str().unwrap()]);
-    let rows = query(wh.path(), "select arm, params, repeat, discarded, concurrency from trials order by arm, repeat");
+    ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "s",
+            "--discard-first",
+            "--param",
+            "isl=200",
+            root.path().to_str().unwrap(),
+        ],
+    );
+    let rows = query(
+        wh.path(),
+        "select arm, params, repeat, discarded, concurrency from trials order by arm, repeat",
+    );
     let got: Vec<String> = rows
         .iter()
-        .map(|r| format!("{} {} {} {} {}", r["arm"], r["params"], r["repeat"], r["discarded"], r["concurrency"]))
+        .map(|r| {
+            format!(
+                "{} {} {} {} {}",
+                r["arm"], r["params"], r["repeat"], r["discarded"], r["concurrency"]
+            )
+        })
         .collect();
     let p = r#""{\"concurrency\":\"8\",\"isl\":\"200\"}""#;
     assert_eq!(
@@ -171,15 +245,26 @@ fn unknown_content_lists_known_formats() {
     fs::write(&f, "hello\n").unwrap();
     let o = perfhouse(wh.path(), &["ingest", "--suite", "s", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("unrecognised input; known formats: aiperf"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unrecognised input; known formats: aiperf"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn bad_flag_values_are_usage_errors() {
     let wh = tempfile::tempdir().unwrap();
-    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", "--param", "novalue", "x"]);
+    let o = perfhouse(
+        wh.path(),
+        &["ingest", "--suite", "s", "--param", "novalue", "x"],
+    );
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("expected KEY=VALUE, got \"novalue\""), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("expected KEY=VALUE, got \"novalue\""),
+        "{}",
+        stderr(&o)
+    );
     let o = perfhouse(wh.path(), &["ingest"]);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -23,8 +23,17 @@ fn python() -> PathBuf {
 
 /// Runs a Python snippet with the warehouse path as argv[1]; returns its stdout.
 fn py(warehouse: &Path, code: &str) -> String {
-    let o = Command::new(python()).arg("-c").arg(code).arg(warehouse).output().expect("python runs");
-    assert!(o.status.success(), "python failed: {}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(python())
+        .arg("-c")
+        .arg(code)
+        .arg(warehouse)
+        .output()
+        .expect("python runs");
+    assert!(
+        o.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8_lossy(&o.stdout).trim().to_string()
 }
 
@@ -33,19 +42,43 @@ fn duckdb_and_pyarrow_read_what_perfhouse_wrote() {
     let wh = tempfile::tempdir().unwrap();
     let site = tempfile::tempdir().unwrap();
     let datasets = repo().join("datasets");
-    ok(wh.path(), &["demo", "--datasets", datasets.to_str().unwrap(), "--out", site.path().to_str().unwrap()]);
+    ok(
+        wh.path(),
+        &[
+            "demo",
+            "--datasets",
+            datasets.to_str().unwrap(),
+            "--out",
+            site.path().to_str().unwrap(),
+        ],
+    );
     // A suite name that needs percent-encoding in its partition directory.
     let sample = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
-    ok(wh.path(), &["ingest", "--suite", "odd suite/<x>", sample.to_str().unwrap()]);
+    ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "odd suite/<x>",
+            sample.to_str().unwrap(),
+        ],
+    );
 
     let ours = query(
         wh.path(),
         "select suite, count(*) as n, sum(latency_ns) as s from requests group by suite order by suite",
     );
-    let ours: Vec<String> =
-        ours.iter().map(|r| format!("{}|{}|{}", r["suite"].as_str().unwrap(), r["n"], r["s"])).collect();
-    let total = scalar(wh.path(), "select count(*) from requests").as_i64().unwrap();
-    assert!(total > 1000, "the demo datasets hold real requests, got {total}");
+    let ours: Vec<String> = ours
+        .iter()
+        .map(|r| format!("{}|{}|{}", r["suite"].as_str().unwrap(), r["n"], r["s"]))
+        .collect();
+    let total = scalar(wh.path(), "select count(*) from requests")
+        .as_i64()
+        .unwrap();
+    assert!(
+        total > 1000,
+        "the demo datasets hold real requests, got {total}"
+    );
 
     let duck = py(
         wh.path(),

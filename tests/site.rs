@@ -13,12 +13,24 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned(), fs::read(e.path()).unwrap()))
+        .map(|e| {
+            (
+                e.path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
         .collect()
 }
 
 fn hrefs(html: &str) -> Vec<String> {
-    html.split("href=\"").skip(1).map(|s| s[..s.find('"').unwrap()].to_string()).collect()
+    html.split("href=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].to_string())
+        .collect()
 }
 
 #[test]
@@ -26,7 +38,16 @@ fn demo_site_links_every_run_page_with_medians() {
     let wh = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let datasets = repo().join("datasets");
-    let log = ok(wh.path(), &["demo", "--datasets", datasets.to_str().unwrap(), "--out", out.path().to_str().unwrap()]);
+    let log = ok(
+        wh.path(),
+        &[
+            "demo",
+            "--datasets",
+            datasets.to_str().unwrap(),
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+    );
     assert!(log.contains("site: "), "{log}");
     let index = fs::read_to_string(out.path().join("index.html")).unwrap();
     let runs = query(wh.path(), "select run_id, run_no, suite from runs");
@@ -34,11 +55,17 @@ fn demo_site_links_every_run_page_with_medians() {
     for r in &runs {
         let id = r["run_id"].as_str().unwrap();
         let href = format!("runs/{id}/index.html");
-        assert!(index.contains(&format!("href=\"{href}\"")), "index lacks {href}");
+        assert!(
+            index.contains(&format!("href=\"{href}\"")),
+            "index lacks {href}"
+        );
         let page = fs::read_to_string(out.path().join(&href)).unwrap();
         assert!(page.contains("Per-arm medians"), "{href} has no medians");
         // Every arm of the run appears in the medians table.
-        let arms = query(wh.path(), &format!("select distinct arm from arm_medians where run_id = '{id}'"));
+        let arms = query(
+            wh.path(),
+            &format!("select distinct arm from arm_medians where run_id = '{id}'"),
+        );
         assert!(!arms.is_empty());
         for a in arms {
             assert!(page.contains(&format!("<td>{}</td>", a["arm"].as_str().unwrap())));
@@ -53,7 +80,10 @@ fn demo_site_links_every_run_page_with_medians() {
         let html = String::from_utf8(bytes).unwrap();
         let base = out.path().join(&name);
         for h in hrefs(&html) {
-            assert!(!h.starts_with('/') && !h.contains("://"), "{name}: absolute link {h}");
+            assert!(
+                !h.starts_with('/') && !h.contains("://"),
+                "{name}: absolute link {h}"
+            );
             let target = base.parent().unwrap().join(&h);
             assert!(target.exists(), "{name}: broken link {h}");
         }
@@ -62,7 +92,10 @@ fn demo_site_links_every_run_page_with_medians() {
 
     // Same warehouse → byte-identical site; a rebuild in place rewrites nothing.
     let again = tempfile::tempdir().unwrap();
-    ok(wh.path(), &["site", "--out", again.path().to_str().unwrap()]);
+    ok(
+        wh.path(),
+        &["site", "--out", again.path().to_str().unwrap()],
+    );
     assert_eq!(files(out.path()), files(again.path()));
     let log = ok(wh.path(), &["site", "--out", out.path().to_str().unwrap()]);
     assert!(log.contains(" 0 files written"), "{log}");
@@ -86,16 +119,27 @@ fn hostile_names_are_escaped_and_stay_inside_the_output() {
             sample.to_str().unwrap(),
         ],
     );
-    ok(wh.path(), &["site", "--out", out.path().join("site").to_str().unwrap()]);
+    ok(
+        wh.path(),
+        &["site", "--out", out.path().join("site").to_str().unwrap()],
+    );
     let all = files(out.path());
-    assert!(all.keys().all(|k| k.starts_with("site/")), "{:?}", all.keys());
+    assert!(
+        all.keys().all(|k| k.starts_with("site/")),
+        "{:?}",
+        all.keys()
+    );
     for (name, bytes) in &all {
         let text = String::from_utf8_lossy(bytes);
         assert!(!text.contains("<script>"), "{name} carries a raw <script>");
         assert!(!text.contains("<img src=x"), "{name} carries a raw <img>");
     }
     let index = String::from_utf8_lossy(&all["site/index.html"]);
-    assert!(index.contains("&#60;script&#62;alert(1)&#60;/script&#62;") || index.contains("&lt;script&gt;"), "{index}");
+    assert!(
+        index.contains("&#60;script&#62;alert(1)&#60;/script&#62;")
+            || index.contains("&lt;script&gt;"),
+        "{index}"
+    );
 }
 
 #[test]
@@ -103,7 +147,17 @@ fn notes_show_on_the_run_page() {
     let wh = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let sample = samples().join("aiperf/profile_export.docs-example.jsonl");
-    let log = ok(wh.path(), &["ingest", "--suite", "s", "--note", "hypothesis: the router is idle", sample.to_str().unwrap()]);
+    let log = ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "s",
+            "--note",
+            "hypothesis: the router is idle",
+            sample.to_str().unwrap(),
+        ],
+    );
     let id = log.split_whitespace().nth(2).unwrap().to_string();
     ok(wh.path(), &["annotate", &id, "negative result: no change"]);
     ok(wh.path(), &["site", "--out", out.path().to_str().unwrap()]);

@@ -1,4 +1,5 @@
 //! Every derived-figure view against values computed by hand on a small fixture.
+#![allow(clippy::field_reassign_with_default)] // the fixture reads best built field by field
 
 use std::collections::BTreeMap;
 
@@ -46,8 +47,24 @@ fn req(trial_id: i32, start: i64, latency: i64, ttft: i64, itl: i64) -> Request 
     }
 }
 
-fn cpu(trial_id: i32, t_ns: i64, scope: &str, user: i64, system: i64, idle: i64, total: i64) -> CpuSample {
-    CpuSample { trial_id, t_ns, scope: scope.into(), user_ticks: user, system_ticks: system, idle_ticks: idle, total_ticks: total }
+fn cpu(
+    trial_id: i32,
+    t_ns: i64,
+    scope: &str,
+    user: i64,
+    system: i64,
+    idle: i64,
+    total: i64,
+) -> CpuSample {
+    CpuSample {
+        trial_id,
+        t_ns,
+        scope: scope.into(),
+        user_ticks: user,
+        system_ticks: system,
+        idle_ticks: idle,
+        total_ticks: total,
+    }
 }
 
 fn run(id: &str, started_at_us: i64) -> Run {
@@ -85,14 +102,22 @@ fn run(id: &str, started_at_us: i64) -> Run {
 /// Trial 0 (arm A, discarded cold start): one 1000 ms request; must not enter medians.
 fn fixture() -> (Run, RunData) {
     let mut d = RunData::default();
-    d.trials = vec![trial(0, "A", 0, true), trial(1, "A", 1, false), trial(2, "A", 2, false)];
+    d.trials = vec![
+        trial(0, "A", 0, true),
+        trial(1, "A", 1, false),
+        trial(2, "A", 2, false),
+    ];
     d.requests.push(req(0, 0, 1000 * MS, 10 * MS, MS));
     let mut warm = req(1, 0, 10 * MS, MS, MS);
     warm.phase = Some(Phase::Warmup);
     d.requests.push(warm);
-    for (i, start) in [1000 * MS, 1050 * MS, 1200 * MS, 1300 * MS].into_iter().enumerate() {
+    for (i, start) in [1000 * MS, 1050 * MS, 1200 * MS, 1300 * MS]
+        .into_iter()
+        .enumerate()
+    {
         let k = i as i64 + 1;
-        d.requests.push(req(1, start, 100 * k * MS, (10 + 10 * k) * MS, 2 * k * MS));
+        d.requests
+            .push(req(1, start, 100 * k * MS, (10 + 10 * k) * MS, 2 * k * MS));
     }
     let mut err = req(1, 1400 * MS, 600 * MS, 0, 0);
     err.error_code = Some(500);
@@ -135,7 +160,13 @@ fn close(a: f64, b: f64) -> bool {
 
 macro_rules! assert_close {
     ($a:expr, $b:expr) => {
-        assert!(close($a, $b), "{} = {} but expected {}", stringify!($a), $a, $b)
+        assert!(
+            close($a, $b),
+            "{} = {} but expected {}",
+            stringify!($a),
+            $a,
+            $b
+        )
     };
 }
 
@@ -176,12 +207,17 @@ struct TrialFig {
 #[tokio::test]
 async fn trial_figures_match_hand_computed_values() {
     let (_dir, q) = setup().await;
-    let rows: Vec<TrialFig> =
-        q.rows("SELECT * FROM trial_figures WHERE run_id = 'r-late' ORDER BY trial_id").await.unwrap();
+    let rows: Vec<TrialFig> = q
+        .rows("SELECT * FROM trial_figures WHERE run_id = 'r-late' ORDER BY trial_id")
+        .await
+        .unwrap();
     assert_eq!(rows.len(), 3);
     let t1 = &rows[1];
     assert_eq!(t1.trial_id, 1);
-    assert_eq!((t1.requests, t1.completed, t1.errors, t1.cancelled), (Some(6), Some(4), Some(1), Some(1)));
+    assert_eq!(
+        (t1.requests, t1.completed, t1.errors, t1.cancelled),
+        (Some(6), Some(4), Some(1), Some(1))
+    );
     assert_close!(t1.window_s.unwrap(), 1.0);
     assert_close!(t1.throughput_rps.unwrap(), 4.0);
     assert_close!(t1.output_tps.unwrap(), 160.0);
@@ -219,6 +255,23 @@ async fn process_cpu_per_request() {
     assert_close!(rows[0].cpu_s, 0.6);
     assert_close!(rows[0].proc_cores, 0.6);
     assert_close!(rows[0].cpu_ms_per_req, 150.0);
+
+    #[derive(Deserialize, Debug)]
+    struct ProcMedian {
+        arm: String,
+        process: String,
+        n_trials: i64,
+        proc_cores: f64,
+        cpu_ms_per_req: f64,
+    }
+    let m: Vec<ProcMedian> = q.rows("SELECT * FROM arm_proc_medians").await.unwrap();
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert_eq!(
+        (m[0].arm.as_str(), m[0].process.as_str(), m[0].n_trials),
+        ("A", "frontend", 1)
+    );
+    assert_close!(m[0].proc_cores, 0.6);
+    assert_close!(m[0].cpu_ms_per_req, 150.0);
 }
 
 #[derive(Deserialize, Debug)]
@@ -234,10 +287,16 @@ struct Median {
 #[tokio::test]
 async fn arm_medians_skip_discarded_trials() {
     let (_dir, q) = setup().await;
-    let rows: Vec<Median> = q.rows("SELECT * FROM arm_medians WHERE run_id = 'r-late'").await.unwrap();
+    let rows: Vec<Median> = q
+        .rows("SELECT * FROM arm_medians WHERE run_id = 'r-late'")
+        .await
+        .unwrap();
     assert_eq!(rows.len(), 1);
     let m = &rows[0];
-    assert_eq!((m.arm.as_str(), m.params.as_str(), m.n_trials), ("A", r#"{"concurrency":"2"}"#, 2));
+    assert_eq!(
+        (m.arm.as_str(), m.params.as_str(), m.n_trials),
+        ("A", r#"{"concurrency":"2"}"#, 2)
+    );
     assert_close!(m.throughput_rps, (4.0 + 2.0 / 0.3) / 2.0);
     assert_close!(m.latency_p50_ms, (250.0 + 200.0) / 2.0);
     assert_close!(m.littles_law_ratio, (0.5 + (2.0 / 0.3) * 0.2 / 2.0) / 2.0);
@@ -263,14 +322,23 @@ async fn runs_are_numbered_by_start_time_within_suite() {
         run_no: u64,
         suite: String,
     }
-    let rows: Vec<R> = q.rows("SELECT run_id, run_no, suite FROM runs ORDER BY run_no").await.unwrap();
-    let got: Vec<_> = rows.iter().map(|r| (r.run_id.as_str(), r.run_no, r.suite.as_str())).collect();
+    let rows: Vec<R> = q
+        .rows("SELECT run_id, run_no, suite FROM runs ORDER BY run_no")
+        .await
+        .unwrap();
+    let got: Vec<_> = rows
+        .iter()
+        .map(|r| (r.run_id.as_str(), r.run_no, r.suite.as_str()))
+        .collect();
     assert_eq!(got, vec![("r-early", 1, "fx"), ("r-late", 2, "fx")]);
     #[derive(Deserialize)]
     struct N {
         text: String,
     }
-    let notes: Vec<N> = q.rows("SELECT text FROM annotations WHERE run_id = 'r-late'").await.unwrap();
+    let notes: Vec<N> = q
+        .rows("SELECT text FROM annotations WHERE run_id = 'r-late'")
+        .await
+        .unwrap();
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0].text, "first note");
 }
@@ -291,6 +359,9 @@ async fn half_written_run_is_invisible() {
         n: i64,
     }
     let visible: Vec<C> = q.rows("SELECT count(*) AS n FROM trials").await.unwrap();
-    let raw: Vec<C> = q.rows("SELECT count(*) AS n FROM raw_trials").await.unwrap();
+    let raw: Vec<C> = q
+        .rows("SELECT count(*) AS n FROM raw_trials")
+        .await
+        .unwrap();
     assert_eq!((visible[0].n, raw[0].n), (3, 6));
 }

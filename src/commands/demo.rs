@@ -46,7 +46,10 @@ fn locate(datasets: &Path) -> Result<PathBuf> {
     if datasets == Path::new("datasets") && fallback.is_dir() {
         return Ok(fallback);
     }
-    bail!("{}: no such directory of bundled datasets (run from the repository root or give --datasets)", datasets.display())
+    bail!(
+        "{}: no such directory of bundled datasets (run from the repository root or give --datasets)",
+        datasets.display()
+    )
 }
 
 pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
@@ -56,29 +59,51 @@ pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
         let dir = entry?.path();
         let spec_path = dir.join("ingest.json");
         if spec_path.is_file() {
-            let text = fs::read_to_string(&spec_path).with_context(|| format!("reading {}", spec_path.display()))?;
-            let spec: DatasetSpec = serde_json::from_str(&text)
-                .with_context(|| format!("{}: expected an ingest spec (suite, paths, params, …)", spec_path.display()))?;
+            let text = fs::read_to_string(&spec_path)
+                .with_context(|| format!("reading {}", spec_path.display()))?;
+            let spec: DatasetSpec = serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "{}: expected an ingest spec (suite, paths, params, …)",
+                    spec_path.display()
+                )
+            })?;
             specs.push((dir, spec));
         }
     }
     specs.sort_by(|a, b| a.0.cmp(&b.0));
     if specs.is_empty() {
-        bail!("{}: no dataset directories with an ingest.json", root.display());
+        bail!(
+            "{}: no dataset directories with an ingest.json",
+            root.display()
+        );
     }
     let mut out = std::io::stdout().lock();
     for (dir, spec) in specs {
-        let paths = if spec.paths.is_empty() { vec![dir.clone()] } else { spec.paths.iter().map(|p| dir.join(p)).collect() };
+        let paths = if spec.paths.is_empty() {
+            vec![dir.clone()]
+        } else {
+            spec.paths.iter().map(|p| dir.join(p)).collect()
+        };
         let mut opts = IngestOptions::new(paths, &spec.suite);
-        opts.defaults = TrialDefaults { arm: spec.arm, params: spec.params, discard_first: spec.discard_first };
+        opts.defaults = TrialDefaults {
+            arm: spec.arm,
+            params: spec.params,
+            discard_first: spec.discard_first,
+        };
         opts.labels = spec.labels;
         opts.note = spec.note;
-        let outcome = ingest(wh, &opts).with_context(|| format!("ingesting dataset {}", dir.display()))?;
+        let outcome =
+            ingest(wh, &opts).with_context(|| format!("ingesting dataset {}", dir.display()))?;
         for w in &outcome.warnings {
             eprintln!("warning: {w}");
         }
         if !quiet {
-            writeln!(out, "{}: {}", dir.file_name().unwrap_or_default().to_string_lossy(), outcome.message())?;
+            writeln!(
+                out,
+                "{}: {}",
+                dir.file_name().unwrap_or_default().to_string_lossy(),
+                outcome.message()
+            )?;
         }
     }
     let q = Query::open(wh).await?;

@@ -74,7 +74,14 @@ pub struct IngestOutcome {
 
 impl IngestOutcome {
     fn existing(run: RunEntry, warnings: Vec<String>) -> IngestOutcome {
-        IngestOutcome { run_id: run.run_id, suite: run.suite, added: false, trials: 0, requests: 0, warnings }
+        IngestOutcome {
+            run_id: run.run_id,
+            suite: run.suite,
+            added: false,
+            trials: 0,
+            requests: 0,
+            warnings,
+        }
     }
 
     pub fn message(&self) -> String {
@@ -135,9 +142,22 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     data.notes.extend(opts.note.iter().cloned());
 
     let now = now_us();
-    let started = data.trials.iter().filter_map(|t| t.started_at_us).min().unwrap_or(now);
-    let finished = data.trials.iter().filter_map(|t| t.finished_at_us).max().unwrap_or(now);
-    let source = format!("ingest:{}", formats.into_iter().collect::<Vec<_>>().join("+"));
+    let started = data
+        .trials
+        .iter()
+        .filter_map(|t| t.started_at_us)
+        .min()
+        .unwrap_or(now);
+    let finished = data
+        .trials
+        .iter()
+        .filter_map(|t| t.finished_at_us)
+        .max()
+        .unwrap_or(now);
+    let source = format!(
+        "ingest:{}",
+        formats.into_iter().collect::<Vec<_>>().join("+")
+    );
     let run = Run {
         run_id: uuid::Uuid::now_v7().to_string(),
         suite: opts.suite.clone(),
@@ -153,7 +173,12 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         env: "{}".to_string(),
         labels: opts.labels.clone(),
         input_digest: digest,
-        status: if data.trials.iter().all(|t| t.status == "ok") { "ok" } else { "partial" }.to_string(),
+        status: if data.trials.iter().all(|t| t.status == "ok") {
+            "ok"
+        } else {
+            "partial"
+        }
+        .to_string(),
     };
     if let Some(existing) = wh.append_run(&run, &data)? {
         return Ok(IngestOutcome::existing(existing, warnings));

@@ -80,7 +80,10 @@ impl<'de> Deserialize<'de> for MetricEntry {
                     fn visit_unit<E>(self) -> Result<Scalar, E> {
                         Ok(Scalar(None))
                     }
-                    fn visit_seq<A: de::SeqAccess<'de>>(self, mut s: A) -> Result<Scalar, A::Error> {
+                    fn visit_seq<A: de::SeqAccess<'de>>(
+                        self,
+                        mut s: A,
+                    ) -> Result<Scalar, A::Error> {
                         while s.next_element::<IgnoredAny>()?.is_some() {}
                         Ok(Scalar(None))
                     }
@@ -95,7 +98,10 @@ impl<'de> Deserialize<'de> for MetricEntry {
             unit: String,
         }
         let raw = Raw::deserialize(d)?;
-        Ok(MetricEntry { value: raw.value.0, unit: raw.unit })
+        Ok(MetricEntry {
+            value: raw.value.0,
+            unit: raw.unit,
+        })
     }
 }
 
@@ -107,7 +113,12 @@ struct Metrics(Vec<(String, MetricEntry)>);
 
 impl Metrics {
     fn get(&self, names: &[&str]) -> Option<(&str, &MetricEntry)> {
-        names.iter().find_map(|n| self.0.iter().find(|(k, _)| k == n).map(|(k, v)| (k.as_str(), v)))
+        names.iter().find_map(|n| {
+            self.0
+                .iter()
+                .find(|(k, _)| k == n)
+                .map(|(k, v)| (k.as_str(), v))
+        })
     }
 }
 
@@ -163,22 +174,38 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
         expected: expected.to_string(),
     };
     let md = rec.metadata;
-    let start_ns = md
-        .request_start_ns
-        .or(md.timestamp_ns)
-        .ok_or_else(|| field_err("metadata.request_start_ns", "a start time in ns (or the old `timestamp_ns`)"))?;
+    let start_ns = md.request_start_ns.or(md.timestamp_ns).ok_or_else(|| {
+        field_err(
+            "metadata.request_start_ns",
+            "a start time in ns (or the old `timestamp_ns`)",
+        )
+    })?;
     let duration = |names: &[&str]| -> Result<Option<i64>, IngestError> {
         match rec.metrics.get(names) {
-            Some((name, MetricEntry { value: Some(v), unit })) => {
+            Some((
+                name,
+                MetricEntry {
+                    value: Some(v),
+                    unit,
+                },
+            )) => {
                 let scale = ns_per_unit(unit).ok_or_else(|| {
-                    field_err(&format!("metrics.{name}.unit"), "a time unit (ns, us, ms or s)")
+                    field_err(
+                        &format!("metrics.{name}.unit"),
+                        "a time unit (ns, us, ms or s)",
+                    )
                 })?;
                 Ok(Some((v * scale).round() as i64))
             }
             _ => Ok(None),
         }
     };
-    let count = |names: &[&str]| rec.metrics.get(names).and_then(|(_, m)| m.value).map(|v| v.round() as i64);
+    let count = |names: &[&str]| {
+        rec.metrics
+            .get(names)
+            .and_then(|(_, m)| m.value)
+            .map(|v| v.round() as i64)
+    };
     let phase = match md.benchmark_phase.as_deref().or(md.credit_phase.as_deref()) {
         None => None,
         Some("warmup") => Some(Phase::Warmup),
@@ -229,7 +256,10 @@ pub fn parse_jsonl(path: &Path, mut reader: impl BufRead) -> Result<AiperfRecord
         buf.clear();
         let n = reader
             .read_line(&mut buf)
-            .map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+            .map_err(|source| IngestError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
         if n == 0 {
             break;
         }
@@ -239,11 +269,17 @@ pub fn parse_jsonl(path: &Path, mut reader: impl BufRead) -> Result<AiperfRecord
             continue;
         }
         if let Some((line, e)) = pending.take() {
-            return Err(IngestError::Parse { path: path.to_path_buf(), line, message: e.to_string() });
+            return Err(IngestError::Parse {
+                path: path.to_path_buf(),
+                line,
+                message: e.to_string(),
+            });
         }
         match serde_json::from_str::<Record>(text) {
             Ok(rec) => out.requests.push(record_to_request(rec, path, line_no)?),
-            Err(e) if e.classify() == serde_json::error::Category::Eof => pending = Some((line_no, e)),
+            Err(e) if e.classify() == serde_json::error::Category::Eof => {
+                pending = Some((line_no, e))
+            }
             Err(e) => {
                 return Err(IngestError::Parse {
                     path: path.to_path_buf(),
@@ -291,10 +327,17 @@ mod tests {
     fn unknown_unit_and_phase_are_named() {
         let bad_unit = r#"{"metadata":{"request_start_ns":1},"metrics":{"request_latency":{"value":2,"unit":"fortnights"}}}"#;
         let e = parse(bad_unit).unwrap_err().to_string();
-        assert_eq!(e, "t.jsonl:1: field `metrics.request_latency.unit`: expected a time unit (ns, us, ms or s)");
-        let bad_phase = r#"{"metadata":{"request_start_ns":1,"benchmark_phase":"cooldown"},"metrics":{}}"#;
+        assert_eq!(
+            e,
+            "t.jsonl:1: field `metrics.request_latency.unit`: expected a time unit (ns, us, ms or s)"
+        );
+        let bad_phase =
+            r#"{"metadata":{"request_start_ns":1,"benchmark_phase":"cooldown"},"metrics":{}}"#;
         let e = parse(bad_phase).unwrap_err().to_string();
-        assert!(e.contains("expected `warmup` or `profiling`, found `cooldown`"), "{e}");
+        assert!(
+            e.contains("expected `warmup` or `profiling`, found `cooldown`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -21,15 +21,28 @@ pub enum IngestError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
     #[error("{path}:{line}: {message}")]
-    Parse { path: PathBuf, line: usize, message: String },
+    Parse {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
     #[error("{path}:{line}: field `{field}`: expected {expected}")]
-    Field { path: PathBuf, line: usize, field: String, expected: String },
+    Field {
+        path: PathBuf,
+        line: usize,
+        field: String,
+        expected: String,
+    },
     #[error("{path}: unrecognised input; known formats: {known}. Give --format explicitly")]
     Unknown { path: PathBuf, known: String },
     #[error("{path}: no input files found here (looked for {looked_for})")]
     NothingFound { path: PathBuf, looked_for: String },
     #[error("{path}: path segment `{segment}`: {expected}")]
-    PathKey { path: PathBuf, segment: String, expected: String },
+    PathKey {
+        path: PathBuf,
+        segment: String,
+        expected: String,
+    },
 }
 
 /// Input formats this build ingests.
@@ -62,21 +75,35 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
             for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
                 let entry = entry.map_err(|e| IngestError::Io {
                     path: e.path().unwrap_or(path).to_path_buf(),
-                    source: e.into_io_error().unwrap_or_else(|| io::Error::other("walk failed")),
+                    source: e
+                        .into_io_error()
+                        .unwrap_or_else(|| io::Error::other("walk failed")),
                 })?;
                 let name = entry.file_name().to_string_lossy();
-                if entry.file_type().is_file() && (name == "profile_export.jsonl" || name == "profile_export.jsonl.gz") {
+                if entry.file_type().is_file()
+                    && (name == "profile_export.jsonl" || name == "profile_export.jsonl.gz")
+                {
                     out.push(entry.into_path());
                 }
             }
             if out.len() == before {
                 return Err(IngestError::NothingFound {
                     path: path.clone(),
-                    looked_for: format!("{} files", if format == Format::Auto { KNOWN } else { "profile_export.jsonl" }),
+                    looked_for: format!(
+                        "{} files",
+                        if format == Format::Auto {
+                            KNOWN
+                        } else {
+                            "profile_export.jsonl"
+                        }
+                    ),
                 });
             }
         } else {
-            File::open(path).map_err(|source| IngestError::Io { path: path.clone(), source })?;
+            File::open(path).map_err(|source| IngestError::Io {
+                path: path.clone(),
+                source,
+            })?;
             out.push(path.clone());
         }
     }
@@ -86,11 +113,17 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
 /// Opens an input file for reading, decompressing gzip (recognised by its magic bytes) so
 /// archived tool outputs (`profile_export.jsonl.gz`) ingest as they are.
 pub fn open_input(path: &Path) -> Result<Box<dyn BufRead>, IngestError> {
-    let io_err = |source| IngestError::Io { path: path.to_path_buf(), source };
+    let io_err = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut file = BufReader::with_capacity(1 << 20, File::open(path).map_err(io_err)?);
     let gz = file.fill_buf().map_err(io_err)?.starts_with(&[0x1f, 0x8b]);
     Ok(if gz {
-        Box::new(BufReader::with_capacity(1 << 20, flate2::bufread::MultiGzDecoder::new(file)))
+        Box::new(BufReader::with_capacity(
+            1 << 20,
+            flate2::bufread::MultiGzDecoder::new(file),
+        ))
     } else {
         Box::new(file)
     })
@@ -104,13 +137,18 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
     reader
         .take(1 << 20)
         .read_line(&mut first)
-        .map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+        .map_err(|source| IngestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     if aiperf::sniff(&first) {
         return Ok(Format::Aiperf);
     }
-    Err(IngestError::Unknown { path: path.to_path_buf(), known: KNOWN.to_string() })
+    Err(IngestError::Unknown {
+        path: path.to_path_buf(),
+        known: KNOWN.to_string(),
+    })
 }
-
 
 /// One parsed input file, before it becomes a trial.
 #[derive(Debug)]
@@ -122,12 +160,21 @@ pub struct ParsedFile {
 }
 
 pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError> {
-    let format = if format == Format::Auto { detect(path)? } else { format };
+    let format = if format == Format::Auto {
+        detect(path)?
+    } else {
+        format
+    };
     let reader = open_input(path)?;
     match format {
         Format::Aiperf => {
             let recs = aiperf::parse_jsonl(path, reader)?;
-            Ok(ParsedFile { path: path.to_path_buf(), format, requests: recs.requests, warnings: recs.warnings })
+            Ok(ParsedFile {
+                path: path.to_path_buf(),
+                format,
+                requests: recs.requests,
+                warnings: recs.warnings,
+            })
         }
         Format::Auto => unreachable!("resolved above"),
     }
@@ -143,13 +190,18 @@ pub struct TrialDefaults {
 }
 
 /// Arm, repeat and params of one file, from its path's `key=value` segments over the defaults.
-pub fn trial_keys(path: &Path, defaults: &TrialDefaults) -> Result<(String, Option<i32>, Params), IngestError> {
+pub fn trial_keys(
+    path: &Path,
+    defaults: &TrialDefaults,
+) -> Result<(String, Option<i32>, Params), IngestError> {
     let mut arm = defaults.arm.clone();
     let mut repeat = None;
     let mut params = defaults.params.clone();
     for comp in path.parent().into_iter().flat_map(|p| p.components()) {
         let seg = comp.as_os_str().to_string_lossy();
-        let Some((k, v)) = seg.split_once('=') else { continue };
+        let Some((k, v)) = seg.split_once('=') else {
+            continue;
+        };
         if k.is_empty() {
             continue;
         }
@@ -175,7 +227,10 @@ pub fn trial_keys(path: &Path, defaults: &TrialDefaults) -> Result<(String, Opti
 /// order within each arm × params.
 ///
 /// Returns the run's rows and, indexed by trial id, the file each trial came from.
-pub fn assemble(files: Vec<ParsedFile>, defaults: &TrialDefaults) -> Result<(RunData, Vec<PathBuf>), IngestError> {
+pub fn assemble(
+    files: Vec<ParsedFile>,
+    defaults: &TrialDefaults,
+) -> Result<(RunData, Vec<PathBuf>), IngestError> {
     struct Pending {
         file: ParsedFile,
         arm: String,
@@ -186,17 +241,34 @@ pub fn assemble(files: Vec<ParsedFile>, defaults: &TrialDefaults) -> Result<(Run
     let mut pending = Vec::new();
     for file in files {
         let (arm, repeat, params) = trial_keys(&file.path, defaults)?;
-        let first_ns = file.requests.iter().map(|r| r.start_ns).min().unwrap_or(i64::MAX);
-        pending.push(Pending { file, arm, repeat, params, first_ns });
+        let first_ns = file
+            .requests
+            .iter()
+            .map(|r| r.start_ns)
+            .min()
+            .unwrap_or(i64::MAX);
+        pending.push(Pending {
+            file,
+            arm,
+            repeat,
+            params,
+            first_ns,
+        });
     }
-    pending.sort_by(|a, b| a.first_ns.cmp(&b.first_ns).then_with(|| a.file.path.cmp(&b.file.path)));
+    pending.sort_by(|a, b| {
+        a.first_ns
+            .cmp(&b.first_ns)
+            .then_with(|| a.file.path.cmp(&b.file.path))
+    });
     let mut next_repeat: BTreeMap<(String, Params), i32> = BTreeMap::new();
     let mut data = RunData::default();
     let mut sources = Vec::new();
     for (seq, p) in pending.into_iter().enumerate() {
         sources.push(p.file.path.clone());
         let trial_id = seq as i32;
-        let counter = next_repeat.entry((p.arm.clone(), p.params.clone())).or_insert(0);
+        let counter = next_repeat
+            .entry((p.arm.clone(), p.params.clone()))
+            .or_insert(0);
         let repeat = p.repeat.unwrap_or(*counter);
         *counter = (*counter).max(repeat + 1);
         let starts = p.file.requests.iter().map(|r| r.start_ns);
@@ -224,10 +296,11 @@ pub fn assemble(files: Vec<ParsedFile>, defaults: &TrialDefaults) -> Result<(Run
             finished_at_us: end.map(|e| e / 1000),
             wall_ns: start.zip(end).map(|(s, e)| e - s),
         });
-        data.requests.extend(p.file.requests.into_iter().map(|mut r| {
-            r.trial_id = trial_id;
-            r
-        }));
+        data.requests
+            .extend(p.file.requests.into_iter().map(|mut r| {
+                r.trial_id = trial_id;
+                r
+            }));
     }
     if defaults.discard_first {
         mark_cold_starts(&mut data.trials);
@@ -239,13 +312,16 @@ pub fn assemble(files: Vec<ParsedFile>, defaults: &TrialDefaults) -> Result<(Run
 pub fn mark_cold_starts(trials: &mut [Trial]) {
     let mut first: BTreeMap<(String, Params), (i32, usize)> = BTreeMap::new();
     for (i, t) in trials.iter().enumerate() {
-        let e = first.entry((t.arm.clone(), t.params.clone())).or_insert((t.repeat, i));
+        let e = first
+            .entry((t.arm.clone(), t.params.clone()))
+            .or_insert((t.repeat, i));
         if t.repeat < e.0 {
             *e = (t.repeat, i);
         }
     }
     for (_, (_, i)) in first {
         trials[i].discarded = true;
-        trials[i].discard_reason = Some("cold start (first repeat after a fresh start)".to_string());
+        trials[i].discard_reason =
+            Some("cold start (first repeat after a fresh start)".to_string());
     }
 }

@@ -25,13 +25,22 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("artifacts", include_str!("views/01_artifacts.sql")),
     ("annotations", include_str!("views/01_annotations.sql")),
     ("trial_window", include_str!("views/10_trial_window.sql")),
-    ("trial_requests", include_str!("views/11_trial_requests.sql")),
+    (
+        "trial_requests",
+        include_str!("views/11_trial_requests.sql"),
+    ),
     ("trial_cpu", include_str!("views/12_trial_cpu.sql")),
     ("trial_proc", include_str!("views/13_trial_proc.sql")),
     ("trial_figures", include_str!("views/20_trial_figures.sql")),
     ("arm_medians", include_str!("views/30_arm_medians.sql")),
-    ("arm_proc_medians", include_str!("views/31_arm_proc_medians.sql")),
-    ("metric_medians", include_str!("views/32_metric_medians.sql")),
+    (
+        "arm_proc_medians",
+        include_str!("views/31_arm_proc_medians.sql"),
+    ),
+    (
+        "metric_medians",
+        include_str!("views/32_metric_medians.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -39,7 +48,10 @@ pub enum QueryError {
     #[error("{0}")]
     DataFusion(#[from] DataFusionError),
     #[error("defining view `{view}`: {source}")]
-    View { view: &'static str, source: DataFusionError },
+    View {
+        view: &'static str,
+        source: DataFusionError,
+    },
     #[error("reading query result: {0}")]
     Decode(String),
 }
@@ -66,10 +78,13 @@ impl Query {
                 table_partition_cols: vec![("suite".to_string(), DataType::Utf8)],
                 ..Default::default()
             };
-            ctx.register_parquet(format!("raw_{}", table.name()), &dir, options).await?;
+            ctx.register_parquet(format!("raw_{}", table.name()), &dir, options)
+                .await?;
         }
         for (view, sql) in VIEWS {
-            ctx.sql(sql).await.map_err(|source| QueryError::View { view, source })?;
+            ctx.sql(sql)
+                .await
+                .map_err(|source| QueryError::View { view, source })?;
         }
         Ok(Query { ctx })
     }
@@ -92,7 +107,9 @@ impl Query {
 }
 
 /// Batches as a JSON array of objects (`--format json`).
-pub fn batches_to_json(batches: &[RecordBatch]) -> Result<Vec<u8>, datafusion::arrow::error::ArrowError> {
+pub fn batches_to_json(
+    batches: &[RecordBatch],
+) -> Result<Vec<u8>, datafusion::arrow::error::ArrowError> {
     let mut writer = datafusion::arrow::json::ArrayWriter::new(Vec::new());
     for b in batches {
         writer.write(b)?;
@@ -103,8 +120,12 @@ pub fn batches_to_json(batches: &[RecordBatch]) -> Result<Vec<u8>, datafusion::a
 }
 
 /// Batches as CSV with a header row (`--format csv`).
-pub fn batches_to_csv(batches: &[RecordBatch]) -> Result<Vec<u8>, datafusion::arrow::error::ArrowError> {
-    let mut writer = datafusion::arrow::csv::WriterBuilder::new().with_header(true).build(Vec::new());
+pub fn batches_to_csv(
+    batches: &[RecordBatch],
+) -> Result<Vec<u8>, datafusion::arrow::error::ArrowError> {
+    let mut writer = datafusion::arrow::csv::WriterBuilder::new()
+        .with_header(true)
+        .build(Vec::new());
     for b in batches {
         writer.write(b)?;
     }
@@ -112,7 +133,9 @@ pub fn batches_to_csv(batches: &[RecordBatch]) -> Result<Vec<u8>, datafusion::ar
 }
 
 /// Batches as an aligned text table (`--format table`).
-pub fn batches_to_table(batches: &[RecordBatch]) -> Result<String, datafusion::arrow::error::ArrowError> {
+pub fn batches_to_table(
+    batches: &[RecordBatch],
+) -> Result<String, datafusion::arrow::error::ArrowError> {
     Ok(datafusion::arrow::util::pretty::pretty_format_batches(batches)?.to_string())
 }
 

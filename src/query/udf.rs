@@ -27,7 +27,11 @@ pub fn quantile_cont(values: &mut [f64], p: f64) -> Option<f64> {
     let h = p * (values.len() - 1) as f64;
     let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
     let (a, b) = (values[lo], values[hi]);
-    Some(if lo == hi { a } else { a + (h - lo as f64) * (b - a) })
+    Some(if lo == hi {
+        a
+    } else {
+        a + (h - lo as f64) * (b - a)
+    })
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -53,17 +57,30 @@ impl AggregateUDFImpl for QuantileCont {
     }
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
         let item = Field::new_list_field(DataType::Float64, true);
-        Ok(vec![Field::new(format!("{}[values]", args.name), DataType::List(Arc::new(item)), true).into()])
+        Ok(vec![
+            Field::new(
+                format!("{}[values]", args.name),
+                DataType::List(Arc::new(item)),
+                true,
+            )
+            .into(),
+        ])
     }
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
         // A constant evaluates without input rows; a column would not.
         let empty = RecordBatch::new_empty(Arc::new(Schema::empty()));
-        let p = args.exprs.get(1).and_then(|e| match e.evaluate(&empty).ok()? {
-            ColumnarValue::Scalar(ScalarValue::Float64(Some(p))) => Some(p),
-            _ => None,
-        });
+        let p = args
+            .exprs
+            .get(1)
+            .and_then(|e| match e.evaluate(&empty).ok()? {
+                ColumnarValue::Scalar(ScalarValue::Float64(Some(p))) => Some(p),
+                _ => None,
+            });
         match p {
-            Some(p) if (0.0..=1.0).contains(&p) => Ok(Box::new(QuantileAcc { p, values: Vec::new() })),
+            Some(p) if (0.0..=1.0).contains(&p) => Ok(Box::new(QuantileAcc {
+                p,
+                values: Vec::new(),
+            })),
             _ => plan_err!("quantile_cont(x, p): p must be a constant between 0 and 1"),
         }
     }
@@ -83,7 +100,8 @@ impl Accumulator for QuantileAcc {
     }
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
         for list in states[0].as_list::<i32>().iter().flatten() {
-            self.values.extend(list.as_primitive::<Float64Type>().iter().flatten());
+            self.values
+                .extend(list.as_primitive::<Float64Type>().iter().flatten());
         }
         Ok(())
     }
@@ -99,7 +117,10 @@ impl Accumulator for QuantileAcc {
         Ok(vec![ScalarValue::List(Arc::new(list))])
     }
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        Ok(ScalarValue::Float64(quantile_cont(&mut self.values, self.p)))
+        Ok(ScalarValue::Float64(quantile_cont(
+            &mut self.values,
+            self.p,
+        )))
     }
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.values.capacity() * std::mem::size_of::<f64>()

@@ -40,8 +40,10 @@ pub fn cdf_points(values: &mut [f64], max_points: usize) -> Vec<(f64, f64)> {
         return Vec::new();
     }
     let step = n.div_ceil(max_points.max(1));
-    let mut out: Vec<(f64, f64)> =
-        (0..n).step_by(step).map(|i| (values[i], (i + 1) as f64 / n as f64)).collect();
+    let mut out: Vec<(f64, f64)> = (0..n)
+        .step_by(step)
+        .map(|i| (values[i], (i + 1) as f64 / n as f64))
+        .collect();
     if out.last().map(|p| p.1) != Some(1.0) {
         out.push((values[n - 1], 1.0));
     }
@@ -57,7 +59,10 @@ pub fn line_chart(
     y_label: &str,
     series: &[Series],
 ) -> Result<String, ChartError> {
-    let err = |e: &dyn std::fmt::Display| ChartError { title: title.to_string(), message: e.to_string() };
+    let err = |e: &dyn std::fmt::Display| ChartError {
+        title: title.to_string(),
+        message: e.to_string(),
+    };
     let pts = series.iter().flat_map(|s| s.points.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(x, y) in pts {
@@ -69,10 +74,10 @@ pub fn line_chart(
     if x0 > x1 {
         (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
     }
-    if x1 - x0 < f64::EPSILON {
+    if (x1 - x0).abs() < f64::EPSILON {
         x1 = x0 + 1.0;
     }
-    if y1 - y0 < f64::EPSILON {
+    if (y1 - y0).abs() < f64::EPSILON {
         y1 = y0 + 1.0;
     }
     let y0 = y0.min(0.0);
@@ -98,10 +103,15 @@ pub fn line_chart(
         for (i, s) in series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    s.points.iter().copied(),
+                    color.stroke_width(2),
+                ))
                 .map_err(|e| err(&e))?
                 .label(s.label.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+                });
         }
         chart
             .configure_series_labels()
@@ -117,12 +127,17 @@ pub fn line_chart(
 }
 
 fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Inserts `<title>`/`<desc>` right after the opening `<svg …>` tag and marks it as an image.
 fn add_accessibility(svg: &str, title: &str, description: &str) -> String {
-    let Some(open_end) = svg.find('>') else { return svg.to_string() };
+    let Some(open_end) = svg.find('>') else {
+        return svg.to_string();
+    };
     let (head, rest) = svg.split_at(open_end);
     format!(
         "{head} role=\"img\"><title>{}</title><desc>{}</desc>{}",
@@ -139,7 +154,10 @@ mod tests {
     #[test]
     fn cdf_of_four_values() {
         let mut v = vec![4.0, 1.0, 3.0, 2.0];
-        assert_eq!(cdf_points(&mut v, 100), vec![(1.0, 0.25), (2.0, 0.5), (3.0, 0.75), (4.0, 1.0)]);
+        assert_eq!(
+            cdf_points(&mut v, 100),
+            vec![(1.0, 0.25), (2.0, 0.5), (3.0, 0.75), (4.0, 1.0)]
+        );
     }
 
     #[test]
@@ -152,7 +170,10 @@ mod tests {
 
     #[test]
     fn chart_escapes_labels_and_describes_itself() {
-        let s = Series { label: "<b>arm</b>".into(), points: vec![(1.0, 0.5), (2.0, 1.0)] };
+        let s = Series {
+            label: "<b>arm</b>".into(),
+            points: vec![(1.0, 0.5), (2.0, 1.0)],
+        };
         let svg = line_chart("t <x>", "d & e", "latency (ms)", "fraction", &[s]).unwrap();
         assert!(svg.contains("<title>t &lt;x&gt;</title>"));
         assert!(svg.contains("<desc>d &amp; e</desc>"));

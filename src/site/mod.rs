@@ -131,7 +131,10 @@ fn int(v: Option<i64>) -> String {
 /// `2025-10-07T05:00:07.532900Z` → `2025-10-07 05:00:07 UTC`.
 fn time(ts: &str) -> String {
     match chrono::DateTime::parse_from_rfc3339(ts) {
-        Ok(t) => t.with_timezone(&chrono::Utc).format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        Ok(t) => t
+            .with_timezone(&chrono::Utc)
+            .format("%Y-%m-%d %H:%M:%S UTC")
+            .to_string(),
         Err(_) => ts.to_string(),
     }
 }
@@ -140,7 +143,11 @@ fn time(ts: &str) -> String {
 pub fn params_text(json: &str) -> String {
     match serde_json::from_str::<BTreeMap<String, String>>(json) {
         Ok(m) if m.is_empty() => "—".to_string(),
-        Ok(m) => m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+        Ok(m) => m
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
         Err(_) => json.to_string(),
     }
 }
@@ -270,21 +277,33 @@ impl Writer {
             return Ok(());
         }
         let dir = path.parent().expect("page has a parent");
-        fs::create_dir_all(dir).map_err(|source| SiteError::Io { path: dir.to_path_buf(), source })?;
-        fs::write(&path, bytes).map_err(|source| SiteError::Io { path: path.clone(), source })?;
+        fs::create_dir_all(dir).map_err(|source| SiteError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        fs::write(&path, bytes).map_err(|source| SiteError::Io {
+            path: path.clone(),
+            source,
+        })?;
         self.report.written += 1;
         Ok(())
     }
 
     fn page(&mut self, rel: &str, page: &impl Template) -> Result<(), SiteError> {
-        let html = page.render().map_err(|source| SiteError::Render { page: rel.to_string(), source })?;
+        let html = page.render().map_err(|source| SiteError::Render {
+            page: rel.to_string(),
+            source,
+        })?;
         self.put(rel, html.as_bytes())
     }
 }
 
 /// Builds the whole site into `out`.
 pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> {
-    let mut w = Writer { out: out.to_path_buf(), report: BuildReport::default() };
+    let mut w = Writer {
+        out: out.to_path_buf(),
+        report: BuildReport::default(),
+    };
     let css_hash = &hex::encode(Sha256::digest(CSS.as_bytes()))[..10];
     let css = format!("assets/style.{css_hash}.css");
     w.put(&css, CSS.as_bytes())?;
@@ -298,8 +317,9 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
              ON r.run_id = t.run_id ORDER BY r.suite, r.run_no DESC",
         )
         .await?;
-    let notes: Vec<NoteRow> =
-        query.rows("SELECT run_id, at, text FROM annotations ORDER BY run_id, at, text").await?;
+    let notes: Vec<NoteRow> = query
+        .rows("SELECT run_id, at, text FROM annotations ORDER BY run_id, at, text")
+        .await?;
     let mut notes_by_run: BTreeMap<&str, Vec<&NoteRow>> = BTreeMap::new();
     for n in &notes {
         notes_by_run.entry(n.run_id.as_str()).or_default().push(n);
@@ -308,9 +328,15 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
     let mut suites: Vec<SuiteView> = Vec::new();
     for r in &runs {
         if suites.last().is_none_or(|s| s.name != r.suite) {
-            suites.push(SuiteView { name: r.suite.clone(), runs: Vec::new() });
+            suites.push(SuiteView {
+                name: r.suite.clone(),
+                runs: Vec::new(),
+            });
         }
-        let note = notes_by_run.get(r.run_id.as_str()).and_then(|v| v.last()).map(|n| n.text.clone());
+        let note = notes_by_run
+            .get(r.run_id.as_str())
+            .and_then(|v| v.last())
+            .map(|n| n.text.clone());
         suites.last_mut().expect("pushed above").runs.push(RunLink {
             href: format!("runs/{}/index.html", r.run_id),
             number: format!("#{}", r.run_no),
@@ -322,7 +348,15 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
             note: note.unwrap_or_default(),
         });
     }
-    w.page("index.html", &IndexPage { root: String::new(), css: css.clone(), title: "perfhouse".into(), suites })?;
+    w.page(
+        "index.html",
+        &IndexPage {
+            root: String::new(),
+            css: css.clone(),
+            title: "perfhouse".into(),
+            suites,
+        },
+    )?;
 
     for r in &runs {
         let page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css).await?;
@@ -340,13 +374,19 @@ async fn run_page(
 ) -> Result<RunPage, SiteError> {
     let id = lit(&r.run_id);
     let medians: Vec<MedianRow> = query
-        .rows(&format!("SELECT * FROM arm_medians WHERE run_id = {id} ORDER BY params, arm"))
+        .rows(&format!(
+            "SELECT * FROM arm_medians WHERE run_id = {id} ORDER BY params, arm"
+        ))
         .await?;
     let metric_medians: Vec<MetricMedianRow> = query
-        .rows(&format!("SELECT * FROM metric_medians WHERE run_id = {id} ORDER BY name, params, arm"))
+        .rows(&format!(
+            "SELECT * FROM metric_medians WHERE run_id = {id} ORDER BY name, params, arm"
+        ))
         .await?;
     let trials: Vec<TrialRow> = query
-        .rows(&format!("SELECT * FROM trial_figures WHERE run_id = {id} ORDER BY seq, trial_id"))
+        .rows(&format!(
+            "SELECT * FROM trial_figures WHERE run_id = {id} ORDER BY seq, trial_id"
+        ))
         .await?;
     let latencies: Vec<LatencyRow> = query
         .rows(&format!(
@@ -359,39 +399,82 @@ async fn run_page(
         .await?;
 
     let mut meta = vec![
-        KeyValue { key: "run id".into(), value: r.run_id.clone() },
-        KeyValue { key: "started".into(), value: time(&r.started_at) },
-        KeyValue { key: "finished".into(), value: time(&r.finished_at) },
-        KeyValue { key: "source".into(), value: r.source.clone() },
-        KeyValue { key: "status".into(), value: r.status.clone() },
+        KeyValue {
+            key: "run id".into(),
+            value: r.run_id.clone(),
+        },
+        KeyValue {
+            key: "started".into(),
+            value: time(&r.started_at),
+        },
+        KeyValue {
+            key: "finished".into(),
+            value: time(&r.finished_at),
+        },
+        KeyValue {
+            key: "source".into(),
+            value: r.source.clone(),
+        },
+        KeyValue {
+            key: "status".into(),
+            value: r.status.clone(),
+        },
     ];
-    for (key, value) in [("git commit", &r.git_commit), ("git branch", &r.git_branch), ("host", &r.host)] {
+    for (key, value) in [
+        ("git commit", &r.git_commit),
+        ("git branch", &r.git_branch),
+        ("host", &r.host),
+    ] {
         if let Some(v) = value {
-            meta.push(KeyValue { key: key.into(), value: v.clone() });
+            meta.push(KeyValue {
+                key: key.into(),
+                value: v.clone(),
+            });
         }
     }
     if r.labels != "{}" {
-        meta.push(KeyValue { key: "labels".into(), value: params_text(&r.labels) });
+        meta.push(KeyValue {
+            key: "labels".into(),
+            value: params_text(&r.labels),
+        });
     }
 
     // Latency CDFs: one chart per parameter set, one line per arm, over kept trials' requests.
     let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
     for l in &latencies {
-        groups.entry(&l.params).or_default().entry(&l.arm).or_default().push(l.latency_ns as f64 / 1e6);
+        groups
+            .entry(&l.params)
+            .or_default()
+            .entry(&l.arm)
+            .or_default()
+            .push(l.latency_ns as f64 / 1e6);
     }
     let mut charts = Vec::new();
     for (params, arms) in groups {
         let series: Vec<Series> = arms
             .into_iter()
-            .map(|(arm, mut v)| Series { label: format!("{arm} (n={})", v.len()), points: charts::cdf_points(&mut v, 400) })
+            .map(|(arm, mut v)| Series {
+                label: format!("{arm} (n={})", v.len()),
+                points: charts::cdf_points(&mut v, 400),
+            })
             .collect();
         let title = format!("Request latency CDF, {}", params_text(params));
         let desc = format!(
             "Cumulative distribution of request latency in milliseconds for arms {} at {}.",
-            series.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", "),
+            series
+                .iter()
+                .map(|s| s.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             params_text(params)
         );
-        let svg = charts::line_chart(&title, &desc, "request latency (ms)", "fraction of requests", &series)?;
+        let svg = charts::line_chart(
+            &title,
+            &desc,
+            "request latency (ms)",
+            "fraction of requests",
+            &series,
+        )?;
         charts.push(ChartView { svg });
     }
 
@@ -403,7 +486,14 @@ async fn run_page(
         number: format!("#{}", r.run_no),
         meta,
         notes: notes
-            .map(|v| v.iter().map(|n| NoteView { at: time(&n.at), text: n.text.clone() }).collect())
+            .map(|v| {
+                v.iter()
+                    .map(|n| NoteView {
+                        at: time(&n.at),
+                        text: n.text.clone(),
+                    })
+                    .collect()
+            })
             .unwrap_or_default(),
         medians: medians
             .into_iter()
@@ -444,7 +534,11 @@ async fn run_page(
                 params: params_text(&t.params),
                 repeat: t.repeat.to_string(),
                 status: t.status,
-                discarded: if t.discarded { t.discard_reason.unwrap_or_else(|| "yes".into()) } else { String::new() },
+                discarded: if t.discarded {
+                    t.discard_reason.unwrap_or_else(|| "yes".into())
+                } else {
+                    String::new()
+                },
                 requests: int(t.requests),
                 completed: int(t.completed),
                 failed: format!("{} / {}", int(t.errors), int(t.cancelled)),

@@ -34,7 +34,10 @@ pub enum WarehouseError {
     #[error("{path}: {source}")]
     Parquet { path: PathBuf, source: ParquetError },
     #[error("building the {table} batch: {source}")]
-    Arrow { table: &'static str, source: ArrowError },
+    Arrow {
+        table: &'static str,
+        source: ArrowError,
+    },
     #[error("suite name is empty: give --suite NAME")]
     EmptySuite,
     #[error("no run {0} in the warehouse (see `perfhouse query \"select run_id from runs\"`)")]
@@ -44,7 +47,10 @@ pub enum WarehouseError {
 type Result<T, E = WarehouseError> = std::result::Result<T, E>;
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> WarehouseError + '_ {
-    move |source| WarehouseError::Io { path: path.to_path_buf(), source }
+    move |source| WarehouseError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// Percent-encodes a suite name for its Hive partition directory. Letters, digits and `-_.`
@@ -53,8 +59,7 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> WarehouseError + '_ {
 pub fn encode_partition_value(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_') || (b == b'.' && !out.is_empty())
-        {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_') || (b == b'.' && !out.is_empty()) {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -141,18 +146,23 @@ impl Warehouse {
     }
 
     fn partition_dir(&self, table: Table, suite: &str) -> PathBuf {
-        self.table_dir(table).join(format!("suite={}", encode_partition_value(suite)))
+        self.table_dir(table)
+            .join(format!("suite={}", encode_partition_value(suite)))
     }
 
     /// Parquet files of a table, with the suite each belongs to, sorted by path.
     pub fn table_files(&self, table: Table) -> Result<Vec<(String, PathBuf)>> {
         let mut out = Vec::new();
         let dir = self.table_dir(table);
-        let Ok(entries) = fs::read_dir(&dir) else { return Ok(out) };
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return Ok(out);
+        };
         for entry in entries {
             let entry = entry.map_err(io_err(&dir))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let Some(encoded) = name.strip_prefix("suite=") else { continue };
+            let Some(encoded) = name.strip_prefix("suite=") else {
+                continue;
+            };
             let suite = decode_partition_value(encoded);
             let part = entry.path();
             for file in fs::read_dir(&part).map_err(io_err(&part))? {
@@ -168,8 +178,14 @@ impl Warehouse {
 
     fn read_file(path: &Path) -> Result<Vec<RecordBatch>> {
         let file = File::open(path).map_err(io_err(path))?;
-        let perr = |source| WarehouseError::Parquet { path: path.to_path_buf(), source };
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file).map_err(perr)?.build().map_err(perr)?;
+        let perr = |source| WarehouseError::Parquet {
+            path: path.to_path_buf(),
+            source,
+        };
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(perr)?
+            .build()
+            .map_err(perr)?;
         reader
             .collect::<Result<Vec<_>, ArrowError>>()
             .map_err(|e| perr(ParquetError::ArrowError(e.to_string())))
@@ -180,9 +196,14 @@ impl Warehouse {
         let mut out = Vec::new();
         for (suite, path) in self.table_files(Table::Runs)? {
             for batch in Self::read_file(&path)? {
-                let ids = batch.column_by_name("run_id").expect("runs.run_id").as_string::<i32>();
-                let digests =
-                    batch.column_by_name("input_digest").expect("runs.input_digest").as_string::<i32>();
+                let ids = batch
+                    .column_by_name("run_id")
+                    .expect("runs.run_id")
+                    .as_string::<i32>();
+                let digests = batch
+                    .column_by_name("input_digest")
+                    .expect("runs.input_digest")
+                    .as_string::<i32>();
                 for i in 0..batch.num_rows() {
                     out.push(RunEntry {
                         run_id: ids.value(i).to_string(),
@@ -217,10 +238,18 @@ impl Warehouse {
             fs::create_dir_all(dir).map_err(io_err(dir))?;
             let tmp = dest.with_extension("tmp");
             fs::copy(source, &tmp).map_err(io_err(&tmp))?;
-            File::open(&tmp).and_then(|f| f.sync_all()).map_err(io_err(&tmp))?;
+            File::open(&tmp)
+                .and_then(|f| f.sync_all())
+                .map_err(io_err(&tmp))?;
             fs::rename(&tmp, &dest).map_err(io_err(&dest))?;
         }
-        Ok(Artifact { trial_id: None, name: name.to_string(), sha256: sha, bytes, stored_path: rel })
+        Ok(Artifact {
+            trial_id: None,
+            name: name.to_string(),
+            sha256: sha,
+            bytes,
+            stored_path: rel,
+        })
     }
 
     /// Appends one run atomically: every table's file first, `runs` last. When a run with the
@@ -235,25 +264,59 @@ impl Warehouse {
             return Ok(Some(existing));
         }
         let id = run.run_id.as_str();
-        let arrow = |table: Table| move |source| WarehouseError::Arrow { table: table.name(), source };
+        let arrow = |table: Table| {
+            move |source| WarehouseError::Arrow {
+                table: table.name(),
+                source,
+            }
+        };
         let notes: Vec<Annotation> = data
             .notes
             .iter()
-            .map(|text| Annotation { run_id: id.to_string(), at_us: run.ingested_at_us, text: text.clone() })
+            .map(|text| Annotation {
+                run_id: id.to_string(),
+                at_us: run.ingested_at_us,
+                text: text.clone(),
+            })
             .collect();
         let mut batches: Vec<(Table, RecordBatch)> = Vec::new();
-        let mut push = |table: Table, rows: usize, b: Result<RecordBatch, ArrowError>| -> Result<()> {
-            if rows > 0 {
-                batches.push((table, b.map_err(arrow(table))?));
-            }
-            Ok(())
-        };
-        push(Table::Trials, data.trials.len(), batch::trials(id, &data.trials))?;
-        push(Table::Metrics, data.metrics.len(), batch::metrics(id, &data.metrics))?;
-        push(Table::Requests, data.requests.len(), batch::requests(id, &data.requests))?;
-        push(Table::CpuSamples, data.cpu_samples.len(), batch::cpu_samples(id, &data.cpu_samples))?;
-        push(Table::Stacks, data.stacks.len(), batch::stacks(id, &data.stacks))?;
-        push(Table::Artifacts, data.artifacts.len(), batch::artifacts(id, &data.artifacts))?;
+        let mut push =
+            |table: Table, rows: usize, b: Result<RecordBatch, ArrowError>| -> Result<()> {
+                if rows > 0 {
+                    batches.push((table, b.map_err(arrow(table))?));
+                }
+                Ok(())
+            };
+        push(
+            Table::Trials,
+            data.trials.len(),
+            batch::trials(id, &data.trials),
+        )?;
+        push(
+            Table::Metrics,
+            data.metrics.len(),
+            batch::metrics(id, &data.metrics),
+        )?;
+        push(
+            Table::Requests,
+            data.requests.len(),
+            batch::requests(id, &data.requests),
+        )?;
+        push(
+            Table::CpuSamples,
+            data.cpu_samples.len(),
+            batch::cpu_samples(id, &data.cpu_samples),
+        )?;
+        push(
+            Table::Stacks,
+            data.stacks.len(),
+            batch::stacks(id, &data.stacks),
+        )?;
+        push(
+            Table::Artifacts,
+            data.artifacts.len(),
+            batch::artifacts(id, &data.artifacts),
+        )?;
         push(Table::Annotations, notes.len(), batch::annotations(&notes))?;
         push(Table::Runs, 1, batch::runs(run))?;
         for (table, b) in batches {
@@ -267,9 +330,15 @@ impl Warehouse {
     pub fn annotate(&self, run_id: &str, text: &str, at_us: i64) -> Result<()> {
         let entry = self.find_run(run_id)?;
         let _lock = Lock::acquire(&self.root)?;
-        let note = Annotation { run_id: run_id.to_string(), at_us, text: text.to_string() };
-        let b = batch::annotations(&[note])
-            .map_err(|source| WarehouseError::Arrow { table: "annotations", source })?;
+        let note = Annotation {
+            run_id: run_id.to_string(),
+            at_us,
+            text: text.to_string(),
+        };
+        let b = batch::annotations(&[note]).map_err(|source| WarehouseError::Arrow {
+            table: "annotations",
+            source,
+        })?;
         let dir = self.partition_dir(Table::Annotations, &entry.suite);
         let file = format!("{run_id}-note-{}.parquet", uuid::Uuid::now_v7());
         write_atomic(&dir, &file, &[b])
@@ -302,7 +371,8 @@ impl Warehouse {
                     let all_committed = batches.iter().all(|b| {
                         let ids = b.column_by_name("run_id").expect("every table has run_id");
                         let ids = ids.as_string::<i32>();
-                        (0..b.num_rows()).all(|i| ids.is_null(i) || committed.contains(ids.value(i)))
+                        (0..b.num_rows())
+                            .all(|i| ids.is_null(i) || committed.contains(ids.value(i)))
                     });
                     if all_committed {
                         kept_files += 1;
@@ -329,7 +399,9 @@ impl Warehouse {
                 let live = self.partition_dir(table, &suite);
                 exchange(&staging, &live)?;
                 fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
-                report.merged.push((table.name(), suite.clone(), files.len()));
+                report
+                    .merged
+                    .push((table.name(), suite.clone(), files.len()));
             }
         }
         let _ = fs::remove_dir_all(self.root.join(".staging"));
@@ -368,7 +440,13 @@ fn exchange(a: &Path, b: &Path) -> Result<()> {
     let cb = CString::new(b.as_os_str().as_bytes()).expect("path without NUL");
     // SAFETY: two valid NUL-terminated paths; the syscall has no other preconditions.
     let rc = unsafe {
-        libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE)
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
     };
     if rc != 0 {
         return Err(io_err(b)(io::Error::last_os_error()));
@@ -377,7 +455,9 @@ fn exchange(a: &Path, b: &Path) -> Result<()> {
 }
 
 fn fsync_dir(dir: &Path) -> Result<()> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io_err(dir))
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_err(dir))
 }
 
 /// Writes `batches` to `dir/name` through `name.tmp`, fsync, rename, fsync of the directory.
@@ -385,9 +465,14 @@ pub fn write_atomic(dir: &Path, name: &str, batches: &[RecordBatch]) -> Result<(
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let path = dir.join(name);
     let tmp = dir.join(format!("{name}.tmp"));
-    let perr = |source| WarehouseError::Parquet { path: tmp.clone(), source };
+    let perr = |source| WarehouseError::Parquet {
+        path: tmp.clone(),
+        source,
+    };
     let file = File::create(&tmp).map_err(io_err(&tmp))?;
-    let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
     let schema = batches[0].schema();
     let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(perr)?;
     for b in batches {
@@ -407,7 +492,14 @@ mod tests {
 
     #[test]
     fn partition_values_round_trip_and_stay_inside() {
-        for s in ["dynamo-frontend", "<script>alert(1)</script>", "../../etc", "a b/c", ".", "é"] {
+        for s in [
+            "dynamo-frontend",
+            "<script>alert(1)</script>",
+            "../../etc",
+            "a b/c",
+            ".",
+            "é",
+        ] {
             let enc = encode_partition_value(s);
             assert!(!enc.contains('/') && !enc.starts_with('.'), "{enc}");
             assert_eq!(decode_partition_value(&enc), s);

@@ -35,7 +35,12 @@ pub fn stderr(o: &Output) -> String {
 /// Runs and asserts success, returning stdout.
 pub fn ok(warehouse: &Path, args: &[&str]) -> String {
     let o = perfhouse(warehouse, args);
-    assert!(o.status.success(), "perfhouse {args:?} failed:\n{}\n{}", stdout(&o), stderr(&o));
+    assert!(
+        o.status.success(),
+        "perfhouse {args:?} failed:\n{}\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
     stdout(&o)
 }
 
