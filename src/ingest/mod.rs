@@ -321,7 +321,6 @@ pub fn mark_cold_starts(trials: &mut [Trial]) {
     }
     for (_, (_, i)) in first {
         trials[i].discarded = true;
-        trials[i].discard_reason =
-            Some("cold start (first repeat after a fresh start)".to_string());
+        trials[i].discard_reason = Some("cold start".to_string());
     }
 }

@@ -152,6 +152,63 @@ pub fn params_text(json: &str) -> String {
     }
 }
 
+/// What the trials of one run have in common: parameters with one value across every trial
+/// are shown once in the run's header, so tables and chart titles name only what varies.
+struct ParamLayout {
+    fixed: BTreeMap<String, String>,
+}
+
+fn parse_params(json: &str) -> BTreeMap<String, String> {
+    serde_json::from_str(json).unwrap_or_default()
+}
+
+impl ParamLayout {
+    fn new<'a>(all: impl Iterator<Item = &'a str>) -> ParamLayout {
+        let mut fixed: Option<BTreeMap<String, String>> = None;
+        for json in all {
+            let p = parse_params(json);
+            fixed = Some(match fixed {
+                None => p,
+                Some(f) => f.into_iter().filter(|(k, v)| p.get(k) == Some(v)).collect(),
+            });
+        }
+        ParamLayout {
+            fixed: fixed.unwrap_or_default(),
+        }
+    }
+
+    /// The varying part of a parameter set as `k=v k=v`, `—` when nothing varies.
+    fn varying(&self, json: &str) -> String {
+        let text: Vec<String> = parse_params(json)
+            .into_iter()
+            .filter(|(k, _)| !self.fixed.contains_key(k))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        if text.is_empty() {
+            "—".to_string()
+        } else {
+            text.join(" ")
+        }
+    }
+}
+
+/// Orders parameter sets as people read them: numbers by value (8 before 32), text by text.
+fn cmp_params(a: &str, b: &str) -> std::cmp::Ordering {
+    let (a, b) = (parse_params(a), parse_params(b));
+    for ((ka, va), (kb, vb)) in a.iter().zip(b.iter()) {
+        let ord = ka
+            .cmp(kb)
+            .then_with(|| match (va.parse::<f64>(), vb.parse::<f64>()) {
+                (Ok(x), Ok(y)) => x.total_cmp(&y),
+                _ => va.cmp(vb),
+            });
+        if ord.is_ne() {
+            return ord;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 // ---- view models ----------------------------------------------------------------------------
 
 pub struct RunLink {
@@ -432,6 +489,27 @@ async fn run_page(
             });
         }
     }
+    let layout = ParamLayout::new(trials.iter().map(|t| t.params.as_str()));
+    if !layout.fixed.is_empty() {
+        let fixed: Vec<String> = layout
+            .fixed
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        meta.push(KeyValue {
+            key: "params (all trials)".into(),
+            value: fixed.join(" "),
+        });
+    }
+    let mut medians = medians;
+    medians.sort_by(|a, b| cmp_params(&a.params, &b.params).then_with(|| a.arm.cmp(&b.arm)));
+    let mut metric_medians = metric_medians;
+    metric_medians.sort_by(|a, b| {
+        a.name
+            .cmp(&b.name)
+            .then_with(|| cmp_params(&a.params, &b.params))
+            .then_with(|| a.arm.cmp(&b.arm))
+    });
     if r.labels != "{}" {
         meta.push(KeyValue {
             key: "labels".into(),
@@ -449,6 +527,8 @@ async fn run_page(
             .or_default()
             .push(l.latency_ns as f64 / 1e6);
     }
+    let mut groups: Vec<_> = groups.into_iter().collect();
+    groups.sort_by(|a, b| cmp_params(a.0, b.0));
     let mut charts = Vec::new();
     for (params, arms) in groups {
         let series: Vec<Series> = arms
@@ -458,7 +538,10 @@ async fn run_page(
                 points: charts::cdf_points(&mut v, 400),
             })
             .collect();
-        let title = format!("Request latency CDF, {}", params_text(params));
+        let title = match layout.varying(params).as_str() {
+            "—" => "Request latency CDF".to_string(),
+            v => format!("Request latency CDF, {v}"),
+        };
         let desc = format!(
             "Cumulative distribution of request latency in milliseconds for arms {} at {}.",
             series
@@ -499,7 +582,7 @@ async fn run_page(
             .into_iter()
             .map(|m| MedianView {
                 arm: m.arm,
-                params: params_text(&m.params),
+                params: layout.varying(&m.params),
                 n: m.n_trials.to_string(),
                 throughput_rps: num(m.throughput_rps, 2),
                 output_tps: num(m.output_tps, 1),
@@ -516,7 +599,7 @@ async fn run_page(
             .into_iter()
             .map(|m| MetricMedianView {
                 arm: m.arm,
-                params: params_text(&m.params),
+                params: layout.varying(&m.params),
                 name: m.name,
                 unit: m.unit,
                 better: m.better,
@@ -531,7 +614,7 @@ async fn run_page(
                 seq: t.seq.to_string(),
                 trial_id: t.trial_id.to_string(),
                 arm: t.arm,
-                params: params_text(&t.params),
+                params: layout.varying(&t.params),
                 repeat: t.repeat.to_string(),
                 status: t.status,
                 discarded: if t.discarded {
