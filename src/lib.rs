@@ -20,4 +20,5 @@ pub mod ingest;
 pub mod model;
 pub mod query;
 pub mod site;
+pub mod stats;
 pub mod warehouse;

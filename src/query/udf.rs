@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use crate::stats::quantile_cont;
 use datafusion::arrow::array::{ArrayRef, AsArray, Float64Array, ListArray};
 use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Float64Type, Schema};
@@ -17,22 +18,6 @@ use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, Signature, Volatility,
 };
-
-/// Exact linear-interpolation quantile of `values` (sorted in place); `None` when empty.
-pub fn quantile_cont(values: &mut [f64], p: f64) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(|a, b| a.total_cmp(b));
-    let h = p * (values.len() - 1) as f64;
-    let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
-    let (a, b) = (values[lo], values[hi]);
-    Some(if lo == hi {
-        a
-    } else {
-        a + (h - lo as f64) * (b - a)
-    })
-}
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct QuantileCont {
@@ -124,24 +109,5 @@ impl Accumulator for QuantileAcc {
     }
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.values.capacity() * std::mem::size_of::<f64>()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::quantile_cont;
-
-    #[test]
-    fn matches_duckdb_quantile_cont() {
-        // duckdb: select quantile_cont(x, [0.5, 0.9, 0.99]) from (values (100),(200),(300),(400)) t(x)
-        // → [250.0, 370.0, 397.0]
-        let v = [100.0, 200.0, 300.0, 400.0];
-        assert_eq!(quantile_cont(&mut v.clone(), 0.5), Some(250.0));
-        assert_eq!(quantile_cont(&mut v.clone(), 0.9), Some(370.0));
-        assert_eq!(quantile_cont(&mut v.clone(), 0.99), Some(397.0));
-        assert_eq!(quantile_cont(&mut [7.0], 0.99), Some(7.0));
-        assert_eq!(quantile_cont(&mut [], 0.5), None);
-        assert_eq!(quantile_cont(&mut [3.0, 1.0, 2.0], 0.0), Some(1.0));
-        assert_eq!(quantile_cont(&mut [3.0, 1.0, 2.0], 1.0), Some(3.0));
     }
 }

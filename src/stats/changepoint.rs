@@ -1,0 +1,222 @@
+//! Change points in a series: E-divisive means (Matteson & James 2014), the method Apache
+//! Otava (formerly hunter) applies to benchmark history. Binary segmentation: the split that
+//! maximises the energy statistic Q̂ is kept when a permutation test finds it significant, then
+//! each side is searched again.
+
+use super::{Rng, mean};
+
+/// A change: `index` is the first point after it (the first run with the new level).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangePoint {
+    pub index: usize,
+    pub mean_before: f64,
+    pub mean_after: f64,
+    /// (after − before) / |before|.
+    pub magnitude: f64,
+    pub p_value: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// A split is kept when its permutation p-value is at most this.
+    pub alpha: f64,
+    pub permutations: usize,
+    /// Fewest points on either side of a change.
+    pub min_size: usize,
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        // 199 permutations resolve p down to 0.005; alpha 0.01 keeps false alarms on pure
+        // noise near 1 % per series.
+        Options {
+            alpha: 0.01,
+            permutations: 199,
+            min_size: 3,
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// Best split of `x` (index into `x`, Q̂), or `None` when `x` is too short.
+fn best_split(x: &[f64], min_size: usize) -> Option<(usize, f64)> {
+    let n = x.len();
+    if n < 2 * min_size.max(1) {
+        return None;
+    }
+    let total: f64 = (0..n)
+        .map(|i| (i + 1..n).map(|j| (x[i] - x[j]).abs()).sum::<f64>())
+        .sum();
+    // Left = x[..t], right = x[t..]; start with t = 0 (all on the right).
+    let (mut w_left, mut w_right) = (0.0, total);
+    let mut best: Option<(usize, f64)> = None;
+    for t in 1..n {
+        // Move x[t-1] from the right to the left.
+        let v = x[t - 1];
+        w_left += x[..t - 1].iter().map(|y| (v - y).abs()).sum::<f64>();
+        w_right -= x[t..].iter().map(|y| (v - y).abs()).sum::<f64>();
+        let (m, k) = (t as f64, (n - t) as f64);
+        if t < min_size || n - t < min_size {
+            continue;
+        }
+        let between = total - w_left - w_right;
+        let within_l = if t > 1 {
+            2.0 * w_left / (m * (m - 1.0))
+        } else {
+            0.0
+        };
+        let within_r = if n - t > 1 {
+            2.0 * w_right / (k * (k - 1.0))
+        } else {
+            0.0
+        };
+        let q = m * k / (m + k) * (2.0 * between / (m * k) - within_l - within_r);
+        if best.is_none_or(|(_, bq)| q > bq) {
+            best = Some((t, q));
+        }
+    }
+    best
+}
+
+/// Change points of `series`, in index order.
+pub fn e_divisive(series: &[f64], opts: &Options) -> Vec<(usize, f64)> {
+    let mut rng = Rng::new(opts.seed);
+    let mut segments = vec![(0usize, series.len())];
+    let mut found: Vec<(usize, f64)> = Vec::new();
+    loop {
+        // The strongest candidate over all current segments.
+        let candidate = segments
+            .iter()
+            .enumerate()
+            .filter_map(|(si, &(a, b))| {
+                best_split(&series[a..b], opts.min_size).map(|(t, q)| (si, a + t, q))
+            })
+            .max_by(|x, y| x.2.total_cmp(&y.2));
+        let Some((si, cut, q)) = candidate else { break };
+        let (a, b) = segments[si];
+        let mut perm = series[a..b].to_vec();
+        let mut at_least = 0usize;
+        for _ in 0..opts.permutations {
+            rng.shuffle(&mut perm);
+            if best_split(&perm, opts.min_size).is_some_and(|(_, pq)| pq >= q) {
+                at_least += 1;
+            }
+        }
+        let p = (at_least + 1) as f64 / (opts.permutations + 1) as f64;
+        if p > opts.alpha {
+            break;
+        }
+        found.push((cut, p));
+        segments[si] = (a, cut);
+        segments.insert(si + 1, (cut, b));
+    }
+    found.sort_by_key(|c| c.0);
+    found
+}
+
+/// [`e_divisive`] with the level on each side of every change (the segments it separates).
+pub fn change_points(series: &[f64], opts: &Options) -> Vec<ChangePoint> {
+    let cuts = e_divisive(series, opts);
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(cuts.iter().map(|c| c.0))
+        .chain(std::iter::once(series.len()))
+        .collect();
+    cuts.iter()
+        .enumerate()
+        .map(|(i, &(index, p_value))| {
+            let before = mean(&series[bounds[i]..bounds[i + 1]]).unwrap_or(f64::NAN);
+            let after = mean(&series[bounds[i + 1]..bounds[i + 2]]).unwrap_or(f64::NAN);
+            ChangePoint {
+                index,
+                mean_before: before,
+                mean_after: after,
+                magnitude: (after - before) / before.abs(),
+                p_value,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noise(rng: &mut Rng, n: usize, level: f64, sd: f64) -> Vec<f64> {
+        (0..n).map(|_| level + sd * rng.normal()).collect()
+    }
+
+    #[test]
+    fn finds_a_planted_shift_where_it_begins() {
+        let mut rng = Rng::new(42);
+        let mut s = noise(&mut rng, 40, 100.0, 1.0);
+        s.extend(noise(&mut rng, 30, 108.0, 1.0));
+        let cps = change_points(&s, &Options::default());
+        assert_eq!(cps.len(), 1, "{cps:?}");
+        assert_eq!(cps[0].index, 40);
+        assert!((cps[0].magnitude - 0.08).abs() < 0.01, "{cps:?}");
+        assert!(cps[0].p_value <= 0.01);
+    }
+
+    #[test]
+    fn finds_two_shifts() {
+        let mut rng = Rng::new(7);
+        let mut s = noise(&mut rng, 30, 50.0, 1.0);
+        s.extend(noise(&mut rng, 30, 56.0, 1.0));
+        s.extend(noise(&mut rng, 30, 47.0, 1.0));
+        let idx: Vec<usize> = change_points(&s, &Options::default())
+            .iter()
+            .map(|c| c.index)
+            .collect();
+        assert_eq!(idx, vec![30, 60]);
+    }
+
+    #[test]
+    fn a_shift_is_found_in_at_least_95_percent_of_seeded_series() {
+        let mut hits = 0;
+        for seed in 0..40 {
+            let mut rng = Rng::new(1000 + seed);
+            let mut s = noise(&mut rng, 25, 100.0, 2.0);
+            s.extend(noise(&mut rng, 25, 106.0, 2.0)); // a 6 % regression, 3 σ
+            let cps = change_points(
+                &s,
+                &Options {
+                    seed,
+                    ..Options::default()
+                },
+            );
+            if cps.iter().any(|c| c.index.abs_diff(25) <= 2) {
+                hits += 1;
+            }
+        }
+        assert!(hits >= 38, "found the shift in {hits}/40");
+    }
+
+    #[test]
+    fn pure_noise_has_no_change_in_at_least_95_percent_of_seeded_series() {
+        let mut clean = 0;
+        for seed in 0..100 {
+            let mut rng = Rng::new(seed);
+            let s = noise(&mut rng, 50, 100.0, 3.0);
+            if change_points(
+                &s,
+                &Options {
+                    seed,
+                    ..Options::default()
+                },
+            )
+            .is_empty()
+            {
+                clean += 1;
+            }
+        }
+        assert!(clean >= 95, "clean in {clean}/100");
+    }
+
+    #[test]
+    fn short_or_flat_series_have_none() {
+        assert!(change_points(&[1.0, 2.0, 3.0], &Options::default()).is_empty());
+        assert!(change_points(&[5.0; 30], &Options::default()).is_empty());
+        assert!(change_points(&[], &Options::default()).is_empty());
+    }
+}

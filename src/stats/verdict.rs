@@ -1,0 +1,261 @@
+//! The A/B verdict for one metric: medians, their ratio with a bootstrap CI, a Mann-Whitney p,
+//! and improved / regressed / unchanged / inconclusive, respecting the metric's direction, a
+//! noise threshold and what the sample sizes can support.
+
+use super::mannwhitney::{mann_whitney_u, min_p_value};
+use super::{bootstrap_ratio_ci, median};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    HigherIsBetter,
+    LowerIsBetter,
+    /// Shown for context (Little's law ratio), never judged.
+    Info,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    Regressed,
+    Inconclusive,
+    Improved,
+    Unchanged,
+    Info,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Improved => "improved",
+            Verdict::Regressed => "regressed",
+            Verdict::Unchanged => "unchanged",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Info => "info",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct VerdictOptions {
+    /// Relative change treated as noise (0.02 = ±2 %).
+    pub threshold: f64,
+    pub alpha: f64,
+    pub level: f64,
+    pub resamples: usize,
+    pub seed: u64,
+}
+
+impl Default for VerdictOptions {
+    fn default() -> VerdictOptions {
+        VerdictOptions {
+            threshold: 0.02,
+            alpha: 0.05,
+            level: 0.95,
+            resamples: super::RESAMPLES,
+            seed: 0xab,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Judged {
+    pub n_baseline: usize,
+    pub n_candidate: usize,
+    pub median_baseline: Option<f64>,
+    pub median_candidate: Option<f64>,
+    /// median(candidate) / median(baseline).
+    pub ratio: Option<f64>,
+    pub ci: Option<(f64, f64)>,
+    pub p_value: Option<f64>,
+    pub verdict: Verdict,
+    /// Why, in words a reviewer can check.
+    pub reason: String,
+}
+
+pub fn judge(
+    baseline: &[f64],
+    candidate: &[f64],
+    direction: Direction,
+    opts: &VerdictOptions,
+) -> Judged {
+    let (na, nb) = (baseline.len(), candidate.len());
+    let (ma, mb) = (median(baseline), median(candidate));
+    let ratio = ma.zip(mb).and_then(|(a, b)| (a != 0.0).then(|| b / a));
+    let ci = bootstrap_ratio_ci(baseline, candidate, opts.resamples, opts.level, opts.seed);
+    let p_value = mann_whitney_u(baseline, candidate).map(|m| m.p);
+    let t = opts.threshold;
+    let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
+    let (verdict, reason) = match (direction, ratio, ci) {
+        (Direction::Info, _, _) => (Verdict::Info, "shown for context".to_string()),
+        (_, None, _) | (_, _, None) => (
+            Verdict::Inconclusive,
+            "no samples, or a zero baseline".to_string(),
+        ),
+        _ if na < 2 || nb < 2 => (
+            Verdict::Inconclusive,
+            format!("n = {na} vs {nb}: one run per side shows no spread to judge noise by"),
+        ),
+        (_, Some(_), Some((lo, hi))) => {
+            if lo >= 1.0 - t && hi <= 1.0 + t {
+                (
+                    Verdict::Unchanged,
+                    format!(
+                        "{:.0}% CI {}…{} within ±{:.0}% noise",
+                        opts.level * 100.0,
+                        pct(lo),
+                        pct(hi),
+                        t * 100.0
+                    ),
+                )
+            } else if lo > 1.0 + t || hi < 1.0 - t {
+                let up = lo > 1.0 + t;
+                let better = matches!(
+                    (direction, up),
+                    (Direction::HigherIsBetter, true) | (Direction::LowerIsBetter, false)
+                );
+                let judged = if better {
+                    Verdict::Improved
+                } else {
+                    Verdict::Regressed
+                };
+                let floor = min_p_value(na, nb);
+                let p = p_value.unwrap_or(1.0);
+                if floor >= opts.alpha {
+                    (
+                        judged,
+                        format!(
+                            "CI {}…{} beyond ±{:.0}%; with n = {na} vs {nb} no rank test can reach p < {} (smallest p {:.2}), so this rests on the CI and the threshold",
+                            pct(lo),
+                            pct(hi),
+                            t * 100.0,
+                            opts.alpha,
+                            floor
+                        ),
+                    )
+                } else if p < opts.alpha {
+                    (
+                        judged,
+                        format!(
+                            "CI {}…{} beyond ±{:.0}%, Mann-Whitney p = {:.3}",
+                            pct(lo),
+                            pct(hi),
+                            t * 100.0,
+                            p
+                        ),
+                    )
+                } else {
+                    (
+                        Verdict::Inconclusive,
+                        format!(
+                            "CI {}…{} beyond ±{:.0}% but Mann-Whitney p = {:.3} ≥ {}",
+                            pct(lo),
+                            pct(hi),
+                            t * 100.0,
+                            p,
+                            opts.alpha
+                        ),
+                    )
+                }
+            } else {
+                (
+                    Verdict::Inconclusive,
+                    format!(
+                        "CI {}…{} straddles the ±{:.0}% noise band; more repeats would decide",
+                        pct(lo),
+                        pct(hi),
+                        t * 100.0
+                    ),
+                )
+            }
+        }
+    };
+    Judged {
+        n_baseline: na,
+        n_candidate: nb,
+        median_baseline: ma,
+        median_candidate: mb,
+        ratio,
+        ci,
+        p_value,
+        verdict,
+        reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn o() -> VerdictOptions {
+        VerdictOptions::default()
+    }
+
+    #[test]
+    fn three_vs_three_rests_on_the_ci_and_says_so() {
+        let j = judge(
+            &[100.0, 101.0, 99.0],
+            &[120.0, 121.0, 119.0],
+            Direction::HigherIsBetter,
+            &o(),
+        );
+        assert_eq!(j.verdict, Verdict::Improved);
+        assert!(
+            j.reason.contains("no rank test can reach p < 0.05"),
+            "{}",
+            j.reason
+        );
+        assert!((j.ratio.unwrap() - 1.2).abs() < 1e-12);
+        // The same numbers are a regression when lower is better.
+        let j = judge(
+            &[100.0, 101.0, 99.0],
+            &[120.0, 121.0, 119.0],
+            Direction::LowerIsBetter,
+            &o(),
+        );
+        assert_eq!(j.verdict, Verdict::Regressed);
+    }
+
+    #[test]
+    fn within_noise_is_unchanged_and_overlap_is_inconclusive() {
+        let j = judge(
+            &[100.0, 100.5, 99.5],
+            &[100.2, 100.7, 99.8],
+            Direction::HigherIsBetter,
+            &o(),
+        );
+        assert_eq!(j.verdict, Verdict::Unchanged, "{}", j.reason);
+        let j = judge(
+            &[100.0, 110.0, 90.0],
+            &[104.0, 114.0, 94.0],
+            Direction::HigherIsBetter,
+            &o(),
+        );
+        assert_eq!(j.verdict, Verdict::Inconclusive, "{}", j.reason);
+        let j = judge(&[100.0], &[150.0], Direction::HigherIsBetter, &o());
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+        assert!(j.reason.contains("n = 1 vs 1"));
+    }
+
+    #[test]
+    fn larger_samples_need_the_rank_test_too() {
+        let a: Vec<f64> = (0..10).map(|i| 100.0 + i as f64).collect();
+        let b: Vec<f64> = (0..10).map(|i| 120.0 + i as f64).collect();
+        let j = judge(&a, &b, Direction::HigherIsBetter, &o());
+        assert_eq!(j.verdict, Verdict::Improved);
+        assert!(j.reason.contains("Mann-Whitney p = 0.000"), "{}", j.reason);
+    }
+
+    #[test]
+    fn threshold_is_respected() {
+        let opts = VerdictOptions {
+            threshold: 0.25,
+            ..o()
+        };
+        let j = judge(
+            &[100.0, 101.0, 99.0],
+            &[120.0, 121.0, 119.0],
+            Direction::HigherIsBetter,
+            &opts,
+        );
+        assert_eq!(j.verdict, Verdict::Unchanged, "{}", j.reason);
+    }
+}
