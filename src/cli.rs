@@ -49,6 +49,17 @@ pub enum Command {
     /// Views: trial_window, trial_requests, trial_cpu, trial_proc, trial_figures, arm_medians,
     /// arm_proc_medians, metric_medians. `perfhouse query "show tables"` lists them.
     Query(QueryArgs),
+    /// Compare two selections: medians, ratio with a bootstrap CI, Mann-Whitney p, verdict.
+    ///
+    /// SEL is a run id (or unique prefix), `latest`, `<suite>#<n>` (run number),
+    /// `<suite>/<arm>` (newest run of the suite with that arm), or `git:<commit>`; append
+    /// `@<arm>` to keep one arm, e.g. `--baseline latest@default --candidate latest@fastokens`.
+    /// A verdict is improved/regressed only when the 95% CI of the ratio lies beyond the noise
+    /// threshold (and, where the sample sizes allow it, Mann-Whitney p < 0.05).
+    #[command(
+        after_help = "Exit codes: 0 ok, 1 failure, 2 usage error, 3 regression found with --fail-on-regression."
+    )]
+    Compare(CompareArgs),
     /// Build the static HTML site.
     Site(SiteArgs),
     /// Add a note to a run (shown on its page).
@@ -107,6 +118,38 @@ pub struct QueryArgs {
     /// Output format.
     #[arg(long, short, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Md,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// What the change is measured against.
+    #[arg(long, value_name = "SEL")]
+    pub baseline: String,
+    /// What is being judged.
+    #[arg(long, value_name = "SEL")]
+    pub candidate: String,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t = CompareFormat::Table)]
+    pub format: CompareFormat,
+    /// Exit with code 3 when any metric regressed.
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    /// Noise threshold in percent: changes whose CI stays within ±this are `unchanged`.
+    #[arg(long, default_value_t = 2.0, value_name = "PCT")]
+    pub threshold: f64,
+    /// Noise threshold for one metric (`latency_p99_ms=5`). Repeatable.
+    #[arg(long = "metric-threshold", value_name = "METRIC=PCT", value_parser = key_value)]
+    pub metric_thresholds: Vec<(String, String)>,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 0xab)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

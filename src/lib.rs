@@ -19,6 +19,7 @@ pub mod commands;
 pub mod ingest;
 pub mod model;
 pub mod query;
+pub mod report;
 pub mod site;
 pub mod stats;
 pub mod warehouse;

@@ -14,6 +14,12 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
+            if err
+                .downcast_ref::<perfhouse::commands::RegressionFound>()
+                .is_some()
+            {
+                return ExitCode::from(3);
+            }
             eprintln!("error: {err}");
             for cause in err.chain().skip(1) {
                 eprintln!("  caused by: {cause}");

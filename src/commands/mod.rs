@@ -8,8 +8,13 @@ use std::io::Write;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{Cli, Command, OutputFormat};
+use std::io::IsTerminal;
+
+use crate::cli::{Cli, Command, CompareArgs, CompareFormat, OutputFormat};
+use crate::query::compare::{self, CompareOptions};
 use crate::query::{self, Query};
+use crate::report;
+use crate::stats::verdict::VerdictOptions;
 use crate::warehouse::Warehouse;
 
 pub use demo::demo;
@@ -51,6 +56,24 @@ async fn dispatch(cli: Cli) -> Result<()> {
                     stdout.write_all(&query::batches_to_json(&batches)?)?;
                     writeln!(stdout)?;
                 }
+            }
+        }
+        Command::Compare(args) => {
+            let opts = compare_options(args)?;
+            let q = Query::open(&wh()?).await?;
+            let baseline = compare::resolve(&q, &args.baseline).await?;
+            let candidate = compare::resolve(&q, &args.candidate).await?;
+            let c = compare::compare(&q, baseline, candidate, &opts).await?;
+            let text = match args.format {
+                CompareFormat::Table => report::table(&c, std::io::stdout().is_terminal()),
+                CompareFormat::Md => report::markdown(&c),
+                CompareFormat::Json => serde_json::to_string_pretty(&c)? + "\n",
+            };
+            stdout.write_all(text.as_bytes())?;
+            stdout.flush()?;
+            if args.fail_on_regression && c.regressions() > 0 {
+                eprintln!("{} regression(s) found", c.regressions());
+                return Err(RegressionFound.into());
             }
         }
         Command::Site(args) => {
@@ -96,4 +119,33 @@ fn print_warnings(warnings: &[String]) {
     for w in warnings {
         eprintln!("warning: {w}");
     }
+}
+
+/// Returned when `--fail-on-regression` finds one; `main` maps it to exit code 3.
+#[derive(Debug, thiserror::Error)]
+#[error("regression found")]
+pub struct RegressionFound;
+
+fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
+    let pct = |flag: &str, v: f64| -> Result<f64> {
+        if !(v.is_finite() && v >= 0.0) {
+            bail!("{flag} {v}: expected a non-negative percentage");
+        }
+        Ok(v / 100.0)
+    };
+    let mut thresholds = std::collections::BTreeMap::new();
+    for (metric, v) in &a.metric_thresholds {
+        let v: f64 = v.trim_end_matches('%').parse().with_context(|| {
+            format!("--metric-threshold {metric}={v}: expected a number of percent")
+        })?;
+        thresholds.insert(metric.clone(), pct("--metric-threshold", v)?);
+    }
+    Ok(CompareOptions {
+        verdict: VerdictOptions {
+            threshold: pct("--threshold", a.threshold)?,
+            seed: a.seed,
+            ..VerdictOptions::default()
+        },
+        thresholds,
+    })
 }

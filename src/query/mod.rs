@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 
 use crate::warehouse::{Table, Warehouse};
 
+pub mod compare;
 pub mod udf;
 
 /// The view definitions, in creation order (later views build on earlier ones).

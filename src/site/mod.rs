@@ -154,8 +154,8 @@ pub fn params_text(json: &str) -> String {
 
 /// What the trials of one run have in common: parameters with one value across every trial
 /// are shown once in the run's header, so tables and chart titles name only what varies.
-struct ParamLayout {
-    fixed: BTreeMap<String, String>,
+pub struct ParamLayout {
+    pub fixed: BTreeMap<String, String>,
 }
 
 fn parse_params(json: &str) -> BTreeMap<String, String> {
@@ -163,7 +163,7 @@ fn parse_params(json: &str) -> BTreeMap<String, String> {
 }
 
 impl ParamLayout {
-    fn new<'a>(all: impl Iterator<Item = &'a str>) -> ParamLayout {
+    pub fn new<'a>(all: impl Iterator<Item = &'a str>) -> ParamLayout {
         let mut fixed: Option<BTreeMap<String, String>> = None;
         for json in all {
             let p = parse_params(json);
@@ -178,7 +178,7 @@ impl ParamLayout {
     }
 
     /// The varying part of a parameter set as `k=v k=v`, `—` when nothing varies.
-    fn varying(&self, json: &str) -> String {
+    pub fn varying(&self, json: &str) -> String {
         let text: Vec<String> = parse_params(json)
             .into_iter()
             .filter(|(k, _)| !self.fixed.contains_key(k))
@@ -193,7 +193,7 @@ impl ParamLayout {
 }
 
 /// Orders parameter sets as people read them: numbers by value (8 before 32), text by text.
-fn cmp_params(a: &str, b: &str) -> std::cmp::Ordering {
+pub fn cmp_params(a: &str, b: &str) -> std::cmp::Ordering {
     let (a, b) = (parse_params(a), parse_params(b));
     for ((ka, va), (kb, vb)) in a.iter().zip(b.iter()) {
         let ord = ka

@@ -1,0 +1,637 @@
+//! A/B comparison between two selections of the warehouse: per metric × params (× arm), the
+//! medians, their ratio with a bootstrap CI, a Mann-Whitney p and a verdict; plus the flags and
+//! diagnoses a performance engineer would otherwise work out by hand.
+//!
+//! Selections (`SEL`): a run id (or a unique prefix), `latest`, `<suite>#<n>` (run number),
+//! `<suite>/<arm>` (the newest run of the suite with that arm, that arm only), `git:<commit>`
+//! (the newest run of that commit); any of them followed by `@<arm>` keeps that arm only, so
+//! two arms of one run compare as `latest@default` vs `latest@fastokens`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Query, QueryError, lit};
+use crate::stats::verdict::{Direction, Judged, Verdict, VerdictOptions, judge};
+use crate::stats::{mean, median};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("selection {sel:?}: {why}")]
+    Selection { sel: String, why: String },
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct RunInfo {
+    pub run_id: String,
+    pub suite: String,
+    pub run_no: u64,
+    pub started_at: String,
+    pub git_commit: Option<String>,
+    pub env_fingerprint: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Selection {
+    pub run: RunInfo,
+    pub arm: Option<String>,
+    pub label: String,
+}
+
+pub async fn resolve(q: &Query, sel: &str) -> Result<Selection, CompareError> {
+    let err = |why: &str| CompareError::Selection {
+        sel: sel.to_string(),
+        why: why.to_string(),
+    };
+    let (body, mut arm) = match sel.rsplit_once('@') {
+        Some((b, a)) if !a.is_empty() => (b, Some(a.to_string())),
+        _ => (sel, None),
+    };
+    let cols = "run_id, suite, run_no, started_at, git_commit, env_fingerprint";
+    let newest = "ORDER BY started_at DESC, run_id DESC LIMIT 1";
+    let sql = if body == "latest" {
+        format!("SELECT {cols} FROM runs {newest}")
+    } else if let Some(commit) = body.strip_prefix("git:") {
+        format!(
+            "SELECT {cols} FROM runs WHERE starts_with(git_commit, {}) {newest}",
+            lit(commit)
+        )
+    } else if let Some((suite, n)) = body.rsplit_once('#') {
+        let n: u64 = n
+            .parse()
+            .map_err(|_| err("expected <suite>#<run number>"))?;
+        format!(
+            "SELECT {cols} FROM runs WHERE suite = {} AND run_no = {n}",
+            lit(suite)
+        )
+    } else if let Some((suite, a)) = body.rsplit_once('/') {
+        arm = Some(a.to_string());
+        format!(
+            "SELECT {cols} FROM runs WHERE suite = {} AND run_id IN \
+             (SELECT run_id FROM trials WHERE arm = {}) {newest}",
+            lit(suite),
+            lit(a)
+        )
+    } else {
+        format!(
+            "SELECT {cols} FROM runs WHERE starts_with(run_id, {}) ORDER BY run_id LIMIT 2",
+            lit(body)
+        )
+    };
+    let mut runs: Vec<RunInfo> = q.rows(&sql).await?;
+    match runs.len() {
+        0 => {
+            return Err(err(
+                "matches no run (see `perfhouse query \"select suite, run_no, run_id from runs\"`)",
+            ));
+        }
+        1 => {}
+        _ => return Err(err("matches more than one run; give more of the run id")),
+    }
+    let run = runs.remove(0);
+    if let Some(a) = &arm {
+        let n: Vec<serde_json::Value> = q
+            .rows(&format!(
+                "SELECT 1 AS x FROM trials WHERE run_id = {} AND arm = {} LIMIT 1",
+                lit(&run.run_id),
+                lit(a)
+            ))
+            .await?;
+        if n.is_empty() {
+            return Err(err(&format!("run {} has no arm {a:?}", run.run_id)));
+        }
+    }
+    let label = format!(
+        "{} #{}{}",
+        run.suite,
+        run.run_no,
+        arm.as_ref().map(|a| format!(" @{a}")).unwrap_or_default()
+    );
+    Ok(Selection { run, arm, label })
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct FigRow {
+    trial_id: i64,
+    arm: String,
+    params: String,
+    repeat: i64,
+    discarded: bool,
+    status: String,
+    phase: String,
+    concurrency: Option<i64>,
+    throughput_rps: Option<f64>,
+    output_tps: Option<f64>,
+    latency_p50_ms: Option<f64>,
+    latency_p99_ms: Option<f64>,
+    ttft_p50_ms: Option<f64>,
+    ttft_p99_ms: Option<f64>,
+    itl_p50_ms: Option<f64>,
+    cores_busy: Option<f64>,
+    littles_law_ratio: Option<f64>,
+}
+
+impl FigRow {
+    fn kept(&self) -> bool {
+        self.phase == "measured" && !self.discarded && self.status == "ok"
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct ProcRow {
+    trial_id: i64,
+    process: String,
+    cpu_ms_per_req: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MetricRow {
+    trial_id: i64,
+    name: String,
+    unit: String,
+    better: String,
+    value: f64,
+}
+
+/// The load-test figures every comparison carries, in display order.
+const FIGURES: &[(&str, &str, Direction)] = &[
+    ("throughput_rps", "req/s", Direction::HigherIsBetter),
+    ("output_tps", "tok/s", Direction::HigherIsBetter),
+    ("latency_p50_ms", "ms", Direction::LowerIsBetter),
+    ("latency_p99_ms", "ms", Direction::LowerIsBetter),
+    ("ttft_p50_ms", "ms", Direction::LowerIsBetter),
+    ("ttft_p99_ms", "ms", Direction::LowerIsBetter),
+    ("itl_p50_ms", "ms", Direction::LowerIsBetter),
+    ("cores_busy", "cores", Direction::LowerIsBetter),
+    ("littles_law_ratio", "", Direction::Info),
+];
+
+fn figure(r: &FigRow, name: &str) -> Option<f64> {
+    match name {
+        "throughput_rps" => r.throughput_rps,
+        "output_tps" => r.output_tps,
+        "latency_p50_ms" => r.latency_p50_ms,
+        "latency_p99_ms" => r.latency_p99_ms,
+        "ttft_p50_ms" => r.ttft_p50_ms,
+        "ttft_p99_ms" => r.ttft_p99_ms,
+        "itl_p50_ms" => r.itl_p50_ms,
+        "cores_busy" => r.cores_busy,
+        "littles_law_ratio" => r.littles_law_ratio,
+        _ => None,
+    }
+}
+
+/// Per-trial samples of one side, keyed by (arm, params, metric) in display order.
+struct Side {
+    sel: Selection,
+    trials: Vec<FigRow>,
+    /// (arm, params) → metric → (unit, direction, values of kept trials)
+    samples: BTreeMap<(String, String), Vec<(String, String, Direction, Vec<f64>)>>,
+}
+
+async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
+    let id = lit(&sel.run.run_id);
+    let arm_filter = sel
+        .arm
+        .as_ref()
+        .map(|a| format!(" AND arm = {}", lit(a)))
+        .unwrap_or_default();
+    let trials: Vec<FigRow> = q
+        .rows(&format!(
+            "SELECT * FROM trial_figures WHERE run_id = {id}{arm_filter} ORDER BY seq"
+        ))
+        .await?;
+    let procs: Vec<ProcRow> = q
+        .rows(&format!("SELECT trial_id, process, cpu_ms_per_req FROM trial_proc WHERE run_id = {id} ORDER BY process"))
+        .await?;
+    let metrics: Vec<MetricRow> = q
+        .rows(&format!("SELECT trial_id, name, unit, better, value FROM metrics WHERE run_id = {id} ORDER BY name"))
+        .await?;
+    let by_trial: BTreeMap<i64, &FigRow> = trials
+        .iter()
+        .filter(|t| t.kept())
+        .map(|t| (t.trial_id, t))
+        .collect();
+    let mut samples: BTreeMap<(String, String), Vec<(String, String, Direction, Vec<f64>)>> =
+        BTreeMap::new();
+    let mut push = |t: &FigRow, name: &str, unit: &str, dir: Direction, v: f64| {
+        let list = samples
+            .entry((t.arm.clone(), t.params.clone()))
+            .or_default();
+        match list.iter_mut().find(|(n, ..)| n == name) {
+            Some(entry) => entry.3.push(v),
+            None => list.push((name.to_string(), unit.to_string(), dir, vec![v])),
+        }
+    };
+    for t in by_trial.values() {
+        for (name, unit, dir) in FIGURES {
+            if let Some(v) = figure(t, name) {
+                push(t, name, unit, *dir, v);
+            }
+        }
+    }
+    for p in &procs {
+        if let (Some(t), Some(v)) = (by_trial.get(&p.trial_id), p.cpu_ms_per_req) {
+            push(
+                t,
+                &format!("cpu_ms_per_req[{}]", p.process),
+                "ms",
+                Direction::LowerIsBetter,
+                v,
+            );
+        }
+    }
+    for m in &metrics {
+        if let Some(t) = by_trial.get(&m.trial_id) {
+            let dir = if m.better == "higher" {
+                Direction::HigherIsBetter
+            } else {
+                Direction::LowerIsBetter
+            };
+            push(t, &m.name, &m.unit, dir, m.value);
+        }
+    }
+    Ok(Side {
+        sel,
+        trials,
+        samples,
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub metric: String,
+    pub unit: String,
+    pub better: &'static str,
+    /// The arm compared (`a → b` when two arms are compared).
+    pub arm: String,
+    /// Parameters as a JSON object.
+    pub params: String,
+    pub n_baseline: usize,
+    pub n_candidate: usize,
+    pub median_baseline: Option<f64>,
+    pub median_candidate: Option<f64>,
+    pub ratio: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    pub p_value: Option<f64>,
+    pub verdict: &'static str,
+    pub reason: String,
+}
+
+/// Across parameter sets, as a sync-vs-async table by payload size is read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub metric: String,
+    pub arm: String,
+    pub params_compared: usize,
+    pub mean_ratio: f64,
+    pub worst_ratio: f64,
+    pub worst_params: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub baseline: Selection,
+    pub candidate: Selection,
+    pub threshold: f64,
+    pub rows: Vec<Row>,
+    pub summaries: Vec<Summary>,
+    /// Things that make the comparison less trustworthy (different machines, client-bound).
+    pub flags: Vec<String>,
+    /// Findings from the figures (latency decomposition, knee, cold starts).
+    pub diagnoses: Vec<String>,
+}
+
+impl Comparison {
+    pub fn regressions(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Regressed.as_str())
+            .count()
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CompareOptions {
+    pub verdict: VerdictOptions,
+    /// Per-metric noise thresholds overriding `verdict.threshold`.
+    pub thresholds: BTreeMap<String, f64>,
+}
+
+fn better_str(d: Direction) -> &'static str {
+    match d {
+        Direction::HigherIsBetter => "higher",
+        Direction::LowerIsBetter => "lower",
+        Direction::Info => "",
+    }
+}
+
+pub async fn compare(
+    q: &Query,
+    baseline: Selection,
+    candidate: Selection,
+    opts: &CompareOptions,
+) -> Result<Comparison, CompareError> {
+    let a = load(q, baseline).await?;
+    let b = load(q, candidate).await?;
+    let single_arm = |s: &Side| {
+        s.samples
+            .keys()
+            .map(|k| &k.0)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            <= 1
+    };
+    // Two single-arm sides (two arms of one run, or one arm across runs) match by params;
+    // otherwise each arm is compared with the same arm on the other side.
+    let by_params = single_arm(&a) && single_arm(&b);
+    let arm_of = |s: &Side| {
+        s.samples
+            .keys()
+            .next()
+            .map(|k| k.0.clone())
+            .unwrap_or_default()
+    };
+    let mut rows = Vec::new();
+    for ((arm, params), metrics) in &a.samples {
+        let other = if by_params {
+            b.samples
+                .iter()
+                .find(|(k, _)| &k.1 == params)
+                .map(|(_, v)| v)
+        } else {
+            b.samples.get(&(arm.clone(), params.clone()))
+        };
+        let Some(other) = other else { continue };
+        let arm_label = if by_params && arm_of(&a) != arm_of(&b) {
+            format!("{} → {}", arm_of(&a), arm_of(&b))
+        } else {
+            arm.clone()
+        };
+        for (name, unit, dir, va) in metrics {
+            let Some((_, _, _, vb)) = other.iter().find(|(n, ..)| n == name) else {
+                continue;
+            };
+            let mut vo = opts.verdict.clone();
+            if let Some(t) = opts.thresholds.get(name) {
+                vo.threshold = *t;
+            }
+            let j: Judged = judge(va, vb, *dir, &vo);
+            rows.push(Row {
+                metric: name.clone(),
+                unit: unit.clone(),
+                better: better_str(*dir),
+                arm: arm_label.clone(),
+                params: params.clone(),
+                n_baseline: j.n_baseline,
+                n_candidate: j.n_candidate,
+                median_baseline: j.median_baseline,
+                median_candidate: j.median_candidate,
+                ratio: j.ratio,
+                ci_low: j.ci.map(|c| c.0),
+                ci_high: j.ci.map(|c| c.1),
+                p_value: j.p_value,
+                verdict: j.verdict.as_str(),
+                reason: j.reason,
+            });
+        }
+    }
+    let summaries = summarise(&rows);
+    let mut flags = Vec::new();
+    match (&a.sel.run.env_fingerprint, &b.sel.run.env_fingerprint) {
+        (Some(x), Some(y)) if x != y => flags.push(format!(
+            "different environments: baseline fingerprint {x}, candidate {y}; differences may be the machine's"
+        )),
+        (None, _) | (_, None) if a.sel.run.run_id != b.sel.run.run_id => flags.push(
+            "environment not recorded for one side (ingested results): cannot confirm both ran on the same machine".to_string(),
+        ),
+        _ => {}
+    }
+    for side in [&a, &b] {
+        flags.extend(client_bound(side));
+    }
+    if rows.is_empty() {
+        flags.push(
+            "nothing to compare: the selections share no arm × params with figures".to_string(),
+        );
+    }
+    let mut diagnoses = Vec::new();
+    for side in [&a, &b] {
+        diagnoses.extend(decomposition(side));
+        diagnoses.extend(knees(side));
+        diagnoses.extend(cold_starts(side));
+    }
+    Ok(Comparison {
+        baseline: a.sel,
+        candidate: b.sel,
+        threshold: opts.verdict.threshold,
+        rows,
+        summaries,
+        flags,
+        diagnoses,
+    })
+}
+
+fn summarise(rows: &[Row]) -> Vec<Summary> {
+    let mut groups: BTreeMap<(String, String), Vec<&Row>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.better != "" && r.ratio.is_some()) {
+        groups
+            .entry((r.metric.clone(), r.arm.clone()))
+            .or_default()
+            .push(r);
+    }
+    groups
+        .into_iter()
+        .filter(|(_, v)| v.len() > 1)
+        .map(|((metric, arm), v)| {
+            let ratios: Vec<f64> = v.iter().filter_map(|r| r.ratio).collect();
+            // Worst = the ratio furthest in the bad direction.
+            let worst = v
+                .iter()
+                .max_by(|x, y| {
+                    let bad = |r: &Row| {
+                        if r.better == "higher" {
+                            -r.ratio.unwrap_or(1.0)
+                        } else {
+                            r.ratio.unwrap_or(1.0)
+                        }
+                    };
+                    bad(x).total_cmp(&bad(y))
+                })
+                .expect("non-empty group");
+            Summary {
+                metric,
+                arm,
+                params_compared: v.len(),
+                mean_ratio: mean(&ratios).unwrap_or(f64::NAN),
+                worst_ratio: worst.ratio.unwrap_or(f64::NAN),
+                worst_params: worst.params.clone(),
+            }
+        })
+        .collect()
+}
+
+fn params_text(json: &str) -> String {
+    let m: BTreeMap<String, String> = serde_json::from_str(json).unwrap_or_default();
+    m.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Closed-loop trials whose Little's-law ratio is below 0.9: the client, not the server, set
+/// the pace, so latency and throughput understate the server.
+fn client_bound(s: &Side) -> Vec<String> {
+    let mut groups: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
+    for t in s.trials.iter().filter(|t| t.kept()) {
+        if let Some(r) = t.littles_law_ratio {
+            groups.entry((&t.arm, &t.params)).or_default().push(r);
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|((arm, params), v)| {
+            let m = median(&v)?;
+            (m < 0.9).then(|| format!(
+                "{}: {arm} at {} is client-bound: Little's-law ratio {:.2} < 0.9 (throughput × mean latency ÷ concurrency); the load generator, not the server, set the pace",
+                s.sel.label, params_text(params), m
+            ))
+        })
+        .collect()
+}
+
+/// TTFT's share of request latency by concurrency: a share that rises with load means
+/// requests queue before generation starts (tokenizer, router, admission), not in decode.
+fn decomposition(s: &Side) -> Vec<String> {
+    let mut by_arm: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, i64), Vec<f64>> = BTreeMap::new();
+    for t in s.trials.iter().filter(|t| t.kept()) {
+        if let (Some(c), Some(ttft), Some(lat)) = (t.concurrency, t.ttft_p50_ms, t.latency_p50_ms) {
+            if lat > 0.0 {
+                groups.entry((&t.arm, c)).or_default().push(ttft / lat);
+            }
+        }
+    }
+    for ((arm, c), v) in groups {
+        by_arm
+            .entry(arm)
+            .or_default()
+            .push((c, median(&v).unwrap_or(f64::NAN)));
+    }
+    by_arm
+        .into_iter()
+        .filter(|(_, v)| v.len() >= 2)
+        .map(|(arm, v)| {
+            let path: Vec<String> = v
+                .iter()
+                .map(|(c, s)| format!("{:.0}% at c={c}", s * 100.0))
+                .collect();
+            let rising = v.windows(2).all(|w| w[1].1 > w[0].1 + 0.02);
+            format!(
+                "{} {arm}: TTFT share of p50 latency {}{}",
+                s.sel.label,
+                path.join(", "),
+                if rising {
+                    ": rising with load, so requests queue upstream of generation"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect()
+}
+
+/// The knee of a concurrency sweep: the highest throughput before it falls.
+fn knees(s: &Side) -> Vec<String> {
+    let mut groups: BTreeMap<(&str, i64), Vec<f64>> = BTreeMap::new();
+    for t in s.trials.iter().filter(|t| t.kept()) {
+        if let (Some(c), Some(x)) = (t.concurrency, t.throughput_rps) {
+            groups.entry((&t.arm, c)).or_default().push(x);
+        }
+    }
+    let mut by_arm: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
+    for ((arm, c), v) in groups {
+        by_arm
+            .entry(arm)
+            .or_default()
+            .push((c, median(&v).unwrap_or(f64::NAN)));
+    }
+    by_arm
+        .into_iter()
+        .filter(|(_, v)| v.len() >= 2)
+        .map(|(arm, v)| match knee(&v) {
+            Some((c, x)) => format!(
+                "{} {arm}: throughput peaks at {x:.1} req/s at concurrency {c} and falls beyond it (congestion collapse)",
+                s.sel.label
+            ),
+            None => format!(
+                "{} {arm}: throughput still rising at the highest concurrency tried ({}); no knee yet",
+                s.sel.label,
+                v.last().map(|p| p.0).unwrap_or_default()
+            ),
+        })
+        .collect()
+}
+
+/// `(concurrency, throughput)` of the peak when a later point is lower by more than 2 %.
+pub fn knee(points: &[(i64, f64)]) -> Option<(i64, f64)> {
+    let (i, &(c, x)) = points
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.1.total_cmp(&b.1.1))?;
+    points[i + 1..]
+        .iter()
+        .any(|p| p.1 < x * 0.98)
+        .then_some((c, x))
+}
+
+/// A first repeat far from the rest (more than 10 % off the others' median throughput).
+fn cold_starts(s: &Side) -> Vec<String> {
+    let mut groups: BTreeMap<(&str, &str), Vec<&FigRow>> = BTreeMap::new();
+    for t in s
+        .trials
+        .iter()
+        .filter(|t| t.phase == "measured" && t.status == "ok")
+    {
+        groups.entry((&t.arm, &t.params)).or_default().push(t);
+    }
+    groups
+        .into_iter()
+        .filter_map(|((arm, params), v)| {
+            let first = v.iter().min_by_key(|t| t.repeat)?;
+            let rest: Vec<f64> = v.iter().filter(|t| t.trial_id != first.trial_id).filter_map(|t| t.throughput_rps).collect();
+            let (x, m) = (first.throughput_rps?, median(&rest)?);
+            let off = (x - m) / m;
+            (off.abs() > 0.10).then(|| format!(
+                "{} {arm} at {}: first repeat {:+.0}% off the others' median throughput ({x:.1} vs {m:.1} req/s){}",
+                s.sel.label,
+                params_text(params),
+                off * 100.0,
+                if first.discarded { ", already discarded as a cold start" } else { "; consider discarding it (--discard-first)" }
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::knee;
+
+    #[test]
+    fn knee_is_the_peak_before_a_fall() {
+        assert_eq!(
+            knee(&[(8, 100.0), (32, 180.0), (128, 150.0)]),
+            Some((32, 180.0))
+        );
+        assert_eq!(knee(&[(8, 100.0), (32, 180.0), (128, 200.0)]), None);
+        assert_eq!(
+            knee(&[(8, 100.0), (32, 180.0), (128, 179.0)]),
+            None,
+            "within 2 %: a plateau"
+        );
+        assert_eq!(knee(&[]), None);
+    }
+}

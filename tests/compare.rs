@@ -1,0 +1,292 @@
+//! `perfhouse compare` on real captures: an A/A run stays undecided, a real slowdown is
+//! called a regression (exit 3 with --fail-on-regression), and the figures perfhouse derives
+//! from aiperf's per-request records equal aiperf's own summary.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::*;
+
+fn dataset() -> std::path::PathBuf {
+    repo().join("datasets/dynamo-frontend/data")
+}
+
+fn demo(wh: &Path) {
+    let out = tempfile::tempdir().unwrap();
+    let datasets = repo().join("datasets");
+    ok(
+        wh,
+        &[
+            "demo",
+            "--datasets",
+            datasets.to_str().unwrap(),
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+    );
+}
+
+#[test]
+fn a_a_run_is_never_called_a_regression() {
+    let wh = tempfile::tempdir().unwrap();
+    demo(wh.path());
+    let args = [
+        "compare",
+        "--baseline",
+        "latest@default",
+        "--candidate",
+        "latest@fastokens",
+        "--format",
+        "json",
+        "--fail-on-regression",
+    ];
+    let o = perfhouse(wh.path(), &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let c: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = c["rows"].as_array().unwrap();
+    // 2 concurrencies × 9 figures (no CPU samples in ingested aiperf runs: no cores_busy).
+    assert_eq!(rows.len(), 16, "{rows:#?}");
+    for r in rows {
+        assert_eq!(
+            (r["n_baseline"].as_u64(), r["n_candidate"].as_u64()),
+            (Some(3), Some(3))
+        );
+        let v = r["verdict"].as_str().unwrap();
+        assert!(["inconclusive", "unchanged", "info"].contains(&v), "{r:#?}");
+    }
+    // The medians are those of the arm_medians view.
+    let tp = rows
+        .iter()
+        .find(|r| {
+            r["metric"] == "throughput_rps" && r["params"].as_str().unwrap().contains("\"8\"")
+        })
+        .unwrap();
+    let view = scalar(
+        wh.path(),
+        "select throughput_rps from arm_medians where arm = 'default' and params like '%\"concurrency\":\"8\"%'",
+    );
+    assert_eq!(tp["median_baseline"], view);
+    // The capture ran client and server on two cores: Little's law says so.
+    let flags = c["flags"].as_array().unwrap();
+    assert!(
+        flags
+            .iter()
+            .any(|f| f.as_str().unwrap().contains("client-bound")),
+        "{flags:?}"
+    );
+}
+
+/// Baseline: the c=8 captures of the default arm; candidate: the c=32 captures of the same
+/// arm, labelled as one parameter set. Real data, a real 80 % latency increase.
+#[test]
+fn a_real_slowdown_is_a_regression_and_fails_the_build() {
+    let wh = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    for (arm, c) in [("base", 8), ("slow", 32)] {
+        for r in 1..=3 {
+            let src = dataset().join(format!(
+                "arm=default/concurrency={c}/repeat={r}/aiperf/profile_export.jsonl.gz"
+            ));
+            let dir = root.path().join(format!("arm={arm}/repeat={r}"));
+            fs::create_dir_all(&dir).unwrap();
+            fs::copy(src, dir.join("profile_export.jsonl.gz")).unwrap();
+        }
+    }
+    ok(
+        wh.path(),
+        &["ingest", "--suite", "ab", root.path().to_str().unwrap()],
+    );
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "compare",
+            "--baseline",
+            "ab/base",
+            "--candidate",
+            "ab/slow",
+            "--format",
+            "json",
+            "--fail-on-regression",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("regression(s) found"));
+    let c: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let row = |m: &str| {
+        c["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["metric"] == m)
+            .unwrap()
+            .clone()
+    };
+    let p50 = row("latency_p50_ms");
+    assert_eq!(p50["verdict"], "regressed", "{p50:#?}");
+    assert!(
+        p50["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no rank test can reach p < 0.05")
+    );
+    assert_eq!(p50["p_value"], 0.1); // 3 vs 3, fully separated: the exact test's floor
+    assert_eq!(row("throughput_rps")["verdict"], "improved");
+    assert_eq!(p50["arm"], "base → slow");
+
+    // The Markdown report puts regressions first.
+    let md = ok(
+        wh.path(),
+        &[
+            "compare",
+            "--baseline",
+            "ab/base",
+            "--candidate",
+            "ab/slow",
+            "--format",
+            "md",
+        ],
+    );
+    let first_row = md
+        .lines()
+        .find(|l| {
+            l.starts_with("| 🔴")
+                || l.starts_with("| 🟢")
+                || l.starts_with("| 🟡")
+                || l.starts_with("| ⚪")
+        })
+        .unwrap();
+    assert!(first_row.starts_with("| 🔴 regressed"), "{md}");
+    // A looser threshold for one metric changes only that metric's verdict.
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "compare",
+            "--baseline",
+            "ab/base",
+            "--candidate",
+            "ab/slow",
+            "--format",
+            "json",
+            "--metric-threshold",
+            "latency_p50_ms=200",
+        ],
+    );
+    let c: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let p50 = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "latency_p50_ms")
+        .unwrap();
+    assert_eq!(p50["verdict"], "unchanged", "{p50:#?}");
+}
+
+#[test]
+fn bad_selections_say_what_exists() {
+    let wh = tempfile::tempdir().unwrap();
+    demo(wh.path());
+    let o = perfhouse(
+        wh.path(),
+        &["compare", "--baseline", "nope", "--candidate", "latest"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("selection \"nope\": matches no run"),
+        "{}",
+        stderr(&o)
+    );
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "compare",
+            "--baseline",
+            "latest@nosuch",
+            "--candidate",
+            "latest",
+        ],
+    );
+    assert!(
+        stderr(&o).contains("has no arm \"nosuch\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "compare",
+            "--baseline",
+            "dynamo-frontend#1@default",
+            "--candidate",
+            "latest@fastokens",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// aiperf 0.13.0 wrote its own summary (profile_export_aiperf.json) of every bundled trial.
+/// Percentiles must agree to the last digits; throughput differs by the window definition
+/// (README: "perfhouse vs aiperf").
+#[test]
+fn figures_match_aiperfs_own_summary() {
+    let wh = tempfile::tempdir().unwrap();
+    demo(wh.path());
+    let mut checked = 0;
+    for entry in walkdir::WalkDir::new(dataset()) {
+        let entry = entry.unwrap();
+        if entry.file_name() != "profile_export_aiperf.json.gz" {
+            continue;
+        }
+        let gz = fs::File::open(entry.path()).unwrap();
+        let summary: serde_json::Value =
+            serde_json::from_reader(flate2::read::GzDecoder::new(gz)).unwrap();
+        let path = entry.path().to_string_lossy().into_owned();
+        let key = |k: &str| {
+            path.split('/')
+                .find_map(|s| s.strip_prefix(&format!("{k}=")))
+                .unwrap()
+                .to_string()
+        };
+        let (arm, c, r) = (key("arm"), key("concurrency"), key("repeat"));
+        let ours = query(
+            wh.path(),
+            &format!(
+                "select latency_p50_ms, latency_p90_ms, latency_p99_ms, latency_mean_ms, ttft_p50_ms, ttft_p99_ms, \
+                 throughput_rps, completed from trial_figures \
+                 where arm = '{arm}' and params like '%\"concurrency\":\"{c}\"%' and repeat = {r}"
+            ),
+        );
+        assert_eq!(ours.len(), 1);
+        let o = &ours[0];
+        let theirs = |m: &str, s: &str| summary[m][s].as_f64().unwrap();
+        for (col, metric, stat) in [
+            ("latency_p50_ms", "request_latency", "p50"),
+            ("latency_p90_ms", "request_latency", "p90"),
+            ("latency_p99_ms", "request_latency", "p99"),
+            ("latency_mean_ms", "request_latency", "avg"),
+            ("ttft_p50_ms", "time_to_first_token", "p50"),
+            ("ttft_p99_ms", "time_to_first_token", "p99"),
+        ] {
+            let (a, b) = (o[col].as_f64().unwrap(), theirs(metric, stat));
+            assert!(
+                (a - b).abs() <= 1e-9 * b.abs(),
+                "{path}: {col} {a} vs aiperf {metric}.{stat} {b}"
+            );
+        }
+        assert_eq!(
+            o["completed"].as_f64().unwrap(),
+            theirs("request_count", "avg")
+        );
+        let (a, b) = (
+            o["throughput_rps"].as_f64().unwrap(),
+            theirs("request_throughput", "avg"),
+        );
+        assert!(
+            a >= b && (a - b) / b < 0.02,
+            "{path}: throughput {a} vs aiperf {b}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 16);
+}
