@@ -60,6 +60,11 @@ pub enum Command {
         after_help = "Exit codes: 0 ok, 1 failure, 2 usage error, 3 regression found with --fail-on-regression."
     )]
     Compare(CompareArgs),
+    /// Series over runs per suite × metric × arm × params, with change points.
+    ///
+    /// Each series is the per-run median in run order; E-divisive means with a permutation
+    /// test finds level shifts, each reported at the first run after the change.
+    History(HistoryArgs),
     /// Build the static HTML site.
     Site(SiteArgs),
     /// Add a note to a run (shown on its page).
@@ -150,6 +155,22 @@ pub struct CompareArgs {
     /// Seed of the bootstrap.
     #[arg(long, default_value_t = 0xab)]
     pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Only this suite.
+    #[arg(long, short)]
+    pub suite: Option<String>,
+    /// Only this metric (`throughput_rps`, `latency_p99_ms`, or a metric name).
+    #[arg(long, short)]
+    pub metric: Option<String>,
+    /// Only series with a change point.
+    #[arg(long)]
+    pub changes_only: bool,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, Args)]

@@ -365,3 +365,42 @@ async fn half_written_run_is_invisible() {
         .unwrap();
     assert_eq!((visible[0].n, raw[0].n), (3, 6));
 }
+
+/// A run id that is already there is refused, and nothing on disk changes.
+#[tokio::test]
+async fn existing_files_are_never_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    let (r, d) = fixture();
+    wh.append_run(&r, &d).unwrap();
+    let before = std::fs::read(dir.path().join("requests/suite=fx/r-late-0.parquet")).unwrap();
+    let mut again = r.clone();
+    again.input_digest = "another digest".into();
+    let err = wh
+        .append_run(&again, &RunData::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("run r-late is already in the warehouse"),
+        "{err}"
+    );
+    // Even a writer that skips that check cannot rename over a landed file.
+    let batch = perfhouse::warehouse::batch::trials("x", &d.trials).unwrap();
+    let err = perfhouse::warehouse::write_atomic(
+        &dir.path().join("requests/suite=fx"),
+        "r-late-0.parquet",
+        &[batch],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("already exists"), "{err}");
+    assert_eq!(
+        std::fs::read(dir.path().join("requests/suite=fx/r-late-0.parquet")).unwrap(),
+        before
+    );
+    assert!(
+        !dir.path()
+            .join("requests/suite=fx/r-late-0.parquet.tmp")
+            .exists()
+    );
+}

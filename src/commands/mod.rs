@@ -12,8 +12,10 @@ use std::io::IsTerminal;
 
 use crate::cli::{Cli, Command, CompareArgs, CompareFormat, OutputFormat};
 use crate::query::compare::{self, CompareOptions};
+use crate::query::history;
 use crate::query::{self, Query};
 use crate::report;
+use crate::stats::changepoint;
 use crate::stats::verdict::VerdictOptions;
 use crate::warehouse::Warehouse;
 
@@ -75,6 +77,24 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 eprintln!("{} regression(s) found", c.regressions());
                 return Err(RegressionFound.into());
             }
+        }
+        Command::History(args) => {
+            let q = Query::open(&wh()?).await?;
+            let mut series = history::history(
+                &q,
+                args.suite.as_deref(),
+                args.metric.as_deref(),
+                &changepoint::Options::default(),
+            )
+            .await?;
+            if args.changes_only {
+                series.retain(|s| !s.changes.is_empty());
+            }
+            let text = match args.format {
+                OutputFormat::Json => serde_json::to_string_pretty(&series)? + "\n",
+                OutputFormat::Table | OutputFormat::Csv => report::history(&series, args.format),
+            };
+            stdout.write_all(text.as_bytes())?;
         }
         Command::Site(args) => {
             let q = Query::open(&wh()?).await?;

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use crate::warehouse::{Table, Warehouse};
 
 pub mod compare;
+pub mod history;
 pub mod udf;
 
 /// The view definitions, in creation order (later views build on earlier ones).

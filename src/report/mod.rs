@@ -264,3 +264,87 @@ pub fn markdown(c: &Comparison) -> String {
     let _ = writeln!(out, "\n</details>");
     out
 }
+
+/// History series, one line each: `table` aligned for people, `csv` for tools.
+pub fn history(
+    series: &[crate::query::history::Series],
+    format: crate::cli::OutputFormat,
+) -> String {
+    let header = [
+        "suite", "metric", "arm", "params", "runs", "latest", "changes",
+    ];
+    let mut rows: Vec<[String; 7]> = series
+        .iter()
+        .map(|s| {
+            let changes: Vec<String> = s
+                .changes
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} at #{}{}: {:+.1}% (p={:.3})",
+                        if c.regression {
+                            "regression"
+                        } else {
+                            "improvement"
+                        },
+                        c.run_no,
+                        c.git_commit
+                            .as_ref()
+                            .map(|g| format!(" {}", &g[..g.len().min(10)]))
+                            .unwrap_or_default(),
+                        c.magnitude * 100.0,
+                        c.p_value
+                    )
+                })
+                .collect();
+            [
+                s.suite.clone(),
+                if s.unit.is_empty() {
+                    s.metric.clone()
+                } else {
+                    format!("{} ({})", s.metric, s.unit)
+                },
+                s.arm.clone(),
+                ParamLayout {
+                    fixed: Default::default(),
+                }
+                .varying(&s.params),
+                s.points.len().to_string(),
+                fmt_value(s.points.last().map(|p| p.value)),
+                changes.join("; "),
+            ]
+        })
+        .collect();
+    let mut out = String::new();
+    if matches!(format, crate::cli::OutputFormat::Csv) {
+        let quote = |c: &str| {
+            if c.contains([',', '"', '\n']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.to_string()
+            }
+        };
+        let _ = writeln!(out, "{}", header.join(","));
+        for r in &rows {
+            let _ = writeln!(
+                out,
+                "{}",
+                r.iter().map(|c| quote(c)).collect::<Vec<_>>().join(",")
+            );
+        }
+        return out;
+    }
+    rows.insert(0, header.map(String::from));
+    let widths: Vec<usize> = (0..7)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in &rows {
+        let line: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .collect();
+        let _ = writeln!(out, "{}", line.join("  ").trim_end());
+    }
+    out
+}

@@ -38,6 +38,10 @@ pub enum WarehouseError {
         table: &'static str,
         source: ArrowError,
     },
+    #[error("run {0} is already in the warehouse; refusing to write over it")]
+    DuplicateRun(String),
+    #[error("{0}: already exists; refusing to replace a warehouse file")]
+    Exists(PathBuf),
     #[error("suite name is empty: give --suite NAME")]
     EmptySuite,
     #[error("no run {0} in the warehouse (see `perfhouse query \"select run_id from runs\"`)")]
@@ -319,6 +323,9 @@ impl Warehouse {
         )?;
         push(Table::Annotations, notes.len(), batch::annotations(&notes))?;
         push(Table::Runs, 1, batch::runs(run))?;
+        if self.runs()?.iter().any(|r| r.run_id == run.run_id) {
+            return Err(WarehouseError::DuplicateRun(run.run_id.clone()));
+        }
         for (table, b) in batches {
             let dir = self.partition_dir(table, &run.suite);
             write_atomic(&dir, &format!("{id}-0.parquet"), &[b])?;
@@ -432,6 +439,34 @@ pub fn sha256_file(path: &Path) -> Result<(String, i64)> {
     Ok((hex::encode(hasher.finalize()), bytes))
 }
 
+/// Renames `from` to `to` unless `to` exists (`renameat2(RENAME_NOREPLACE)`): a file that
+/// landed in the warehouse is never replaced.
+fn rename_noreplace(from: &Path, to: &Path) -> Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let cf = CString::new(from.as_os_str().as_bytes()).expect("path without NUL");
+    let ct = CString::new(to.as_os_str().as_bytes()).expect("path without NUL");
+    // SAFETY: two valid NUL-terminated paths.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            cf.as_ptr(),
+            libc::AT_FDCWD,
+            ct.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if rc == 0 {
+        return Ok(());
+    }
+    let err = io::Error::last_os_error();
+    let _ = fs::remove_file(from);
+    if err.kind() == io::ErrorKind::AlreadyExists {
+        return Err(WarehouseError::Exists(to.to_path_buf()));
+    }
+    Err(io_err(to)(err))
+}
+
 /// Atomically swaps two directories (Linux `renameat2(RENAME_EXCHANGE)`).
 fn exchange(a: &Path, b: &Path) -> Result<()> {
     use std::ffi::CString;
@@ -482,7 +517,7 @@ pub fn write_atomic(dir: &Path, name: &str, batches: &[RecordBatch]) -> Result<(
     file.flush().map_err(io_err(&tmp))?;
     file.sync_all().map_err(io_err(&tmp))?;
     drop(file);
-    fs::rename(&tmp, &path).map_err(io_err(&path))?;
+    rename_noreplace(&tmp, &path)?;
     fsync_dir(dir)
 }
 

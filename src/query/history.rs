@@ -1,0 +1,157 @@
+//! History: one series per (suite, metric, arm, params), the run medians in run order, and the
+//! change points E-divisive finds in it, each reported at the first run after the change.
+//!
+//! Runs are ordered by start time; a run's git commit is shown beside it (ordering by commit
+//! topology needs the repository, which the warehouse does not hold).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Query, QueryError, lit};
+use crate::stats::changepoint::{Options, change_points};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Point {
+    pub run_id: String,
+    pub run_no: u64,
+    pub started_at: String,
+    pub git_commit: Option<String>,
+    pub value: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    /// The first run at the new level.
+    pub run_id: String,
+    pub run_no: u64,
+    pub git_commit: Option<String>,
+    pub mean_before: f64,
+    pub mean_after: f64,
+    pub magnitude: f64,
+    pub p_value: f64,
+    /// The change goes the wrong way for the metric's direction.
+    pub regression: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Series {
+    pub suite: String,
+    pub metric: String,
+    pub unit: String,
+    pub better: String,
+    pub arm: String,
+    pub params: String,
+    pub points: Vec<Point>,
+    pub changes: Vec<Change>,
+}
+
+#[derive(Deserialize)]
+struct Row {
+    suite: String,
+    metric: String,
+    unit: String,
+    better: String,
+    arm: String,
+    params: String,
+    run_id: String,
+    run_no: u64,
+    started_at: String,
+    git_commit: Option<String>,
+    value: Option<f64>,
+}
+
+/// Figures of `arm_medians` that make a history series: (column, unit, better).
+const FIGURES: &[(&str, &str, &str)] = &[
+    ("throughput_rps", "req/s", "higher"),
+    ("output_tps", "tok/s", "higher"),
+    ("latency_p50_ms", "ms", "lower"),
+    ("latency_p99_ms", "ms", "lower"),
+    ("ttft_p50_ms", "ms", "lower"),
+    ("itl_p50_ms", "ms", "lower"),
+    ("cores_busy", "cores", "lower"),
+];
+
+pub async fn history(
+    q: &Query,
+    suite: Option<&str>,
+    metric: Option<&str>,
+    opts: &Options,
+) -> Result<Vec<Series>, QueryError> {
+    let run_cols = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit";
+    let mut parts = vec![format!(
+        "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value \
+         FROM metric_medians m JOIN runs r ON m.run_id = r.run_id"
+    )];
+    for (col, unit, better) in FIGURES {
+        parts.push(format!(
+            "SELECT {run_cols}, '{col}' AS metric, '{unit}' AS unit, '{better}' AS better, a.arm, a.params, a.{col} AS value \
+             FROM arm_medians a JOIN runs r ON a.run_id = r.run_id"
+        ));
+    }
+    let mut filter = vec!["value IS NOT NULL".to_string()];
+    if let Some(s) = suite {
+        filter.push(format!("suite = {}", lit(s)));
+    }
+    if let Some(m) = metric {
+        filter.push(format!("metric = {}", lit(m)));
+    }
+    let sql = format!(
+        "SELECT * FROM ({}) WHERE {} ORDER BY suite, metric, arm, params, started_at, run_id",
+        parts.join(" UNION ALL "),
+        filter.join(" AND ")
+    );
+    let rows: Vec<Row> = q.rows(&sql).await?;
+    let mut series: BTreeMap<(String, String, String, String), Series> = BTreeMap::new();
+    for r in rows {
+        let key = (
+            r.suite.clone(),
+            r.metric.clone(),
+            r.arm.clone(),
+            r.params.clone(),
+        );
+        let s = series.entry(key).or_insert_with(|| Series {
+            suite: r.suite,
+            metric: r.metric,
+            unit: r.unit,
+            better: r.better,
+            arm: r.arm,
+            params: r.params,
+            points: Vec::new(),
+            changes: Vec::new(),
+        });
+        s.points.push(Point {
+            run_id: r.run_id,
+            run_no: r.run_no,
+            started_at: r.started_at,
+            git_commit: r.git_commit,
+            value: r.value.expect("filtered to non-null"),
+        });
+    }
+    let mut out: Vec<Series> = series.into_values().collect();
+    for s in &mut out {
+        let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+        s.changes = change_points(&values, opts)
+            .into_iter()
+            .map(|c| {
+                let p = &s.points[c.index];
+                let worse = if s.better == "higher" {
+                    c.magnitude < 0.0
+                } else {
+                    c.magnitude > 0.0
+                };
+                Change {
+                    run_id: p.run_id.clone(),
+                    run_no: p.run_no,
+                    git_commit: p.git_commit.clone(),
+                    mean_before: c.mean_before,
+                    mean_after: c.mean_after,
+                    magnitude: c.magnitude,
+                    p_value: c.p_value,
+                    regression: worse,
+                }
+            })
+            .collect();
+    }
+    Ok(out)
+}
