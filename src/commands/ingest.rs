@@ -112,17 +112,18 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     }
     let (mut data, sources) = ingest::assemble(parsed, &opts.defaults)?;
 
-    // The digest covers what the run means: each trial's content and keys, and the options.
-    let mut hashes = Vec::with_capacity(sources.len());
-    for path in &sources {
-        hashes.push(sha256_file(path)?.0);
+    // The digest covers what the run means: each file's content and trials, and the options.
+    let mut files_identity = Vec::with_capacity(sources.len());
+    for (path, trial_ids) in &sources {
+        files_identity
+            .push(serde_json::json!({"sha256": sha256_file(path)?.0, "trials": trial_ids}));
     }
     let identity = serde_json::json!({
         "formats": formats,
         "suite": opts.suite,
-        "trials": data.trials.iter().zip(&hashes).map(|(t, h)| serde_json::json!({
-            "arm": t.arm, "params": t.params, "repeat": t.repeat, "sha256": h,
-            "discarded": t.discarded,
+        "files": files_identity,
+        "trials": data.trials.iter().map(|t| serde_json::json!({
+            "arm": t.arm, "params": t.params, "repeat": t.repeat, "discarded": t.discarded,
         })).collect::<Vec<_>>(),
         "labels": opts.labels,
         "commit": opts.commit,
@@ -133,10 +134,13 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         return Ok(IngestOutcome::existing(existing, warnings));
     }
 
-    for (trial_id, path) in sources.iter().enumerate() {
-        let name = path.to_string_lossy();
-        let mut artifact = wh.store_blob(path, &name)?;
-        artifact.trial_id = Some(trial_id as i32);
+    for (path, trial_ids) in &sources {
+        let mut artifact = wh.store_blob(path, &path.to_string_lossy())?;
+        // A file of one trial belongs to it; a file of many belongs to the run.
+        artifact.trial_id = match trial_ids.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        };
         data.artifacts.push(artifact);
     }
     data.notes.extend(opts.note.iter().cloned());
@@ -175,6 +179,8 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         input_digest: digest,
         status: if data.trials.iter().all(|t| t.status == "ok") {
             "ok"
+        } else if data.trials.iter().all(|t| t.status != "ok") {
+            "failed"
         } else {
             "partial"
         }

@@ -8,13 +8,15 @@
 //! what the path does not say.
 
 pub mod aiperf;
+pub mod hyperfine;
+pub mod metrics_json;
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use crate::model::{Params, Phase, Request, RunData, Trial};
+use crate::model::{Metric, Params, Phase, Request, RunData, Trial};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
@@ -52,6 +54,10 @@ pub enum Format {
     Auto,
     /// aiperf `profile_export.jsonl` (per-request records, both schema generations).
     Aiperf,
+    /// hyperfine `--export-json`: every timed run of every command is a trial.
+    Hyperfine,
+    /// perfhouse's own metrics JSON (name, value, unit, better, arm, params, repeat).
+    MetricsJson,
 }
 
 impl Format {
@@ -59,12 +65,14 @@ impl Format {
         match self {
             Format::Auto => "auto",
             Format::Aiperf => "aiperf",
+            Format::Hyperfine => "hyperfine",
+            Format::MetricsJson => "metrics-json",
         }
     }
 }
 
 /// Concrete formats (not `auto`), for messages.
-const KNOWN: &str = "aiperf (profile_export.jsonl)";
+const KNOWN: &str = "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json";
 
 /// Expands directories into the input files they hold (sorted, so ingest order is stable).
 pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, IngestError> {
@@ -80,9 +88,11 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                         .unwrap_or_else(|| io::Error::other("walk failed")),
                 })?;
                 let name = entry.file_name().to_string_lossy();
-                if entry.file_type().is_file()
-                    && (name == "profile_export.jsonl" || name == "profile_export.jsonl.gz")
-                {
+                let wanted = match format {
+                    Format::Hyperfine | Format::MetricsJson => name.ends_with(".json"),
+                    _ => name == "profile_export.jsonl" || name == "profile_export.jsonl.gz",
+                };
+                if entry.file_type().is_file() && wanted {
                     out.push(entry.into_path());
                 }
             }
@@ -144,18 +154,49 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
     if aiperf::sniff(&first) {
         return Ok(Format::Aiperf);
     }
+    // Whole-document JSON formats: parse once and look at the keys.
+    let mut bytes = Vec::new();
+    open_input(path)?
+        .take(64 << 20)
+        .read_to_end(&mut bytes)
+        .map_err(|source| IngestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+        if hyperfine::sniff(&doc) {
+            return Ok(Format::Hyperfine);
+        }
+        if metrics_json::sniff(&doc) {
+            return Ok(Format::MetricsJson);
+        }
+    }
     Err(IngestError::Unknown {
         path: path.to_path_buf(),
         known: KNOWN.to_string(),
     })
 }
 
-/// One parsed input file, before it becomes a trial.
+/// One trial as a file describes it; keys the file does not give come from the path and the
+/// command line.
+#[derive(Debug, Default)]
+pub struct ParsedTrial {
+    pub arm: Option<String>,
+    pub params: Params,
+    pub repeat: Option<i32>,
+    pub requests: Vec<Request>,
+    /// `trial_id` is assigned when the run is assembled.
+    pub metrics: Vec<Metric>,
+    pub exit_code: Option<i32>,
+    pub failed: bool,
+}
+
+/// One parsed input file: one trial (an aiperf JSONL) or several (a hyperfine export).
 #[derive(Debug)]
 pub struct ParsedFile {
     pub path: PathBuf,
     pub format: Format,
-    pub requests: Vec<Request>,
+    pub trials: Vec<ParsedTrial>,
     pub warnings: Vec<String>,
 }
 
@@ -165,19 +206,41 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
     } else {
         format
     };
-    let reader = open_input(path)?;
-    match format {
+    let mut reader = open_input(path)?;
+    let (trials, warnings) = match format {
         Format::Aiperf => {
             let recs = aiperf::parse_jsonl(path, reader)?;
-            Ok(ParsedFile {
-                path: path.to_path_buf(),
-                format,
-                requests: recs.requests,
-                warnings: recs.warnings,
-            })
+            (
+                vec![ParsedTrial {
+                    requests: recs.requests,
+                    ..Default::default()
+                }],
+                recs.warnings,
+            )
+        }
+        Format::Hyperfine | Format::MetricsJson => {
+            let mut text = String::new();
+            reader
+                .read_to_string(&mut text)
+                .map_err(|source| IngestError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            let trials = if format == Format::Hyperfine {
+                hyperfine::parse(path, &text)?
+            } else {
+                metrics_json::parse(path, &text)?
+            };
+            (trials, Vec::new())
         }
         Format::Auto => unreachable!("resolved above"),
-    }
+    };
+    Ok(ParsedFile {
+        path: path.to_path_buf(),
+        format,
+        trials,
+        warnings,
+    })
 }
 
 /// Options that apply to every trial of an ingest batch.
@@ -222,57 +285,66 @@ pub fn trial_keys(
     Ok((arm.unwrap_or_else(|| "default".to_string()), repeat, params))
 }
 
-/// Turns parsed files into the trials and rows of one run. Trials are numbered in execution
-/// order (by their first request's start); repeats not given by the path are numbered in that
-/// order within each arm × params.
+/// Turns parsed files into the trials and rows of one run. A trial's keys come from the file's
+/// content over its path's `key=value` segments over the command line. Trials are numbered in
+/// execution order (by their first request's start where known, else in file order); repeats
+/// not given are numbered in that order within each arm × params.
 ///
-/// Returns the run's rows and, indexed by trial id, the file each trial came from.
+/// Returns the run's rows and, per input file, its path and the ids of its trials.
 pub fn assemble(
     files: Vec<ParsedFile>,
     defaults: &TrialDefaults,
-) -> Result<(RunData, Vec<PathBuf>), IngestError> {
+) -> Result<(RunData, Vec<(PathBuf, Vec<i32>)>), IngestError> {
     struct Pending {
-        file: ParsedFile,
+        file_index: usize,
+        trial: ParsedTrial,
         arm: String,
         repeat: Option<i32>,
         params: Params,
         first_ns: i64,
     }
     let mut pending = Vec::new();
-    for file in files {
+    let mut sources = Vec::new();
+    for (file_index, file) in files.into_iter().enumerate() {
         let (arm, repeat, params) = trial_keys(&file.path, defaults)?;
-        let first_ns = file
-            .requests
-            .iter()
-            .map(|r| r.start_ns)
-            .min()
-            .unwrap_or(i64::MAX);
-        pending.push(Pending {
-            file,
-            arm,
-            repeat,
-            params,
-            first_ns,
-        });
+        for trial in file.trials {
+            let first_ns = trial
+                .requests
+                .iter()
+                .map(|r| r.start_ns)
+                .min()
+                .unwrap_or(i64::MAX);
+            let mut p = params.clone();
+            p.extend(trial.params.clone());
+            pending.push(Pending {
+                file_index,
+                arm: trial.arm.clone().unwrap_or_else(|| arm.clone()),
+                repeat: trial.repeat.or(repeat),
+                params: p,
+                first_ns,
+                trial,
+            });
+        }
+        sources.push((file.path, Vec::new()));
     }
+    // Stable: trials without timestamps keep their file and in-file order.
     pending.sort_by(|a, b| {
         a.first_ns
             .cmp(&b.first_ns)
-            .then_with(|| a.file.path.cmp(&b.file.path))
+            .then_with(|| a.file_index.cmp(&b.file_index))
     });
     let mut next_repeat: BTreeMap<(String, Params), i32> = BTreeMap::new();
     let mut data = RunData::default();
-    let mut sources = Vec::new();
     for (seq, p) in pending.into_iter().enumerate() {
-        sources.push(p.file.path.clone());
         let trial_id = seq as i32;
+        sources[p.file_index].1.push(trial_id);
         let counter = next_repeat
             .entry((p.arm.clone(), p.params.clone()))
             .or_insert(0);
         let repeat = p.repeat.unwrap_or(*counter);
         *counter = (*counter).max(repeat + 1);
-        let starts = p.file.requests.iter().map(|r| r.start_ns);
-        let ends = p.file.requests.iter().filter_map(|r| r.end_ns);
+        let starts = p.trial.requests.iter().map(|r| r.start_ns);
+        let ends = p.trial.requests.iter().filter_map(|r| r.end_ns);
         let (start, end) = (starts.min(), ends.max());
         let concurrency = p
             .params
@@ -289,17 +361,22 @@ pub fn assemble(
             discarded: false,
             discard_reason: None,
             concurrency,
-            exit_code: None,
-            status: "ok".to_string(),
+            exit_code: p.trial.exit_code,
+            status: if p.trial.failed { "failed" } else { "ok" }.to_string(),
             stderr_tail: None,
             started_at_us: start.map(|s| s / 1000),
             finished_at_us: end.map(|e| e / 1000),
             wall_ns: start.zip(end).map(|(s, e)| e - s),
         });
         data.requests
-            .extend(p.file.requests.into_iter().map(|mut r| {
+            .extend(p.trial.requests.into_iter().map(|mut r| {
                 r.trial_id = trial_id;
                 r
+            }));
+        data.metrics
+            .extend(p.trial.metrics.into_iter().map(|mut m| {
+                m.trial_id = trial_id;
+                m
             }));
     }
     if defaults.discard_first {

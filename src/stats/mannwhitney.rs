@@ -195,6 +195,19 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn symmetric_and_bounded(x in proptest::collection::vec(0u8..20, 1..15), y in proptest::collection::vec(0u8..20, 1..15)) {
+            let x: Vec<f64> = x.into_iter().map(f64::from).collect();
+            let y: Vec<f64> = y.into_iter().map(f64::from).collect();
+            let a = mann_whitney_u(&x, &y).unwrap();
+            let b = mann_whitney_u(&y, &x).unwrap();
+            proptest::prop_assert!((0.0..=1.0).contains(&a.p));
+            proptest::prop_assert!((a.p - b.p).abs() < 1e-12);
+            proptest::prop_assert_eq!(a.u + b.u, (x.len() * y.len()) as f64);
+        }
+    }
+
     #[test]
     fn three_vs_three_cannot_reach_five_percent() {
         assert_eq!(min_p_value(3, 3), 0.1);

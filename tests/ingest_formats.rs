@@ -1,0 +1,177 @@
+//! hyperfine and metrics-json ingest: values land digit for digit, failures are recorded as
+//! failed trials, and metrics-json feeds a sync-vs-async comparison by payload size.
+
+mod common;
+
+use std::fs;
+
+use common::*;
+
+fn fixture(name: &str) -> String {
+    repo()
+        .join("tests/fixtures")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn hyperfine_runs_become_trials_with_exact_times() {
+    let wh = tempfile::tempdir().unwrap();
+    let out = ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "sleep",
+            &fixture("hyperfine/params.json"),
+        ],
+    );
+    assert!(out.contains("10 trials"), "{out}");
+    assert_eq!(
+        scalar(wh.path(), "select source from runs"),
+        "ingest:hyperfine"
+    );
+    let src: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(fixture("hyperfine/params.json")).unwrap())
+            .unwrap();
+    for result in src["results"].as_array().unwrap() {
+        let ms = result["parameters"]["ms"].as_str().unwrap();
+        let rows = query(
+            wh.path(),
+            &format!(
+                "select t.arm, t.repeat, m.value from metrics m join trials t using (run_id, trial_id) \
+                 where t.params = '{{\"ms\":\"{ms}\"}}' order by t.repeat"
+            ),
+        );
+        let times: Vec<f64> = result["times"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect();
+        let got: Vec<f64> = rows.iter().map(|r| r["value"].as_f64().unwrap()).collect();
+        assert_eq!(got, times, "ms={ms}");
+        assert!(
+            rows.iter().all(|r| r["arm"] == "sleep 0.00{ms}"),
+            "{rows:?}"
+        );
+        let median = scalar(
+            wh.path(),
+            &format!("select median from metric_medians where params = '{{\"ms\":\"{ms}\"}}'"),
+        );
+        assert_eq!(median.as_f64().unwrap(), result["median"].as_f64().unwrap());
+    }
+}
+
+#[test]
+fn hyperfine_failed_runs_are_recorded_as_failed() {
+    let wh = tempfile::tempdir().unwrap();
+    ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "fails",
+            &fixture("hyperfine/failed.json"),
+        ],
+    );
+    let rows = query(
+        wh.path(),
+        "select status, exit_code, count(*) as n from trials group by status, exit_code order by exit_code",
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(
+        (
+            rows[0]["status"].as_str(),
+            rows[0]["exit_code"].as_i64(),
+            rows[0]["n"].as_i64()
+        ),
+        (Some("failed"), Some(3), Some(3))
+    );
+    assert_eq!(rows[1]["exit_code"], 137);
+    assert_eq!(scalar(wh.path(), "select status from runs"), "failed");
+    // Failed trials never enter medians.
+    assert_eq!(scalar(wh.path(), "select count(*) from metric_medians"), 0);
+}
+
+const PPS: &str = r#"{"metrics": [
+  {"name": "pps", "value": 1000000, "unit": "packets/s", "better": "higher", "arm": "sync", "params": {"payload": 64}, "repeat": 0},
+  {"name": "pps", "value": 1010000, "unit": "packets/s", "better": "higher", "arm": "sync", "params": {"payload": 64}, "repeat": 1},
+  {"name": "pps", "value": 990000, "unit": "packets/s", "better": "higher", "arm": "sync", "params": {"payload": 64}, "repeat": 2},
+  {"name": "pps", "value": 1500000, "unit": "packets/s", "better": "higher", "arm": "async", "params": {"payload": 64}, "repeat": 0},
+  {"name": "pps", "value": 1520000, "unit": "packets/s", "better": "higher", "arm": "async", "params": {"payload": 64}, "repeat": 1},
+  {"name": "pps", "value": 1480000, "unit": "packets/s", "better": "higher", "arm": "async", "params": {"payload": 64}, "repeat": 2},
+  {"name": "pps", "value": 500000, "unit": "packets/s", "better": "higher", "arm": "sync", "params": {"payload": 1500}, "repeat": 0},
+  {"name": "pps", "value": 505000, "unit": "packets/s", "better": "higher", "arm": "sync", "params": {"payload": 1500}, "repeat": 1},
+  {"name": "pps", "value": 495000, "unit": "packets/s", "better": "higher", "arm": "sync", "params": {"payload": 1500}, "repeat": 2},
+  {"name": "pps", "value": 450000, "unit": "packets/s", "better": "higher", "arm": "async", "params": {"payload": 1500}, "repeat": 0},
+  {"name": "pps", "value": 452000, "unit": "packets/s", "better": "higher", "arm": "async", "params": {"payload": 1500}, "repeat": 1},
+  {"name": "pps", "value": 448000, "unit": "packets/s", "better": "higher", "arm": "async", "params": {"payload": 1500}, "repeat": 2}
+]}"#;
+
+#[test]
+fn metrics_json_gives_a_sync_vs_async_table_by_payload() {
+    let wh = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("pps.json");
+    fs::write(&f, PPS).unwrap();
+    let out = ok(
+        wh.path(),
+        &["ingest", "--suite", "net", f.to_str().unwrap()],
+    );
+    assert!(out.contains("12 trials"), "{out}");
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "compare",
+            "--baseline",
+            "latest@sync",
+            "--candidate",
+            "latest@async",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let verdict = |payload: &str| {
+        rows.iter()
+            .find(|r| r["params"].as_str().unwrap().contains(payload))
+            .unwrap()["verdict"]
+            .clone()
+    };
+    assert_eq!(verdict("\"64\""), "improved"); // +50 %, fully separated
+    assert_eq!(verdict("\"1500\""), "regressed"); // −10 %, fully separated
+    let s = &c["summaries"][0];
+    assert_eq!(s["metric"], "pps");
+    assert!(
+        (s["mean_ratio"].as_f64().unwrap() - (1.5 + 0.9) / 2.0).abs() < 1e-12,
+        "{s}"
+    );
+    assert!(
+        (s["worst_ratio"].as_f64().unwrap() - 0.9).abs() < 1e-12,
+        "{s}"
+    );
+    assert_eq!(s["worst_params"], r#"{"payload":"1500"}"#);
+}
+
+#[test]
+fn metrics_json_errors_name_the_entry() {
+    let wh = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.json");
+    fs::write(&f, r#"{"metrics": [{"name": "a", "value": 1, "unit": "", "better": "higher"}, {"name": "b", "value": 2, "unit": "", "better": "faster"}]}"#).unwrap();
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(
+            "field `metrics[1].better`: expected \"higher\" or \"lower\", found \"faster\""
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(scalar(wh.path(), "select count(*) from raw_runs"), 0);
+}
