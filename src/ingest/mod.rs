@@ -243,6 +243,9 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
     })
 }
 
+/// An input file and the ids of the trials it became.
+pub type FileTrials = (PathBuf, Vec<i32>);
+
 /// Options that apply to every trial of an ingest batch.
 #[derive(Debug, Clone, Default)]
 pub struct TrialDefaults {
@@ -294,7 +297,7 @@ pub fn trial_keys(
 pub fn assemble(
     files: Vec<ParsedFile>,
     defaults: &TrialDefaults,
-) -> Result<(RunData, Vec<(PathBuf, Vec<i32>)>), IngestError> {
+) -> Result<(RunData, Vec<FileTrials>), IngestError> {
     struct Pending {
         file_index: usize,
         trial: ParsedTrial,

@@ -183,12 +183,22 @@ fn figure(r: &FigRow, name: &str) -> Option<f64> {
     }
 }
 
-/// Per-trial samples of one side, keyed by (arm, params, metric) in display order.
+/// The values of one metric over the kept trials of one arm × params.
+struct MetricSamples {
+    name: String,
+    unit: String,
+    direction: Direction,
+    values: Vec<f64>,
+}
+
+/// (arm, params) → metrics in display order.
+type Samples = BTreeMap<(String, String), Vec<MetricSamples>>;
+
+/// Per-trial samples of one side.
 struct Side {
     sel: Selection,
     trials: Vec<FigRow>,
-    /// (arm, params) → metric → (unit, direction, values of kept trials)
-    samples: BTreeMap<(String, String), Vec<(String, String, Direction, Vec<f64>)>>,
+    samples: Samples,
 }
 
 async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
@@ -214,15 +224,19 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
         .filter(|t| t.kept())
         .map(|t| (t.trial_id, t))
         .collect();
-    let mut samples: BTreeMap<(String, String), Vec<(String, String, Direction, Vec<f64>)>> =
-        BTreeMap::new();
+    let mut samples: Samples = BTreeMap::new();
     let mut push = |t: &FigRow, name: &str, unit: &str, dir: Direction, v: f64| {
         let list = samples
             .entry((t.arm.clone(), t.params.clone()))
             .or_default();
-        match list.iter_mut().find(|(n, ..)| n == name) {
-            Some(entry) => entry.3.push(v),
-            None => list.push((name.to_string(), unit.to_string(), dir, vec![v])),
+        match list.iter_mut().find(|m| m.name == name) {
+            Some(entry) => entry.values.push(v),
+            None => list.push(MetricSamples {
+                name: name.to_string(),
+                unit: unit.to_string(),
+                direction: dir,
+                values: vec![v],
+            }),
         }
     };
     for t in by_trial.values() {
@@ -371,8 +385,9 @@ pub async fn compare(
         } else {
             arm.clone()
         };
-        for (name, unit, dir, va) in metrics {
-            let Some((_, _, _, vb)) = other.iter().find(|(n, ..)| n == name) else {
+        for m in metrics {
+            let (name, unit, dir, va) = (&m.name, &m.unit, &m.direction, &m.values);
+            let Some(vb) = other.iter().find(|o| &o.name == name).map(|o| &o.values) else {
                 continue;
             };
             let mut vo = opts.verdict.clone();
@@ -437,7 +452,10 @@ pub async fn compare(
 
 fn summarise(rows: &[Row]) -> Vec<Summary> {
     let mut groups: BTreeMap<(String, String), Vec<&Row>> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.better != "" && r.ratio.is_some()) {
+    for r in rows
+        .iter()
+        .filter(|r| !r.better.is_empty() && r.ratio.is_some())
+    {
         groups
             .entry((r.metric.clone(), r.arm.clone()))
             .or_default()
@@ -509,10 +527,11 @@ fn decomposition(s: &Side) -> Vec<String> {
     let mut by_arm: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
     let mut groups: BTreeMap<(&str, i64), Vec<f64>> = BTreeMap::new();
     for t in s.trials.iter().filter(|t| t.kept()) {
-        if let (Some(c), Some(ttft), Some(lat)) = (t.concurrency, t.ttft_p50_ms, t.latency_p50_ms) {
-            if lat > 0.0 {
-                groups.entry((&t.arm, c)).or_default().push(ttft / lat);
-            }
+        if let (Some(c), Some(ttft), Some(lat)) = (t.concurrency, t.ttft_p50_ms, t.latency_p50_ms)
+            && lat > 0.0
+        {
+            groups.entry((&t.arm, c)).or_default().push(ttft / lat);
+        }
         }
     }
     for ((arm, c), v) in groups {

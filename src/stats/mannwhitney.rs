@@ -122,6 +122,7 @@ mod tests {
     /// Expected values recorded from scipy 1.17.1: `scipy.stats.mannwhitneyu(x, y)` (defaults:
     /// two-sided, method='auto', use_continuity=True); (statistic, pvalue).
     #[test]
+    #[allow(clippy::type_complexity)]
     fn equals_scipy_on_recorded_cases() {
         let asym_x = [
             0.0, 1.0, 2.462, 4.171, 6.063, 8.103, 10.271, 12.55, 14.929, 17.399,

@@ -57,7 +57,7 @@ impl Rng {
     }
     /// Uniform in `0..n` (Lemire's multiply-shift; the bias is below 2⁻³² for our sizes).
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
     /// Standard normal (Box-Muller), for synthetic series in tests and benchmarks.
     pub fn normal(&mut self) -> f64 {
