@@ -532,7 +532,6 @@ fn decomposition(s: &Side) -> Vec<String> {
         {
             groups.entry((&t.arm, c)).or_default().push(ttft / lat);
         }
-        }
     }
     for ((arm, c), v) in groups {
         by_arm
