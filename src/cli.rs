@@ -101,6 +101,12 @@ pub struct IngestArgs {
     /// Discard the first repeat of every arm × params (cold start) from medians.
     #[arg(long)]
     pub discard_first: bool,
+    /// Profiled target of folded stacks (e.g. `frontend`).
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Kind of folded stacks when detection is not wanted.
+    #[arg(long, value_parser = ["oncpu", "offcpu"])]
+    pub stack_kind: Option<String>,
     /// Git commit the results belong to.
     #[arg(long)]
     pub commit: Option<String>,

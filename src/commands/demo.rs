@@ -89,6 +89,7 @@ pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
             arm: spec.arm,
             params: spec.params,
             discard_first: spec.discard_first,
+            ..TrialDefaults::default()
         };
         opts.labels = spec.labels;
         opts.note = spec.note;

@@ -38,6 +38,8 @@ impl IngestOptions {
                 arm: a.arm.clone(),
                 params: a.params.iter().cloned().collect(),
                 discard_first: a.discard_first,
+                target: a.target.clone(),
+                stack_kind: a.stack_kind.clone(),
             },
             labels: a.labels.iter().cloned().collect(),
             note: a.note.clone().filter(|n| !n.trim().is_empty()),

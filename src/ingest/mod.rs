@@ -8,6 +8,7 @@
 //! what the path does not say.
 
 pub mod aiperf;
+pub mod folded;
 pub mod hyperfine;
 pub mod metrics_json;
 
@@ -16,7 +17,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use crate::model::{Metric, Params, Phase, Request, RunData, Trial};
+use crate::model::{Metric, Params, Phase, Request, RunData, Stack, Trial};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
@@ -58,6 +59,8 @@ pub enum Format {
     Hyperfine,
     /// perfhouse's own metrics JSON (name, value, unit, better, arm, params, repeat).
     MetricsJson,
+    /// Folded stacks (stackcollapse/inferno, bcc offcputime -f): one profile per file.
+    Folded,
 }
 
 impl Format {
@@ -67,12 +70,14 @@ impl Format {
             Format::Aiperf => "aiperf",
             Format::Hyperfine => "hyperfine",
             Format::MetricsJson => "metrics-json",
+            Format::Folded => "folded",
         }
     }
 }
 
 /// Concrete formats (not `auto`), for messages.
-const KNOWN: &str = "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json";
+const KNOWN: &str =
+    "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json, folded (stack count)";
 
 /// Expands directories into the input files they hold (sorted, so ingest order is stable).
 pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, IngestError> {
@@ -90,6 +95,9 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                 let name = entry.file_name().to_string_lossy();
                 let wanted = match format {
                     Format::Hyperfine | Format::MetricsJson => name.ends_with(".json"),
+                    Format::Folded => [".folded", ".collapsed", ".txt"]
+                        .iter()
+                        .any(|e| name.ends_with(e)),
                     _ => name == "profile_export.jsonl" || name == "profile_export.jsonl.gz",
                 };
                 if entry.file_type().is_file() && wanted {
@@ -170,6 +178,12 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         if metrics_json::sniff(&doc) {
             return Ok(Format::MetricsJson);
         }
+    } else if let Some(first) = std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(|t| t.lines().find(|l| !l.trim().is_empty()))
+        && folded::sniff(first)
+    {
+        return Ok(Format::Folded);
     }
     Err(IngestError::Unknown {
         path: path.to_path_buf(),
@@ -187,6 +201,8 @@ pub struct ParsedTrial {
     pub requests: Vec<Request>,
     /// `trial_id` is assigned when the run is assembled.
     pub metrics: Vec<Metric>,
+    /// `trial_id` and `target` are assigned when the run is assembled.
+    pub stacks: Vec<Stack>,
     pub exit_code: Option<i32>,
     pub failed: bool,
 }
@@ -216,6 +232,16 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
                     ..Default::default()
                 }],
                 recs.warnings,
+            )
+        }
+        Format::Folded => {
+            let f = folded::parse(path, reader)?;
+            (
+                vec![ParsedTrial {
+                    stacks: f.stacks,
+                    ..Default::default()
+                }],
+                f.warnings,
             )
         }
         Format::Hyperfine | Format::MetricsJson => {
@@ -253,6 +279,10 @@ pub struct TrialDefaults {
     pub params: Params,
     /// Mark the first repeat of every arm × params as a discarded cold start.
     pub discard_first: bool,
+    /// Profiled target of folded stacks (default `default`).
+    pub target: Option<String>,
+    /// Overrides the detected stack kind (`oncpu`/`offcpu`).
+    pub stack_kind: Option<String>,
 }
 
 /// Arm, repeat and params of one file, from its path's `key=value` segments over the defaults.
@@ -381,6 +411,18 @@ pub fn assemble(
                 m.trial_id = trial_id;
                 m
             }));
+        let target = defaults
+            .target
+            .clone()
+            .unwrap_or_else(|| "default".to_string());
+        data.stacks.extend(p.trial.stacks.into_iter().map(|mut s| {
+            s.trial_id = trial_id;
+            s.target = target.clone();
+            if let Some(k) = &defaults.stack_kind {
+                s.kind = k.clone();
+            }
+            s
+        }));
     }
     if defaults.discard_first {
         mark_cold_starts(&mut data.trials);
