@@ -101,6 +101,10 @@ pub struct IngestArgs {
     /// Discard the first repeat of every arm × params (cold start) from medians.
     #[arg(long)]
     pub discard_first: bool,
+    /// Leave out files that fail to parse (nothing of them lands), ingest the rest, list the
+    /// failures and exit 1.
+    #[arg(long)]
+    pub keep_going: bool,
     /// Profiled target of folded stacks (e.g. `frontend`).
     #[arg(long)]
     pub target: Option<String>,

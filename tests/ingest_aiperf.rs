@@ -268,3 +268,36 @@ fn bad_flag_values_are_usage_errors() {
     let o = perfhouse(wh.path(), &["ingest"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn keep_going_lands_the_good_files_and_lists_the_bad() {
+    let wh = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("profile_export.jsonl");
+    fs::write(&bad, "{\"metadata\": oops}\n{}\n").unwrap();
+    let good = samples().join("aiperf/profile_export.docs-example.jsonl");
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "s",
+            "--keep-going",
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("1 trials, 2 requests"),
+        "{}",
+        stdout(&o)
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("1 input file(s) left out (--keep-going)"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("{}:1:", bad.display())), "{err}");
+    assert_eq!(scalar(wh.path(), "select count(*) from requests"), 2);
+}

@@ -23,6 +23,8 @@ pub struct IngestOptions {
     pub note: Option<String>,
     pub commit: Option<String>,
     pub branch: Option<String>,
+    /// Leave out files that fail to parse instead of failing the batch.
+    pub keep_going: bool,
 }
 
 impl IngestOptions {
@@ -45,6 +47,7 @@ impl IngestOptions {
             note: a.note.clone().filter(|n| !n.trim().is_empty()),
             commit: a.commit.clone(),
             branch: a.branch.clone(),
+            keep_going: a.keep_going,
         })
     }
 
@@ -59,6 +62,7 @@ impl IngestOptions {
             note: None,
             commit: None,
             branch: None,
+            keep_going: false,
         }
     }
 }
@@ -72,10 +76,12 @@ pub struct IngestOutcome {
     pub trials: usize,
     pub requests: usize,
     pub warnings: Vec<String>,
+    /// Files left out under `--keep-going`, with why.
+    pub failed: Vec<String>,
 }
 
 impl IngestOutcome {
-    fn existing(run: RunEntry, warnings: Vec<String>) -> IngestOutcome {
+    fn existing(run: RunEntry, warnings: Vec<String>, failed: Vec<String>) -> IngestOutcome {
         IngestOutcome {
             run_id: run.run_id,
             suite: run.suite,
@@ -83,6 +89,7 @@ impl IngestOutcome {
             trials: 0,
             requests: 0,
             warnings,
+            failed,
         }
     }
 
@@ -106,11 +113,23 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     let mut parsed = Vec::with_capacity(files.len());
     let mut warnings = Vec::new();
     let mut formats = std::collections::BTreeSet::new();
+    let mut failed = Vec::new();
     for f in &files {
-        let p = ingest::parse_file(f, opts.format)?;
+        let p = match ingest::parse_file(f, opts.format) {
+            Ok(p) => p,
+            // With --keep-going a bad file is left out (nothing of it lands) and reported.
+            Err(e) if opts.keep_going => {
+                failed.push(e.to_string());
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         warnings.extend(p.warnings.iter().cloned());
         formats.insert(p.format.name());
         parsed.push(p);
+    }
+    if parsed.is_empty() {
+        bail!("no input could be read:\n  {}", failed.join("\n  "));
     }
     let (mut data, sources) = ingest::assemble(parsed, &opts.defaults)?;
 
@@ -133,7 +152,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     });
     let digest = hex::encode(Sha256::digest(identity.to_string().as_bytes()));
     if let Some(existing) = wh.find_by_digest(&digest)? {
-        return Ok(IngestOutcome::existing(existing, warnings));
+        return Ok(IngestOutcome::existing(existing, warnings, failed));
     }
 
     for (path, trial_ids) in &sources {
@@ -189,7 +208,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         .to_string(),
     };
     if let Some(existing) = wh.append_run(&run, &data)? {
-        return Ok(IngestOutcome::existing(existing, warnings));
+        return Ok(IngestOutcome::existing(existing, warnings, failed));
     }
     Ok(IngestOutcome {
         run_id: run.run_id,
@@ -198,5 +217,6 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         trials: data.trials.len(),
         requests: data.requests.len(),
         warnings,
+        failed,
     })
 }

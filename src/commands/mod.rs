@@ -47,6 +47,13 @@ async fn dispatch(cli: Cli) -> Result<()> {
             if !cli.quiet {
                 writeln!(stdout, "{}", outcome.message())?;
             }
+            if !outcome.failed.is_empty() {
+                bail!(
+                    "{} input file(s) left out (--keep-going):\n  {}",
+                    outcome.failed.len(),
+                    outcome.failed.join("\n  ")
+                );
+            }
         }
         Command::Query(args) => {
             let q = Query::open(&wh()?).await?;

@@ -147,8 +147,16 @@ pub fn open_input(path: &Path) -> Result<Box<dyn BufRead>, IngestError> {
     })
 }
 
-/// Resolves `auto` for one file by its first line.
+/// Resolves `auto` for one file by its name, else its content.
 pub fn detect(path: &Path) -> Result<Format, IngestError> {
+    // aiperf's file name is unambiguous; its content is then held to the aiperf schema.
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    if name == "profile_export.jsonl" || name == "profile_export.jsonl.gz" {
+        return Ok(Format::Aiperf);
+    }
     let reader = open_input(path)?;
     let mut first = String::new();
     // Bounded: a binary file without newlines must not be read whole.
