@@ -521,24 +521,34 @@ fn client_bound(s: &Side) -> Vec<String> {
         .collect()
 }
 
-/// TTFT's share of request latency by concurrency: a share that rises with load means
-/// requests queue before generation starts (tokenizer, router, admission), not in decode.
-fn decomposition(s: &Side) -> Vec<String> {
-    let mut by_arm: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
+/// Per arm, the median of `figure` over kept trials at each concurrency, in concurrency order.
+fn by_concurrency(
+    s: &Side,
+    figure: impl Fn(&FigRow) -> Option<f64>,
+) -> BTreeMap<&str, Vec<(i64, f64)>> {
     let mut groups: BTreeMap<(&str, i64), Vec<f64>> = BTreeMap::new();
     for t in s.trials.iter().filter(|t| t.kept()) {
-        if let (Some(c), Some(ttft), Some(lat)) = (t.concurrency, t.ttft_p50_ms, t.latency_p50_ms)
-            && lat > 0.0
-        {
-            groups.entry((&t.arm, c)).or_default().push(ttft / lat);
+        if let (Some(c), Some(x)) = (t.concurrency, figure(t)) {
+            groups.entry((&t.arm, c)).or_default().push(x);
         }
     }
+    let mut by_arm: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
     for ((arm, c), v) in groups {
         by_arm
             .entry(arm)
             .or_default()
             .push((c, median(&v).unwrap_or(f64::NAN)));
     }
+    by_arm
+}
+
+/// TTFT's share of request latency by concurrency: a share that rises with load means
+/// requests queue before generation starts (tokenizer, router, admission), not in decode.
+fn decomposition(s: &Side) -> Vec<String> {
+    let by_arm = by_concurrency(s, |t| match (t.ttft_p50_ms, t.latency_p50_ms) {
+        (Some(ttft), Some(lat)) if lat > 0.0 => Some(ttft / lat),
+        _ => None,
+    });
     by_arm
         .into_iter()
         .filter(|(_, v)| v.len() >= 2)
@@ -564,19 +574,7 @@ fn decomposition(s: &Side) -> Vec<String> {
 
 /// The knee of a concurrency sweep: the highest throughput before it falls.
 fn knees(s: &Side) -> Vec<String> {
-    let mut groups: BTreeMap<(&str, i64), Vec<f64>> = BTreeMap::new();
-    for t in s.trials.iter().filter(|t| t.kept()) {
-        if let (Some(c), Some(x)) = (t.concurrency, t.throughput_rps) {
-            groups.entry((&t.arm, c)).or_default().push(x);
-        }
-    }
-    let mut by_arm: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
-    for ((arm, c), v) in groups {
-        by_arm
-            .entry(arm)
-            .or_default()
-            .push((c, median(&v).unwrap_or(f64::NAN)));
-    }
+    let by_arm = by_concurrency(s, |t| t.throughput_rps);
     by_arm
         .into_iter()
         .filter(|(_, v)| v.len() >= 2)

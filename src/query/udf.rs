@@ -9,14 +9,15 @@
 use std::sync::Arc;
 
 use crate::stats::quantile_cont;
-use datafusion::arrow::array::{ArrayRef, AsArray, Float64Array, ListArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Float64Array, ListArray};
 use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Float64Type, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{Result, ScalarValue, plan_err};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
-    Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, Signature, Volatility,
+    Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, EmitTo, GroupsAccumulator,
+    Signature, Volatility,
 };
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -52,22 +53,150 @@ impl AggregateUDFImpl for QuantileCont {
         ])
     }
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        // A constant evaluates without input rows; a column would not.
-        let empty = RecordBatch::new_empty(Arc::new(Schema::empty()));
-        let p = args
-            .exprs
-            .get(1)
-            .and_then(|e| match e.evaluate(&empty).ok()? {
-                ColumnarValue::Scalar(ScalarValue::Float64(Some(p))) => Some(p),
-                _ => None,
-            });
-        match p {
-            Some(p) if (0.0..=1.0).contains(&p) => Ok(Box::new(QuantileAcc {
-                p,
-                values: Vec::new(),
-            })),
-            _ => plan_err!("quantile_cont(x, p): p must be a constant between 0 and 1"),
+        Ok(Box::new(QuantileAcc {
+            p: percentile(&args)?,
+            values: Vec::new(),
+        }))
+    }
+    fn groups_accumulator_supported(&self, _: AccumulatorArgs) -> bool {
+        true
+    }
+    fn create_groups_accumulator(
+        &self,
+        args: AccumulatorArgs,
+    ) -> Result<Box<dyn GroupsAccumulator>> {
+        Ok(Box::new(QuantileGroups {
+            p: percentile(&args)?,
+            groups: Vec::new(),
+        }))
+    }
+}
+
+/// The constant `p` of `quantile_cont(x, p)`.
+fn percentile(args: &AccumulatorArgs) -> Result<f64> {
+    // A constant evaluates without input rows; a column would not.
+    let empty = RecordBatch::new_empty(Arc::new(Schema::empty()));
+    let p = args
+        .exprs
+        .get(1)
+        .and_then(|e| match e.evaluate(&empty).ok()? {
+            ColumnarValue::Scalar(ScalarValue::Float64(Some(p))) => Some(p),
+            _ => None,
+        });
+    match p {
+        Some(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => plan_err!("quantile_cont(x, p): p must be a constant between 0 and 1"),
+    }
+}
+
+fn list_of(values: Vec<f64>) -> ListArray {
+    let offsets = OffsetBuffer::new(ScalarBuffer::from(vec![0, values.len() as i32]));
+    ListArray::new(
+        Arc::new(Field::new_list_field(DataType::Float64, true)),
+        offsets,
+        Arc::new(Float64Array::from(values)),
+        None,
+    )
+}
+
+/// All groups' values in one place: DataFusion hands each batch over once with a group index
+/// per row, instead of slicing it per group as it must for a plain `Accumulator`.
+#[derive(Debug)]
+struct QuantileGroups {
+    p: f64,
+    groups: Vec<Vec<f64>>,
+}
+
+impl GroupsAccumulator for QuantileGroups {
+    fn update_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.groups.resize_with(total_num_groups, Vec::new);
+        let v = values[0].as_primitive::<Float64Type>();
+        for (row, &g) in group_indices.iter().enumerate() {
+            if v.is_valid(row) && opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row)) {
+                self.groups[g].push(v.value(row));
+            }
         }
+        Ok(())
+    }
+    fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
+        let p = self.p;
+        let out: Float64Array = emit_to
+            .take_needed(&mut self.groups)
+            .into_iter()
+            .map(|mut g| quantile_cont(&mut g, p))
+            .collect();
+        Ok(Arc::new(out))
+    }
+    fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
+        let groups = emit_to.take_needed(&mut self.groups);
+        let mut offsets = Vec::with_capacity(groups.len() + 1);
+        offsets.push(0i32);
+        let mut flat = Vec::with_capacity(groups.iter().map(Vec::len).sum());
+        for g in groups {
+            flat.extend(g);
+            offsets.push(flat.len() as i32);
+        }
+        let list = ListArray::new(
+            Arc::new(Field::new_list_field(DataType::Float64, true)),
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            Arc::new(Float64Array::from(flat)),
+            None,
+        );
+        Ok(vec![Arc::new(list)])
+    }
+    fn merge_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.groups.resize_with(total_num_groups, Vec::new);
+        let lists = values[0].as_list::<i32>();
+        for (row, &g) in group_indices.iter().enumerate() {
+            if lists.is_valid(row) {
+                let items = lists.value(row);
+                self.groups[g].extend(items.as_primitive::<Float64Type>().iter().flatten());
+            }
+        }
+        Ok(())
+    }
+    /// Each input row as a state of its own: a one-value list (empty when NULL or filtered).
+    fn convert_to_state(
+        &self,
+        values: &[ArrayRef],
+        opt_filter: Option<&BooleanArray>,
+    ) -> Result<Vec<ArrayRef>> {
+        let v = values[0].as_primitive::<Float64Type>();
+        let mut offsets = Vec::with_capacity(v.len() + 1);
+        offsets.push(0i32);
+        let mut flat = Vec::with_capacity(v.len());
+        for row in 0..v.len() {
+            if v.is_valid(row) && opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row)) {
+                flat.push(v.value(row));
+            }
+            offsets.push(flat.len() as i32);
+        }
+        let list = ListArray::new(
+            Arc::new(Field::new_list_field(DataType::Float64, true)),
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            Arc::new(Float64Array::from(flat)),
+            None,
+        );
+        Ok(vec![Arc::new(list)])
+    }
+    fn size(&self) -> usize {
+        self.groups.capacity() * std::mem::size_of::<Vec<f64>>()
+            + self
+                .groups
+                .iter()
+                .map(|g| g.capacity() * std::mem::size_of::<f64>())
+                .sum::<usize>()
     }
 }
 
@@ -91,15 +220,9 @@ impl Accumulator for QuantileAcc {
         Ok(())
     }
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        let values = Float64Array::from(std::mem::take(&mut self.values));
-        let offsets = OffsetBuffer::new(ScalarBuffer::from(vec![0, values.len() as i32]));
-        let list = ListArray::new(
-            Arc::new(Field::new_list_field(DataType::Float64, true)),
-            offsets,
-            Arc::new(values),
-            None,
-        );
-        Ok(vec![ScalarValue::List(Arc::new(list))])
+        Ok(vec![ScalarValue::List(Arc::new(list_of(std::mem::take(
+            &mut self.values,
+        ))))])
     }
     fn evaluate(&mut self) -> Result<ScalarValue> {
         Ok(ScalarValue::Float64(quantile_cont(
