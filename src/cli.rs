@@ -71,6 +71,8 @@ pub enum Command {
     Annotate(AnnotateArgs),
     /// Merge each suite's small Parquet files into one per table, atomically.
     Compact,
+    /// Verify every file, schema, run linkage and kept raw input (exit 1 on damage).
+    Check,
     /// Load the bundled datasets into the warehouse and build the site.
     Demo(DemoArgs),
 }

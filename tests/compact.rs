@@ -70,3 +70,42 @@ fn compact_merges_files_and_keeps_every_row() {
     let again = ok(wh.path(), &["compact"]);
     assert!(again.contains("nothing to compact"), "{again}");
 }
+
+#[test]
+fn check_finds_orphans_and_damage() {
+    let wh = tempfile::tempdir().unwrap();
+    let a = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
+    ok(wh.path(), &["ingest", "--suite", "s", a.to_str().unwrap()]);
+    let out = ok(wh.path(), &["check"]);
+    assert!(out.contains(": 0 problems"), "{out}");
+    // An orphaned file is a note, not a problem.
+    let other = tempfile::tempdir().unwrap();
+    ok(
+        other.path(),
+        &["ingest", "--suite", "s", "--arm", "x", a.to_str().unwrap()],
+    );
+    let src = fs::read_dir(other.path().join("trials/suite=s"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fs::copy(&src, wh.path().join("trials/suite=s/dead-0.parquet")).unwrap();
+    let o = perfhouse(wh.path(), &["check"]);
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("note: trials: 1 rows of runs that never committed"),
+        "{}",
+        stderr(&o)
+    );
+    // A kept input that changed is damage.
+    let stored = scalar(wh.path(), "select stored_path from artifacts");
+    fs::write(wh.path().join(stored.as_str().unwrap()), b"tampered").unwrap();
+    let o = perfhouse(wh.path(), &["check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("content does not match its sha256"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -137,6 +137,28 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 }
             }
         }
+        Command::Check => {
+            let r = wh()?.check()?;
+            for n in &r.notes {
+                eprintln!("note: {n}");
+            }
+            for p in &r.problems {
+                eprintln!("problem: {p}");
+            }
+            if !cli.quiet {
+                writeln!(
+                    stdout,
+                    "checked {} files, {} rows, {} runs: {} problems",
+                    r.files,
+                    r.rows,
+                    r.runs,
+                    r.problems.len()
+                )?;
+            }
+            if !r.problems.is_empty() {
+                bail!("the warehouse has {} problem(s)", r.problems.len());
+            }
+        }
         Command::Demo(args) => demo(&wh()?, args, cli.quiet).await?,
     }
     Ok(())

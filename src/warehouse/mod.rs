@@ -416,6 +416,102 @@ impl Warehouse {
     }
 }
 
+/// What `perfhouse check` found.
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    pub files: usize,
+    pub rows: usize,
+    pub runs: usize,
+    /// Unreadable files, schema mismatches, missing or corrupt blobs: the warehouse is damaged.
+    pub problems: Vec<String>,
+    /// Rows of runs that never committed (a writer died): invisible, kept, worth knowing.
+    pub notes: Vec<String>,
+}
+
+impl Warehouse {
+    /// Verifies every Parquet file (readable, schema as `schema.rs` says), the linkage of every
+    /// row to a committed run, and every kept raw input against its SHA-256.
+    pub fn check(&self) -> Result<CheckReport> {
+        let mut report = CheckReport::default();
+        let committed: std::collections::HashSet<String> =
+            self.runs()?.into_iter().map(|r| r.run_id).collect();
+        report.runs = committed.len();
+        for table in Table::ALL {
+            let expected = table.schema();
+            let mut orphans = 0usize;
+            for (_, path) in self.table_files(table)? {
+                report.files += 1;
+                let batches = match Self::read_file(&path) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        report.problems.push(format!("unreadable: {e}"));
+                        continue;
+                    }
+                };
+                for b in &batches {
+                    report.rows += b.num_rows();
+                    for field in expected.fields() {
+                        match b.schema().field_with_name(field.name()) {
+                            Ok(f) if f.data_type() == field.data_type() => {}
+                            Ok(f) => report.problems.push(format!(
+                                "{}: column {} is {}, expected {}",
+                                path.display(),
+                                field.name(),
+                                f.data_type(),
+                                field.data_type()
+                            )),
+                            Err(_) if field.is_nullable() => {}
+                            Err(_) => report.problems.push(format!(
+                                "{}: column {} is missing",
+                                path.display(),
+                                field.name()
+                            )),
+                        }
+                    }
+                    if table != Table::Runs
+                        && let Some(ids) = b.column_by_name("run_id")
+                    {
+                        let ids = ids.as_string::<i32>();
+                        orphans += (0..b.num_rows())
+                            .filter(|&i| !committed.contains(ids.value(i)))
+                            .count();
+                    }
+                }
+                if table == Table::Artifacts {
+                    for b in &batches {
+                        let shas = b
+                            .column_by_name("sha256")
+                            .expect("artifacts.sha256")
+                            .as_string::<i32>();
+                        let stored = b
+                            .column_by_name("stored_path")
+                            .expect("artifacts.stored_path")
+                            .as_string::<i32>();
+                        for i in 0..b.num_rows() {
+                            let blob = self.root.join(stored.value(i));
+                            match sha256_file(&blob) {
+                                Ok((sha, _)) if sha == shas.value(i) => {}
+                                Ok(_) => report.problems.push(format!(
+                                    "{}: content does not match its sha256",
+                                    blob.display()
+                                )),
+                                Err(e) => report.problems.push(format!("kept input missing: {e}")),
+                            }
+                        }
+                    }
+                }
+            }
+            if orphans > 0 {
+                report.notes.push(format!(
+                    "{}: {orphans} rows of runs that never committed (invisible; kept for inspection)",
+                    table.name()
+                ));
+            }
+        }
+        Ok(report)
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct CompactReport {
     /// (table, suite, files merged)
