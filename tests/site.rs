@@ -71,6 +71,18 @@ fn demo_site_links_every_run_page_with_medians() {
             assert!(page.contains(&format!("<td>{}</td>", a["arm"].as_str().unwrap())));
         }
         assert!(page.contains("<svg"), "{href} has no chart");
+        // Two arms: an A/B page, first-run arm as baseline, judged as `perfhouse compare` does.
+        assert!(
+            page.contains("href=\"compare-1.html\""),
+            "{href} lacks its A/B link"
+        );
+        let ab = fs::read_to_string(out.path().join(format!("runs/{id}/compare-1.html"))).unwrap();
+        assert!(ab.contains("default → fastokens"), "{ab}");
+        assert!(ab.contains("class=\"verdict-inconclusive\""));
+        assert!(
+            !ab.contains("verdict-regressed"),
+            "an A/A run shows no regression"
+        );
     }
     // Every link is relative and resolves to a file of the site.
     for (name, bytes) in files(out.path()) {

@@ -18,11 +18,11 @@ pub fn fmt_value(v: Option<f64>) -> String {
     }
 }
 
-fn pct(r: Option<f64>) -> String {
+pub fn pct(r: Option<f64>) -> String {
     r.map_or("—".into(), |r| format!("{:+.1}%", (r - 1.0) * 100.0))
 }
 
-fn ci(row: &Row) -> String {
+pub fn ci(row: &Row) -> String {
     match (row.ci_low, row.ci_high) {
         (Some(lo), Some(hi)) => format!("{} … {}", pct(Some(lo)), pct(Some(hi))),
         _ => "—".into(),
@@ -39,7 +39,7 @@ fn fixed_text(l: &ParamLayout) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" "))
 }
 
-fn p(row: &Row) -> String {
+pub fn p(row: &Row) -> String {
     row.p_value.map_or("—".into(), |p| format!("{p:.3}"))
 }
 

@@ -15,7 +15,9 @@ use askama::Template;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use crate::query::compare::{self, CompareError, CompareOptions, RunInfo, Selection};
 use crate::query::{Query, QueryError, lit};
+use crate::report;
 use charts::{ChartError, Series};
 
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +26,8 @@ pub enum SiteError {
     Query(#[from] QueryError),
     #[error(transparent)]
     Chart(#[from] ChartError),
+    #[error(transparent)]
+    Compare(#[from] CompareError),
     #[error("rendering {page}: {source}")]
     Render { page: String, source: askama::Error },
     #[error("{path}: {source}")]
@@ -46,6 +50,7 @@ struct RunRow {
     git_commit: Option<String>,
     git_branch: Option<String>,
     host: Option<String>,
+    env_fingerprint: Option<String>,
     labels: String,
     n_trials: Option<u64>,
 }
@@ -308,6 +313,38 @@ pub struct RunPage {
     pub metric_medians: Vec<MetricMedianView>,
     pub trials: Vec<TrialView>,
     pub charts: Vec<ChartView>,
+    /// Links to the run's A/B pages (`compare-<arm>.html`).
+    pub compares: Vec<KeyValue>,
+}
+
+pub struct CompareRowView {
+    pub verdict: String,
+    pub metric: String,
+    pub params: String,
+    pub n: String,
+    pub baseline: String,
+    pub candidate: String,
+    pub change: String,
+    pub ci: String,
+    pub p: String,
+    pub reason: String,
+}
+
+#[derive(Template)]
+#[template(path = "compare.html")]
+pub struct ComparePage {
+    pub root: String,
+    pub css: String,
+    pub title: String,
+    pub suite: String,
+    pub number: String,
+    pub baseline: String,
+    pub candidate: String,
+    pub threshold: String,
+    pub fixed_params: String,
+    pub rows: Vec<CompareRowView>,
+    pub flags: Vec<String>,
+    pub diagnoses: Vec<String>,
 }
 
 // ---- build ----------------------------------------------------------------------------------
@@ -369,7 +406,7 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
     let runs: Vec<RunRow> = query
         .rows(
             "SELECT r.run_id, r.suite, r.run_no, r.started_at, r.finished_at, r.source, r.status, \
-             r.git_commit, r.git_branch, r.host, r.labels, t.n AS n_trials \
+             r.git_commit, r.git_branch, r.host, r.env_fingerprint, r.labels, t.n AS n_trials \
              FROM runs r LEFT JOIN (SELECT run_id, count(*) AS n FROM trials GROUP BY run_id) t \
              ON r.run_id = t.run_id ORDER BY r.suite, r.run_no DESC",
         )
@@ -416,11 +453,100 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
     )?;
 
     for r in &runs {
-        let page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css).await?;
+        let mut page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css).await?;
+        for (file, compare) in compare_pages(query, r, &css).await? {
+            page.compares.push(KeyValue {
+                key: file.clone(),
+                value: format!("{} vs {}", compare.baseline, compare.candidate),
+            });
+            w.page(&format!("runs/{}/{file}", r.run_id), &compare)?;
+        }
         w.page(&format!("runs/{}/index.html", r.run_id), &page)?;
         w.report.runs += 1;
     }
     Ok(w.report)
+}
+
+/// A/B pages of a run with several arms: the arm that ran first is the baseline, each other
+/// arm a candidate, through the same comparison as `perfhouse compare`.
+async fn compare_pages(
+    query: &Query,
+    r: &RunRow,
+    css: &str,
+) -> Result<Vec<(String, ComparePage)>, SiteError> {
+    #[derive(Deserialize)]
+    struct Arm {
+        arm: String,
+    }
+    let arms: Vec<Arm> = query
+        .rows(&format!(
+            "SELECT arm FROM trials WHERE run_id = {} GROUP BY arm ORDER BY min(seq)",
+            lit(&r.run_id)
+        ))
+        .await?;
+    let mut out = Vec::new();
+    let Some((first, rest)) = arms.split_first() else {
+        return Ok(out);
+    };
+    for (i, cand) in rest.iter().enumerate() {
+        // Built directly, not parsed from `RUN@ARM`: arm names may contain `@`.
+        let sel = |arm: &str| Selection {
+            run: RunInfo {
+                run_id: r.run_id.clone(),
+                suite: r.suite.clone(),
+                run_no: r.run_no,
+                started_at: r.started_at.clone(),
+                git_commit: r.git_commit.clone(),
+                env_fingerprint: r.env_fingerprint.clone(),
+            },
+            arm: Some(arm.to_string()),
+            label: format!("{} #{} @{arm}", r.suite, r.run_no),
+        };
+        let (a, b) = (sel(&first.arm), sel(&cand.arm));
+        let c = compare::compare(query, a, b, &CompareOptions::default()).await?;
+        let layout = ParamLayout::new(c.rows.iter().map(|row| row.params.as_str()));
+        let page = ComparePage {
+            root: "../../".into(),
+            css: css.to_string(),
+            title: format!("{} #{}: {} vs {}", r.suite, r.run_no, first.arm, cand.arm),
+            suite: r.suite.clone(),
+            number: format!("#{}", r.run_no),
+            baseline: first.arm.clone(),
+            candidate: cand.arm.clone(),
+            threshold: format!("±{:.0}%", c.threshold * 100.0),
+            fixed_params: layout
+                .fixed
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            rows: c
+                .rows
+                .iter()
+                .map(|row| CompareRowView {
+                    verdict: row.verdict.to_string(),
+                    metric: if row.unit.is_empty() {
+                        row.metric.clone()
+                    } else {
+                        format!("{} ({})", row.metric, row.unit)
+                    },
+                    params: layout.varying(&row.params),
+                    n: format!("{}/{}", row.n_baseline, row.n_candidate),
+                    baseline: report::fmt_value(row.median_baseline),
+                    candidate: report::fmt_value(row.median_candidate),
+                    change: report::pct(row.ratio),
+                    ci: report::ci(row),
+                    p: report::p(row),
+                    reason: row.reason.clone(),
+                })
+                .collect(),
+            flags: c.flags.clone(),
+            diagnoses: c.diagnoses.clone(),
+        };
+        // Arm names are user strings: the file name is the candidate's position, not its name.
+        out.push((format!("compare-{}.html", i + 1), page));
+    }
+    Ok(out)
 }
 
 async fn run_page(
@@ -633,5 +759,6 @@ async fn run_page(
             })
             .collect(),
         charts,
+        compares: Vec::new(),
     })
 }

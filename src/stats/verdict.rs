@@ -86,9 +86,13 @@ pub fn judge(
     let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
     let (verdict, reason) = match (direction, ratio, ci) {
         (Direction::Info, _, _) => (Verdict::Info, "shown for context".to_string()),
-        (_, None, _) | (_, _, None) => (
+        (_, None, _) => (
             Verdict::Inconclusive,
-            "no samples, or a zero baseline".to_string(),
+            "no samples, or a zero baseline median".to_string(),
+        ),
+        (_, _, None) => (
+            Verdict::Inconclusive,
+            "some baseline resamples have a zero median, so the ratio is undefined".to_string(),
         ),
         _ if na < 2 || nb < 2 => (
             Verdict::Inconclusive,
