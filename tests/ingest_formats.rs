@@ -175,3 +175,125 @@ fn metrics_json_errors_name_the_entry() {
     );
     assert_eq!(scalar(wh.path(), "select count(*) from raw_runs"), 0);
 }
+
+#[test]
+fn gbench_samples_land_value_for_value() {
+    let dir = samples().join("google-benchmark");
+    // test1_run1: eleven benchmarks, one in seconds; real_time normalised to ns.
+    let wh = tempfile::tempdir().unwrap();
+    ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "g",
+            dir.join("test1_run1.json").to_str().unwrap(),
+        ],
+    );
+    let src: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("test1_run1.json")).unwrap()).unwrap();
+    let rows = query(
+        wh.path(),
+        "select t.arm, m.value from metrics m join trials t using (run_id, trial_id) where m.name = 'real_time' order by t.seq",
+    );
+    let expected: Vec<(String, f64)> = src["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            let scale = match b["time_unit"].as_str().unwrap() {
+                "ns" => 1.0,
+                "us" => 1e3,
+                "ms" => 1e6,
+                _ => 1e9,
+            };
+            (
+                b["name"].as_str().unwrap().to_string(),
+                b["real_time"].as_f64().unwrap() * scale,
+            )
+        })
+        .collect();
+    let got: Vec<(String, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["arm"].as_str().unwrap().to_string(),
+                r["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+    // test3_run0: BM_Two twice = two repeats of one arm.
+    let wh = tempfile::tempdir().unwrap();
+    ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "g",
+            dir.join("test3_run0.json").to_str().unwrap(),
+        ],
+    );
+    let reps = query(
+        wh.path(),
+        "select repeat from trials where arm = 'BM_Two' order by repeat",
+    );
+    assert_eq!(reps.len(), 2);
+    assert_eq!(
+        (reps[0]["repeat"].as_i64(), reps[1]["repeat"].as_i64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(
+        scalar(
+            wh.path(),
+            "select median from metric_medians where arm = 'BM_Two' and name = 'real_time'"
+        ),
+        8.5
+    );
+    // test4_run0: aggregates only, a percentage (cv) kept as a ratio.
+    let wh = tempfile::tempdir().unwrap();
+    ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "g",
+            dir.join("test4_run0.json").to_str().unwrap(),
+        ],
+    );
+    let m = query(
+        wh.path(),
+        "select name, value, unit from metrics where name like 'real_time%'",
+    );
+    assert_eq!(m[0]["name"], "real_time_zz");
+    assert_eq!(m[0]["value"], 0.01);
+    assert_eq!(m[0]["unit"], "ratio");
+}
+
+#[test]
+fn gbench_nan_literals_are_read_as_missing() {
+    let wh = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bench.json");
+    fs::write(
+        &f,
+        r#"{"context": {}, "benchmarks": [
+  {"name": "BM_x/64", "run_type": "iteration", "iterations": 10, "real_time": 12.5, "cpu_time": NaN, "time_unit": "us"},
+  {"name": "BM_x_BigO", "run_type": "aggregate", "cpu_coefficient": Infinity, "big_o": "N"}
+]}"#,
+    )
+    .unwrap();
+    ok(wh.path(), &["ingest", "--suite", "g", f.to_str().unwrap()]);
+    let rows = query(
+        wh.path(),
+        "select t.arm, t.params, m.name, m.value from metrics m join trials t using (run_id, trial_id)",
+    );
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["arm"], "BM_x");
+    assert_eq!(rows[0]["params"], r#"{"arg0":"64"}"#);
+    assert_eq!(rows[0]["value"], 12500.0);
+    assert_eq!(
+        scalar(wh.path(), "select source from runs"),
+        "ingest:gbench"
+    );
+}

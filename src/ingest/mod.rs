@@ -9,6 +9,7 @@
 
 pub mod aiperf;
 pub mod folded;
+pub mod gbench;
 pub mod hyperfine;
 pub mod metrics_json;
 
@@ -61,6 +62,8 @@ pub enum Format {
     MetricsJson,
     /// Folded stacks (stackcollapse/inferno, bcc offcputime -f): one profile per file.
     Folded,
+    /// Google Benchmark JSON: every repetition of every benchmark is a trial.
+    Gbench,
 }
 
 impl Format {
@@ -71,13 +74,13 @@ impl Format {
             Format::Hyperfine => "hyperfine",
             Format::MetricsJson => "metrics-json",
             Format::Folded => "folded",
+            Format::Gbench => "gbench",
         }
     }
 }
 
 /// Concrete formats (not `auto`), for messages.
-const KNOWN: &str =
-    "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json, folded (stack count)";
+const KNOWN: &str = "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), folded (stack count)";
 
 /// Expands directories into the input files they hold (sorted, so ingest order is stable).
 pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, IngestError> {
@@ -94,7 +97,9 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                 })?;
                 let name = entry.file_name().to_string_lossy();
                 let wanted = match format {
-                    Format::Hyperfine | Format::MetricsJson => name.ends_with(".json"),
+                    Format::Hyperfine | Format::MetricsJson | Format::Gbench => {
+                        name.ends_with(".json")
+                    }
                     Format::Folded => [".folded", ".collapsed", ".txt"]
                         .iter()
                         .any(|e| name.ends_with(e)),
@@ -179,12 +184,22 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
             path: path.to_path_buf(),
             source,
         })?;
-    if let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+    let doc = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .or_else(|| {
+            // Google Benchmark may write NaN/Infinity, which strict JSON refuses.
+            let text = std::str::from_utf8(&bytes).ok()?;
+            serde_json::from_str(&gbench::sanitize(text)).ok()
+        });
+    if let Some(doc) = doc {
         if hyperfine::sniff(&doc) {
             return Ok(Format::Hyperfine);
         }
         if metrics_json::sniff(&doc) {
             return Ok(Format::MetricsJson);
+        }
+        if gbench::sniff(&doc) {
+            return Ok(Format::Gbench);
         }
     } else if let Some(first) = std::str::from_utf8(&bytes)
         .ok()
@@ -252,7 +267,7 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
                 f.warnings,
             )
         }
-        Format::Hyperfine | Format::MetricsJson => {
+        Format::Hyperfine | Format::MetricsJson | Format::Gbench => {
             let mut text = String::new();
             reader
                 .read_to_string(&mut text)
@@ -260,10 +275,10 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
                     path: path.to_path_buf(),
                     source,
                 })?;
-            let trials = if format == Format::Hyperfine {
-                hyperfine::parse(path, &text)?
-            } else {
-                metrics_json::parse(path, &text)?
+            let trials = match format {
+                Format::Hyperfine => hyperfine::parse(path, &text)?,
+                Format::Gbench => gbench::parse(path, &text)?,
+                _ => metrics_json::parse(path, &text)?,
             };
             (trials, Vec::new())
         }

@@ -1,0 +1,258 @@
+//! Google Benchmark `--benchmark_format=json` / `--benchmark_out`. Upstream definition:
+//! `JSONReporter` in google/benchmark `src/json_reporter.cc`.
+//!
+//! Every iteration row (a repetition) is a trial. The arm is the benchmark's family name (the
+//! part before the first `/`), and the rest of the name becomes params: `key:value` segments as
+//! themselves, bare arguments as `arg0`, `arg1`… (`BM_memcpy/64/threads:2` → arm `BM_memcpy`,
+//! `arg0=64 threads=2`). `real_time`/`cpu_time` are normalised from `time_unit` to ns;
+//! `items_per_second`/`bytes_per_second` are kept (higher is better).
+//! Aggregate rows (mean/median/stddev/cv of repetitions) are derived data: they are skipped
+//! when the repetitions are present, and ingested as `real_time_<aggregate>` otherwise
+//! (`--benchmark_report_aggregates_only`); a `percentage` aggregate (cv) is kept as a ratio.
+//! BigO/RMS rows are skipped. The `NaN`/`Infinity` literals the reporter can write (invalid
+//! JSON) are read as missing values.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::{IngestError, ParsedTrial};
+use crate::model::{Better, Metric};
+
+#[derive(Deserialize)]
+struct Report {
+    benchmarks: Vec<Run>,
+}
+
+#[derive(Deserialize)]
+struct Run {
+    name: String,
+    run_name: Option<String>,
+    run_type: Option<String>,
+    aggregate_name: Option<String>,
+    aggregate_unit: Option<String>,
+    real_time: Option<f64>,
+    cpu_time: Option<f64>,
+    time_unit: Option<String>,
+    items_per_second: Option<f64>,
+    bytes_per_second: Option<f64>,
+    error_occurred: Option<bool>,
+}
+
+pub fn sniff(doc: &serde_json::Value) -> bool {
+    doc.get("benchmarks")
+        .and_then(|b| b.as_array())
+        .is_some_and(|b| {
+            b.first().is_some_and(|r| {
+                r.get("name").is_some()
+                    && (r.get("real_time").is_some() || r.get("run_type").is_some())
+            })
+        })
+}
+
+/// Replaces the non-JSON number literals Google Benchmark may print (`NaN`, `-nan`, `inf`,
+/// `Infinity`) with `null`, leaving strings alone.
+pub fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+            out.push(c);
+            continue;
+        }
+        if c == '-' || c.is_ascii_alphabetic() {
+            let rest = &text[i..];
+            let word_len = rest
+                .char_indices()
+                .skip(1)
+                .find(|(_, ch)| !ch.is_ascii_alphanumeric())
+                .map_or(rest.len(), |(j, _)| j);
+            let word = &rest[..word_len];
+            let bare = word.trim_start_matches(['-', '+']);
+            if ["nan", "inf", "infinity"].contains(&bare.to_ascii_lowercase().as_str()) {
+                out.push_str("null");
+                for _ in 1..word.chars().count() {
+                    chars.next();
+                }
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn ns_per(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    })
+}
+
+/// `BM_memcpy/64/threads:2` → (`BM_memcpy`, {arg0: 64, threads: 2}).
+fn split_name(name: &str) -> (String, BTreeMap<String, String>) {
+    let mut parts = name.split('/');
+    let family = parts.next().unwrap_or(name).to_string();
+    let mut params = BTreeMap::new();
+    let mut arg = 0;
+    for p in parts {
+        match p.split_once(':') {
+            Some((k, v)) => {
+                params.insert(k.to_string(), v.to_string());
+            }
+            None => {
+                params.insert(format!("arg{arg}"), p.to_string());
+                arg += 1;
+            }
+        }
+    }
+    (family, params)
+}
+
+pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
+    let report: Report = serde_json::from_str(&sanitize(text)).map_err(|e| IngestError::Parse {
+        path: path.to_path_buf(),
+        line: e.line(),
+        message: format!("{e} (expected Google Benchmark JSON output)"),
+    })?;
+    let is_aggregate = |r: &Run| r.run_type.as_deref() == Some("aggregate");
+    let with_repetitions: BTreeSet<String> = report
+        .benchmarks
+        .iter()
+        .filter(|r| !is_aggregate(r))
+        .map(|r| r.run_name.clone().unwrap_or_else(|| r.name.clone()))
+        .collect();
+    let mut trials = Vec::new();
+    for (i, r) in report.benchmarks.iter().enumerate() {
+        if r.name.ends_with("_BigO") || r.name.ends_with("_RMS") {
+            continue;
+        }
+        let base = r.run_name.clone().unwrap_or_else(|| r.name.clone());
+        let suffix = if is_aggregate(r) {
+            if with_repetitions.contains(&base) {
+                continue;
+            }
+            format!("_{}", r.aggregate_name.as_deref().unwrap_or("aggregate"))
+        } else {
+            String::new()
+        };
+        let unit = r.time_unit.as_deref().unwrap_or("ns");
+        let scale = ns_per(unit).ok_or_else(|| IngestError::Field {
+            path: path.to_path_buf(),
+            line: 0,
+            field: format!("benchmarks[{i}].time_unit"),
+            expected: format!("ns, us, ms or s, found {unit:?}"),
+        })?;
+        // A `percentage` aggregate (the coefficient of variation) is a ratio, not a time.
+        let (scale, time_unit) = if r.aggregate_unit.as_deref() == Some("percentage") {
+            (1.0, "ratio")
+        } else {
+            (scale, "ns")
+        };
+        let (arm, params) = split_name(&base);
+        let metric = |name: String, value: f64, unit: &str, better| Metric {
+            trial_id: 0,
+            name,
+            value,
+            unit: unit.to_string(),
+            better,
+            origin: "gbench".to_string(),
+        };
+        let mut metrics = Vec::new();
+        if let Some(v) = r.real_time {
+            metrics.push(metric(
+                format!("real_time{suffix}"),
+                v * scale,
+                time_unit,
+                Better::Lower,
+            ));
+        }
+        if let Some(v) = r.cpu_time {
+            metrics.push(metric(
+                format!("cpu_time{suffix}"),
+                v * scale,
+                time_unit,
+                Better::Lower,
+            ));
+        }
+        if let Some(v) = r.items_per_second {
+            metrics.push(metric(
+                format!("items_per_second{suffix}"),
+                v,
+                "items/s",
+                Better::Higher,
+            ));
+        }
+        if let Some(v) = r.bytes_per_second {
+            metrics.push(metric(
+                format!("bytes_per_second{suffix}"),
+                v,
+                "B/s",
+                Better::Higher,
+            ));
+        }
+        trials.push(ParsedTrial {
+            arm: Some(arm),
+            params,
+            metrics,
+            failed: r.error_occurred == Some(true),
+            ..Default::default()
+        });
+    }
+    if trials.is_empty() {
+        return Err(IngestError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "no benchmark results (only BigO/RMS rows)".to_string(),
+        });
+    }
+    Ok(trials)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_and_inf_become_null_outside_strings() {
+        let s = sanitize(
+            r#"{"a": NaN, "b": -inf, "c": "NaN inside", "d": Infinity, "e": 1e5, "f": -nan}"#,
+        );
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert!(v["a"].is_null() && v["b"].is_null() && v["d"].is_null() && v["f"].is_null());
+        assert_eq!(v["c"], "NaN inside");
+        assert_eq!(v["e"], 1e5);
+    }
+
+    #[test]
+    fn names_split_into_family_and_params() {
+        let (arm, p) = split_name("BM_memcpy/64/threads:2");
+        assert_eq!(arm, "BM_memcpy");
+        assert_eq!(p.get("arg0").map(String::as_str), Some("64"));
+        assert_eq!(p.get("threads").map(String::as_str), Some("2"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(text in ".{0,300}") {
+            let _ = parse(Path::new("fuzz.json"), &text);
+            let _ = sanitize(&text);
+        }
+    }
+}
