@@ -297,3 +297,30 @@ fn gbench_nan_literals_are_read_as_missing() {
         "ingest:gbench"
     );
 }
+
+#[test]
+fn pytest_benchmark_statistics_land_value_for_value() {
+    let wh = tempfile::tempdir().unwrap();
+    let f = samples().join("pytest-benchmark/0030_5b78858eb718649a31fb93d8dc96ca2cee41a4cd_20150815_030419_uncommitted-changes.json");
+    ok(wh.path(), &["ingest", "--suite", "py", f.to_str().unwrap()]);
+    assert_eq!(
+        scalar(wh.path(), "select source from runs"),
+        "ingest:pytest-benchmark"
+    );
+    let t = query(wh.path(), "select arm, params from trials");
+    assert_eq!(t[0]["arm"], "test_xfast_parametrized");
+    assert_eq!(t[0]["params"], r#"{"param":"0"}"#);
+    // Straight from the file's stats.
+    assert_eq!(
+        scalar(wh.path(), "select value from metrics where name = 'median'"),
+        2.2016379230260297e-07
+    );
+    assert_eq!(
+        scalar(wh.path(), "select value from metrics where name = 'mean'"),
+        2.61205074138546e-07
+    );
+    assert_eq!(
+        scalar(wh.path(), "select value from metrics where name = 'rounds'"),
+        9710.0
+    );
+}

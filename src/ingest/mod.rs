@@ -12,6 +12,7 @@ pub mod folded;
 pub mod gbench;
 pub mod hyperfine;
 pub mod metrics_json;
+pub mod pytest_benchmark;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -64,6 +65,8 @@ pub enum Format {
     Folded,
     /// Google Benchmark JSON: every repetition of every benchmark is a trial.
     Gbench,
+    /// pytest-benchmark JSON: one trial per benchmark, its statistics as metrics.
+    PytestBenchmark,
 }
 
 impl Format {
@@ -75,12 +78,13 @@ impl Format {
             Format::MetricsJson => "metrics-json",
             Format::Folded => "folded",
             Format::Gbench => "gbench",
+            Format::PytestBenchmark => "pytest-benchmark",
         }
     }
 }
 
 /// Concrete formats (not `auto`), for messages.
-const KNOWN: &str = "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), folded (stack count)";
+const KNOWN: &str = "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, folded (stack count)";
 
 /// Expands directories into the input files they hold (sorted, so ingest order is stable).
 pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, IngestError> {
@@ -97,9 +101,10 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                 })?;
                 let name = entry.file_name().to_string_lossy();
                 let wanted = match format {
-                    Format::Hyperfine | Format::MetricsJson | Format::Gbench => {
-                        name.ends_with(".json")
-                    }
+                    Format::Hyperfine
+                    | Format::MetricsJson
+                    | Format::Gbench
+                    | Format::PytestBenchmark => name.ends_with(".json"),
                     Format::Folded => [".folded", ".collapsed", ".txt"]
                         .iter()
                         .any(|e| name.ends_with(e)),
@@ -201,6 +206,9 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         if gbench::sniff(&doc) {
             return Ok(Format::Gbench);
         }
+        if pytest_benchmark::sniff(&doc) {
+            return Ok(Format::PytestBenchmark);
+        }
     } else if let Some(first) = std::str::from_utf8(&bytes)
         .ok()
         .and_then(|t| t.lines().find(|l| !l.trim().is_empty()))
@@ -267,7 +275,7 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
                 f.warnings,
             )
         }
-        Format::Hyperfine | Format::MetricsJson | Format::Gbench => {
+        Format::Hyperfine | Format::MetricsJson | Format::Gbench | Format::PytestBenchmark => {
             let mut text = String::new();
             reader
                 .read_to_string(&mut text)
@@ -278,6 +286,7 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
             let trials = match format {
                 Format::Hyperfine => hyperfine::parse(path, &text)?,
                 Format::Gbench => gbench::parse(path, &text)?,
+                Format::PytestBenchmark => pytest_benchmark::parse(path, &text)?,
                 _ => metrics_json::parse(path, &text)?,
             };
             (trials, Vec::new())
@@ -467,5 +476,50 @@ pub fn mark_cold_starts(trials: &mut [Trial]) {
     for (_, (_, i)) in first {
         trials[i].discarded = true;
         trials[i].discard_reason = Some("cold start".to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text that is often almost JSON: the shapes parsers meet when a writer is killed.
+    fn jsonish() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                Just("{".to_string()),
+                Just("}".to_string()),
+                Just("[".to_string()),
+                Just("]".to_string()),
+                Just(",".to_string()),
+                Just(":".to_string()),
+                Just("\"metadata\"".to_string()),
+                Just("\"metrics\"".to_string()),
+                Just("\"results\"".to_string()),
+                Just("\"benchmarks\"".to_string()),
+                Just("\"times\"".to_string()),
+                Just("\"value\"".to_string()),
+                Just("NaN".to_string()),
+                Just("\n".to_string()),
+                "-?[0-9]{1,20}(\\.[0-9]{1,5})?".prop_map(|s| s),
+                "\"[a-z_]{0,8}\"".prop_map(|s| s),
+            ],
+            0..60,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn no_input_makes_a_parser_panic(text in prop_oneof![jsonish(), ".{0,300}"]) {
+            let p = Path::new("fuzz");
+            let _ = aiperf::parse_jsonl(p, text.as_bytes());
+            let _ = hyperfine::parse(p, &text);
+            let _ = metrics_json::parse(p, &text);
+            let _ = gbench::parse(p, &text);
+            let _ = pytest_benchmark::parse(p, &text);
+            let _ = folded::parse(p, text.as_bytes());
+        }
     }
 }
