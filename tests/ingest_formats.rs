@@ -324,3 +324,40 @@ fn pytest_benchmark_statistics_land_value_for_value() {
         9710.0
     );
 }
+
+#[test]
+fn criterion_legacy_layout_point_estimates() {
+    let wh = tempfile::tempdir().unwrap();
+    let root = samples().join("criterion/legacy-book-Fibonacci");
+    // A directory: only `new/estimates.json` files are benchmarks (change/ and tukey-only
+    // directories are not).
+    let out = ok(
+        wh.path(),
+        &["ingest", "--suite", "fib", root.to_str().unwrap()],
+    );
+    assert!(out.contains("1 trials"), "{out}");
+    assert_eq!(scalar(wh.path(), "select arm from trials"), "Recursive");
+    assert_eq!(
+        scalar(wh.path(), "select params from trials"),
+        r#"{"group":"Fibonacci"}"#
+    );
+    // Capitalised legacy keys, values straight from estimates.json.
+    assert_eq!(
+        scalar(
+            wh.path(),
+            "select value from metrics where name = 'mean_ns'"
+        ),
+        19284.21673781045
+    );
+    assert_eq!(
+        scalar(
+            wh.path(),
+            "select value from metrics where name = 'median_ns'"
+        ),
+        19158.025568181816
+    );
+    assert_eq!(
+        scalar(wh.path(), "select source from runs"),
+        "ingest:criterion"
+    );
+}

@@ -8,6 +8,7 @@
 //! what the path does not say.
 
 pub mod aiperf;
+pub mod criterion;
 pub mod folded;
 pub mod gbench;
 pub mod hyperfine;
@@ -67,6 +68,8 @@ pub enum Format {
     Gbench,
     /// pytest-benchmark JSON: one trial per benchmark, its statistics as metrics.
     PytestBenchmark,
+    /// criterion.rs `target/criterion/**/new/estimates.json`: one trial per benchmark.
+    Criterion,
 }
 
 impl Format {
@@ -79,12 +82,13 @@ impl Format {
             Format::Folded => "folded",
             Format::Gbench => "gbench",
             Format::PytestBenchmark => "pytest-benchmark",
+            Format::Criterion => "criterion",
         }
     }
 }
 
 /// Concrete formats (not `auto`), for messages.
-const KNOWN: &str = "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, folded (stack count)";
+const KNOWN: &str = "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, criterion (new/estimates.json), folded (stack count)";
 
 /// Expands directories into the input files they hold (sorted, so ingest order is stable).
 pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, IngestError> {
@@ -108,7 +112,16 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                     Format::Folded => [".folded", ".collapsed", ".txt"]
                         .iter()
                         .any(|e| name.ends_with(e)),
-                    _ => name == "profile_export.jsonl" || name == "profile_export.jsonl.gz",
+                    Format::Criterion => criterion::is_estimates(entry.path()),
+                    Format::Aiperf => {
+                        name == "profile_export.jsonl" || name == "profile_export.jsonl.gz"
+                    }
+                    // auto: every file name that says what it is.
+                    _ => {
+                        name == "profile_export.jsonl"
+                            || name == "profile_export.jsonl.gz"
+                            || criterion::is_estimates(entry.path())
+                    }
                 };
                 if entry.file_type().is_file() && wanted {
                     out.push(entry.into_path());
@@ -166,6 +179,9 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         .unwrap_or_default();
     if name == "profile_export.jsonl" || name == "profile_export.jsonl.gz" {
         return Ok(Format::Aiperf);
+    }
+    if criterion::is_estimates(path) {
+        return Ok(Format::Criterion);
     }
     let reader = open_input(path)?;
     let mut first = String::new();
@@ -275,7 +291,11 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
                 f.warnings,
             )
         }
-        Format::Hyperfine | Format::MetricsJson | Format::Gbench | Format::PytestBenchmark => {
+        Format::Hyperfine
+        | Format::MetricsJson
+        | Format::Gbench
+        | Format::PytestBenchmark
+        | Format::Criterion => {
             let mut text = String::new();
             reader
                 .read_to_string(&mut text)
@@ -287,6 +307,7 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
                 Format::Hyperfine => hyperfine::parse(path, &text)?,
                 Format::Gbench => gbench::parse(path, &text)?,
                 Format::PytestBenchmark => pytest_benchmark::parse(path, &text)?,
+                Format::Criterion => criterion::parse(path, &text)?,
                 _ => metrics_json::parse(path, &text)?,
             };
             (trials, Vec::new())
