@@ -361,3 +361,50 @@ fn criterion_legacy_layout_point_estimates() {
         "ingest:criterion"
     );
 }
+
+#[test]
+fn criterion_current_layout_and_an_ab_between_functions() {
+    let wh = tempfile::tempdir().unwrap();
+    let root = repo().join("tests/fixtures/criterion");
+    let out = ok(
+        wh.path(),
+        &["ingest", "--suite", "sum", root.to_str().unwrap()],
+    );
+    assert!(out.contains("4 trials"), "{out}");
+    let est: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(root.join("sum/iter/4096/new/estimates.json")).unwrap(),
+    )
+    .unwrap();
+    let got = scalar(
+        wh.path(),
+        "select m.value from metrics m join trials t using (run_id, trial_id) \
+         where t.arm = 'iter' and t.params like '%\"4096\"%' and m.name = 'mean_ns'",
+    );
+    assert_eq!(got, est["mean"]["point_estimate"]);
+    let params = scalar(
+        wh.path(),
+        "select params from trials where arm = 'loop' and params like '%\"64\"%'",
+    );
+    assert_eq!(params, r#"{"group":"sum","value":"64"}"#);
+    // One measurement per side: the comparison runs and says it cannot judge noise.
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "compare",
+            "--baseline",
+            "latest@loop",
+            "--candidate",
+            "latest@iter",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = c["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter().all(|r| r["verdict"] == "inconclusive"),
+        "{rows:#?}"
+    );
+}

@@ -540,6 +540,7 @@ mod tests {
             let _ = metrics_json::parse(p, &text);
             let _ = gbench::parse(p, &text);
             let _ = pytest_benchmark::parse(p, &text);
+            let _ = criterion::parse(Path::new("fuzz/new/estimates.json"), &text);
             let _ = folded::parse(p, text.as_bytes());
         }
     }
