@@ -89,14 +89,18 @@ fn percentile(args: &AccumulatorArgs) -> Result<f64> {
     }
 }
 
-fn list_of(values: Vec<f64>) -> ListArray {
-    let offsets = OffsetBuffer::new(ScalarBuffer::from(vec![0, values.len() as i32]));
+/// A list array of f64 lists: list `i` is `flat[offsets[i]..offsets[i + 1]]`.
+fn list_from(offsets: Vec<i32>, flat: Vec<f64>) -> ListArray {
     ListArray::new(
         Arc::new(Field::new_list_field(DataType::Float64, true)),
-        offsets,
-        Arc::new(Float64Array::from(values)),
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Arc::new(Float64Array::from(flat)),
         None,
     )
+}
+
+fn list_of(values: Vec<f64>) -> ListArray {
+    list_from(vec![0, values.len() as i32], values)
 }
 
 /// All groups' values in one place: DataFusion hands each batch over once with a group index
@@ -142,13 +146,7 @@ impl GroupsAccumulator for QuantileGroups {
             flat.extend(g);
             offsets.push(flat.len() as i32);
         }
-        let list = ListArray::new(
-            Arc::new(Field::new_list_field(DataType::Float64, true)),
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            Arc::new(Float64Array::from(flat)),
-            None,
-        );
-        Ok(vec![Arc::new(list)])
+        Ok(vec![Arc::new(list_from(offsets, flat))])
     }
     fn merge_batch(
         &mut self,
@@ -182,13 +180,7 @@ impl GroupsAccumulator for QuantileGroups {
             }
             offsets.push(flat.len() as i32);
         }
-        let list = ListArray::new(
-            Arc::new(Field::new_list_field(DataType::Float64, true)),
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            Arc::new(Float64Array::from(flat)),
-            None,
-        );
-        Ok(vec![Arc::new(list)])
+        Ok(vec![Arc::new(list_from(offsets, flat))])
     }
     fn size(&self) -> usize {
         self.groups.capacity() * std::mem::size_of::<Vec<f64>>()
