@@ -32,22 +32,12 @@ fn main() -> anyhow::Result<()> {
     let mut data = RunData::default();
     data.requests.reserve(rows);
     for t in 0..trials {
+        let arm = if t % 2 == 0 { "a" } else { "b" };
+        let params = BTreeMap::from([("concurrency".to_string(), "32".to_string())]);
         data.trials.push(Trial {
-            trial_id: t as i32,
-            arm: if t % 2 == 0 { "a".into() } else { "b".into() },
-            params: BTreeMap::from([("concurrency".to_string(), "32".to_string())]),
-            repeat: (t / 2) as i32,
-            seq: t as i32,
-            phase: Phase::Measured,
-            discarded: false,
-            discard_reason: None,
             concurrency: Some(32),
             exit_code: Some(0),
-            status: "ok".into(),
-            stderr_tail: None,
-            started_at_us: None,
-            finished_at_us: None,
-            wall_ns: None,
+            ..Trial::measured(t as i32, arm, params, (t / 2) as i32)
         });
         let mut clock = 1_800_000_000_000_000_000i64 + t as i64 * 1_000_000_000_000;
         for i in 0..per_trial.min(rows - data.requests.len()) {

@@ -86,6 +86,29 @@ pub struct Trial {
     pub wall_ns: Option<i64>,
 }
 
+impl Trial {
+    /// A successful measured trial executed `seq = trial_id`-th, with nothing else known yet.
+    pub fn measured(trial_id: i32, arm: &str, params: Params, repeat: i32) -> Trial {
+        Trial {
+            trial_id,
+            arm: arm.to_string(),
+            params,
+            repeat,
+            seq: trial_id,
+            phase: Phase::Measured,
+            discarded: false,
+            discard_reason: None,
+            concurrency: None,
+            exit_code: None,
+            status: "ok".to_string(),
+            stderr_tail: None,
+            started_at_us: None,
+            finished_at_us: None,
+            wall_ns: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Metric {
     pub trial_id: i32,
@@ -173,6 +196,20 @@ pub struct RunData {
 /// Params as a JSON object with sorted keys (the form stored in `trials.params`).
 pub fn params_json(params: &Params) -> String {
     serde_json::to_string(params).expect("a map of strings always serialises")
+}
+
+/// `{"concurrency":"8","isl":"200"}` → `concurrency=8 isl=200` (`—` when empty): the one way
+/// every page, table and message writes a parameter set.
+pub fn params_text(json: &str) -> String {
+    match serde_json::from_str::<Params>(json) {
+        Ok(m) if m.is_empty() => "—".to_string(),
+        Ok(m) => m
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Err(_) => json.to_string(),
+    }
 }
 
 pub fn now_us() -> i64 {

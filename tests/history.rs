@@ -30,21 +30,13 @@ fn run_with_metrics(wh: &Warehouse, i: usize, metrics: &[(&str, f64)]) {
     };
     let data = RunData {
         trials: vec![Trial {
-            trial_id: 0,
-            arm: "main".into(),
-            params: BTreeMap::from([("payload".to_string(), "64".to_string())]),
-            repeat: 0,
-            seq: 0,
-            phase: Phase::Measured,
-            discarded: false,
-            discard_reason: None,
-            concurrency: None,
             exit_code: Some(0),
-            status: "ok".into(),
-            stderr_tail: None,
-            started_at_us: None,
-            finished_at_us: None,
-            wall_ns: None,
+            ..Trial::measured(
+                0,
+                "main",
+                BTreeMap::from([("payload".to_string(), "64".to_string())]),
+                0,
+            )
         }],
         metrics: metrics
             .iter()

@@ -12,22 +12,13 @@ const MS: i64 = 1_000_000;
 const S: i64 = 1_000_000_000;
 
 fn trial(id: i32, arm: &str, repeat: i32, discarded: bool) -> Trial {
+    let params = BTreeMap::from([("concurrency".to_string(), "2".to_string())]);
     Trial {
-        trial_id: id,
-        arm: arm.into(),
-        params: BTreeMap::from([("concurrency".to_string(), "2".to_string())]),
-        repeat,
-        seq: id,
-        phase: Phase::Measured,
         discarded,
         discard_reason: discarded.then(|| "cold start".to_string()),
         concurrency: Some(2),
         exit_code: Some(0),
-        status: "ok".into(),
-        stderr_tail: None,
-        started_at_us: None,
-        finished_at_us: None,
-        wall_ns: None,
+        ..Trial::measured(id, arm, params, repeat)
     }
 }
 

@@ -95,9 +95,7 @@ pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
         opts.note = spec.note;
         let outcome =
             ingest(wh, &opts).with_context(|| format!("ingesting dataset {}", dir.display()))?;
-        for w in &outcome.warnings {
-            eprintln!("warning: {w}");
-        }
+        super::print_warnings(&outcome.warnings);
         if !quiet {
             writeln!(
                 out,

@@ -134,10 +134,13 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     let (mut data, sources) = ingest::assemble(parsed, &opts.defaults)?;
 
     // The digest covers what the run means: each file's content and trials, and the options.
+    // Each input is hashed once: the same (sha256, bytes) name its blob below.
+    let mut hashes = Vec::with_capacity(sources.len());
     let mut files_identity = Vec::with_capacity(sources.len());
     for (path, trial_ids) in &sources {
-        files_identity
-            .push(serde_json::json!({"sha256": sha256_file(path)?.0, "trials": trial_ids}));
+        let (sha, bytes) = sha256_file(path)?;
+        files_identity.push(serde_json::json!({"sha256": sha, "trials": trial_ids}));
+        hashes.push((sha, bytes));
     }
     let identity = serde_json::json!({
         "formats": formats,
@@ -155,8 +158,8 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         return Ok(IngestOutcome::existing(existing, warnings, failed));
     }
 
-    for (path, trial_ids) in &sources {
-        let mut artifact = wh.store_blob(path, &path.to_string_lossy())?;
+    for ((path, trial_ids), (sha, bytes)) in sources.iter().zip(&hashes) {
+        let mut artifact = wh.store_blob(path, &path.to_string_lossy(), sha, *bytes)?;
         // A file of one trial belongs to it; a file of many belongs to the run.
         artifact.trial_id = match trial_ids.as_slice() {
             [one] => Some(*one),

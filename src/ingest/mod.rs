@@ -20,7 +20,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use crate::model::{Metric, Params, Phase, Request, RunData, Stack, Trial};
+use crate::model::{Metric, Params, Request, RunData, Stack, Trial};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
@@ -438,21 +438,13 @@ pub fn assemble(
             .find(|(k, _)| k.eq_ignore_ascii_case("concurrency"))
             .and_then(|(_, v)| v.parse::<i64>().ok());
         data.trials.push(Trial {
-            trial_id,
-            arm: p.arm,
-            params: p.params,
-            repeat,
-            seq: seq as i32,
-            phase: Phase::Measured,
-            discarded: false,
-            discard_reason: None,
             concurrency,
             exit_code: p.trial.exit_code,
             status: if p.trial.failed { "failed" } else { "ok" }.to_string(),
-            stderr_tail: None,
             started_at_us: start.map(|s| s / 1000),
             finished_at_us: end.map(|e| e / 1000),
             wall_ns: start.zip(end).map(|(s, e)| e - s),
+            ..Trial::measured(trial_id, &p.arm, p.params, repeat)
         });
         data.requests
             .extend(p.trial.requests.into_iter().map(|mut r| {

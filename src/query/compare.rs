@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Query, QueryError, lit};
+use crate::model::params_text;
 use crate::stats::verdict::{Direction, Judged, Verdict, VerdictOptions, judge};
 use crate::stats::{mean, median};
 
@@ -121,6 +122,8 @@ struct FigRow {
     discarded: bool,
     status: String,
     phase: String,
+    /// `trials.kept`: counts in medians (measured, not discarded, successful).
+    kept: bool,
     concurrency: Option<i64>,
     throughput_rps: Option<f64>,
     output_tps: Option<f64>,
@@ -131,12 +134,6 @@ struct FigRow {
     itl_p50_ms: Option<f64>,
     cores_busy: Option<f64>,
     littles_law_ratio: Option<f64>,
-}
-
-impl FigRow {
-    fn kept(&self) -> bool {
-        self.phase == "measured" && !self.discarded && self.status == "ok"
-    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -221,7 +218,7 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
         .await?;
     let by_trial: BTreeMap<i64, &FigRow> = trials
         .iter()
-        .filter(|t| t.kept())
+        .filter(|t| t.kept)
         .map(|t| (t.trial_id, t))
         .collect();
     let mut samples: Samples = BTreeMap::new();
@@ -492,19 +489,11 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
         .collect()
 }
 
-fn params_text(json: &str) -> String {
-    let m: BTreeMap<String, String> = serde_json::from_str(json).unwrap_or_default();
-    m.iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Closed-loop trials whose Little's-law ratio is below 0.9: the client, not the server, set
 /// the pace, so latency and throughput understate the server.
 fn client_bound(s: &Side) -> Vec<String> {
     let mut groups: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
-    for t in s.trials.iter().filter(|t| t.kept()) {
+    for t in s.trials.iter().filter(|t| t.kept) {
         if let Some(r) = t.littles_law_ratio {
             groups.entry((&t.arm, &t.params)).or_default().push(r);
         }
@@ -527,7 +516,7 @@ fn by_concurrency(
     figure: impl Fn(&FigRow) -> Option<f64>,
 ) -> BTreeMap<&str, Vec<(i64, f64)>> {
     let mut groups: BTreeMap<(&str, i64), Vec<f64>> = BTreeMap::new();
-    for t in s.trials.iter().filter(|t| t.kept()) {
+    for t in s.trials.iter().filter(|t| t.kept) {
         if let (Some(c), Some(x)) = (t.concurrency, figure(t)) {
             groups.entry((&t.arm, c)).or_default().push(x);
         }

@@ -305,10 +305,7 @@ pub fn history(
                     format!("{} ({})", s.metric, s.unit)
                 },
                 s.arm.clone(),
-                ParamLayout {
-                    fixed: Default::default(),
-                }
-                .varying(&s.params),
+                crate::model::params_text(&s.params),
                 s.points.len().to_string(),
                 fmt_value(s.points.last().map(|p| p.value)),
                 changes.join("; "),

@@ -144,18 +144,7 @@ fn time(ts: &str) -> String {
     }
 }
 
-/// `{"concurrency":"8","isl":"200"}` → `concurrency=8 isl=200`.
-pub fn params_text(json: &str) -> String {
-    match serde_json::from_str::<BTreeMap<String, String>>(json) {
-        Ok(m) if m.is_empty() => "—".to_string(),
-        Ok(m) => m
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" "),
-        Err(_) => json.to_string(),
-    }
-}
+pub use crate::model::params_text;
 
 /// What the trials of one run have in common: parameters with one value across every trial
 /// are shown once in the run's header, so tables and chart titles name only what varies.
@@ -577,7 +566,7 @@ async fn run_page(
              JOIN trials t ON q.run_id = t.run_id AND q.trial_id = t.trial_id \
              WHERE q.run_id = {id} AND coalesce(q.phase, 'measured') = 'measured' \
              AND q.error_code IS NULL AND NOT q.cancelled AND q.latency_ns IS NOT NULL \
-             AND t.phase = 'measured' AND NOT t.discarded AND t.status = 'ok'"
+             AND t.kept"
         ))
         .await?;
 

@@ -232,9 +232,10 @@ impl Warehouse {
     }
 
     /// Copies a raw input file into the content-addressed blob store; returns its artifact row
-    /// (the caller sets `trial_id`). Storing the same bytes twice keeps one copy.
-    pub fn store_blob(&self, source: &Path, name: &str) -> Result<Artifact> {
-        let (sha, bytes) = sha256_file(source)?;
+    /// (the caller sets `trial_id`). `sha` and `bytes` are the file's [`sha256_file`], which
+    /// the caller has already computed for the run's digest. Storing the same bytes twice keeps
+    /// one copy.
+    pub fn store_blob(&self, source: &Path, name: &str, sha: &str, bytes: i64) -> Result<Artifact> {
         let rel = format!("artifacts/blobs/{}/{}", &sha[..2], sha);
         let dest = self.root.join(&rel);
         if !dest.exists() {
@@ -250,7 +251,7 @@ impl Warehouse {
         Ok(Artifact {
             trial_id: None,
             name: name.to_string(),
-            sha256: sha,
+            sha256: sha.to_string(),
             bytes,
             stored_path: rel,
         })
@@ -264,8 +265,15 @@ impl Warehouse {
             return Err(WarehouseError::EmptySuite);
         }
         let _lock = Lock::acquire(&self.root)?;
-        if let Some(existing) = self.find_by_digest(&run.input_digest)? {
-            return Ok(Some(existing));
+        let committed = self.runs()?;
+        if let Some(existing) = committed
+            .iter()
+            .find(|r| r.input_digest == run.input_digest)
+        {
+            return Ok(Some(existing.clone()));
+        }
+        if committed.iter().any(|r| r.run_id == run.run_id) {
+            return Err(WarehouseError::DuplicateRun(run.run_id.clone()));
         }
         let id = run.run_id.as_str();
         let arrow = |table: Table| {
@@ -323,9 +331,6 @@ impl Warehouse {
         )?;
         push(Table::Annotations, notes.len(), batch::annotations(&notes))?;
         push(Table::Runs, 1, batch::runs(run))?;
-        if self.runs()?.iter().any(|r| r.run_id == run.run_id) {
-            return Err(WarehouseError::DuplicateRun(run.run_id.clone()));
-        }
         for (table, b) in batches {
             let dir = self.partition_dir(table, &run.suite);
             write_atomic(&dir, &format!("{id}-0.parquet"), &[b])?;
@@ -538,51 +543,45 @@ pub fn sha256_file(path: &Path) -> Result<(String, i64)> {
 /// Renames `from` to `to` unless `to` exists (`renameat2(RENAME_NOREPLACE)`): a file that
 /// landed in the warehouse is never replaced.
 fn rename_noreplace(from: &Path, to: &Path) -> Result<()> {
+    match renameat2(from, to, libc::RENAME_NOREPLACE) {
+        Ok(()) => Ok(()),
+        Err(err) => {
+            let _ = fs::remove_file(from);
+            if err.kind() == io::ErrorKind::AlreadyExists {
+                return Err(WarehouseError::Exists(to.to_path_buf()));
+            }
+            Err(io_err(to)(err))
+        }
+    }
+}
+
+/// Atomically swaps two directories (Linux `renameat2(RENAME_EXCHANGE)`).
+fn exchange(a: &Path, b: &Path) -> Result<()> {
+    renameat2(a, b, libc::RENAME_EXCHANGE).map_err(io_err(b))?;
+    fsync_dir(b.parent().expect("partition has a parent"))
+}
+
+/// Linux `renameat2(2)` relative to the working directory, with `flags`.
+fn renameat2(from: &Path, to: &Path, flags: libc::c_uint) -> io::Result<()> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let cf = CString::new(from.as_os_str().as_bytes()).expect("path without NUL");
     let ct = CString::new(to.as_os_str().as_bytes()).expect("path without NUL");
-    // SAFETY: two valid NUL-terminated paths.
+    // SAFETY: two valid NUL-terminated paths; the syscall has no other preconditions.
     let rc = unsafe {
         libc::renameat2(
             libc::AT_FDCWD,
             cf.as_ptr(),
             libc::AT_FDCWD,
             ct.as_ptr(),
-            libc::RENAME_NOREPLACE,
+            flags,
         )
     };
     if rc == 0 {
-        return Ok(());
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
     }
-    let err = io::Error::last_os_error();
-    let _ = fs::remove_file(from);
-    if err.kind() == io::ErrorKind::AlreadyExists {
-        return Err(WarehouseError::Exists(to.to_path_buf()));
-    }
-    Err(io_err(to)(err))
-}
-
-/// Atomically swaps two directories (Linux `renameat2(RENAME_EXCHANGE)`).
-fn exchange(a: &Path, b: &Path) -> Result<()> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    let ca = CString::new(a.as_os_str().as_bytes()).expect("path without NUL");
-    let cb = CString::new(b.as_os_str().as_bytes()).expect("path without NUL");
-    // SAFETY: two valid NUL-terminated paths; the syscall has no other preconditions.
-    let rc = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            ca.as_ptr(),
-            libc::AT_FDCWD,
-            cb.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if rc != 0 {
-        return Err(io_err(b)(io::Error::last_os_error()));
-    }
-    fsync_dir(b.parent().expect("partition has a parent"))
 }
 
 fn fsync_dir(dir: &Path) -> Result<()> {

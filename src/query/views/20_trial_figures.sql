@@ -2,7 +2,7 @@
 -- concurrency: ≈ 1 in a healthy closed loop, far below 1 when the client is the bottleneck.
 CREATE VIEW trial_figures AS
 SELECT t.suite, t.run_id, t.trial_id, t.arm, t.params, t.repeat, t.seq, t.phase,
-       t.discarded, t.discard_reason, t.status, t.exit_code, t.concurrency,
+       t.discarded, t.discard_reason, t.status, t.exit_code, t.concurrency, t.kept,
        r.requests, r.completed, r.errors, r.cancelled, r.window_s,
        r.throughput_rps, r.output_tps,
        r.latency_mean_ms, r.latency_p50_ms, r.latency_p90_ms, r.latency_p99_ms,

@@ -1,4 +1,4 @@
--- Per run × arm × params: medians over measured, non-discarded, successful trials.
+-- Per run × arm × params: medians over kept trials (see `trials.kept`).
 CREATE VIEW arm_medians AS
 SELECT suite, run_id, arm, params,
        count(*) AS n_trials,
@@ -14,5 +14,5 @@ SELECT suite, run_id, arm, params,
        median(cores_busy) AS cores_busy,
        median(littles_law_ratio) AS littles_law_ratio
 FROM trial_figures
-WHERE phase = 'measured' AND NOT discarded AND status = 'ok'
+WHERE kept
 GROUP BY suite, run_id, arm, params

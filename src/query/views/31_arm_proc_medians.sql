@@ -6,5 +6,5 @@ SELECT t.suite, t.run_id, t.arm, t.params, p.process,
        median(p.cpu_ms_per_req) AS cpu_ms_per_req
 FROM trial_proc p
 JOIN trials t ON p.run_id = t.run_id AND p.trial_id = t.trial_id
-WHERE t.phase = 'measured' AND NOT t.discarded AND t.status = 'ok'
+WHERE t.kept
 GROUP BY t.suite, t.run_id, t.arm, t.params, p.process

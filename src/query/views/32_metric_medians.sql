@@ -1,4 +1,4 @@
--- Per run × arm × params × scalar metric: median over measured, non-discarded, successful trials.
+-- Per run × arm × params × scalar metric: median over kept trials (see `trials.kept`).
 CREATE VIEW metric_medians AS
 SELECT t.suite, t.run_id, t.arm, t.params, m.name, m.unit, m.better,
        count(*) AS n_trials,
@@ -7,5 +7,5 @@ SELECT t.suite, t.run_id, t.arm, t.params, m.name, m.unit, m.better,
        max(m.value) AS max
 FROM metrics m
 JOIN trials t ON m.run_id = t.run_id AND m.trial_id = t.trial_id
-WHERE t.phase = 'measured' AND NOT t.discarded AND t.status = 'ok'
+WHERE t.kept
 GROUP BY t.suite, t.run_id, t.arm, t.params, m.name, m.unit, m.better
