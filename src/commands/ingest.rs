@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::cli::IngestArgs;
 use crate::ingest::{self, Format, TrialDefaults};
 use crate::model::{Run, now_us};
-use crate::warehouse::{RunEntry, Warehouse, sha256_file};
+use crate::warehouse::{RunEntry, Table, Warehouse, sha256_file};
 
 /// Validated options of one ingest batch.
 #[derive(Debug, Clone)]
@@ -78,6 +78,8 @@ pub struct IngestOutcome {
     pub warnings: Vec<String>,
     /// Files left out under `--keep-going`, with why.
     pub failed: Vec<String>,
+    /// What a many-run ingest (asv) did, in place of the one-run message.
+    pub summary: Option<String>,
 }
 
 impl IngestOutcome {
@@ -90,11 +92,14 @@ impl IngestOutcome {
             requests: 0,
             warnings,
             failed,
+            summary: None,
         }
     }
 
     pub fn message(&self) -> String {
-        if self.added {
+        if let Some(s) = &self.summary {
+            s.clone()
+        } else if self.added {
             format!(
                 "ingested run {} into suite {}: {} trials, {} requests",
                 self.run_id, self.suite, self.trials, self.requests
@@ -108,14 +113,91 @@ impl IngestOutcome {
     }
 }
 
+/// Rows of one input streamed into the warehouse before the run commits; removed again unless
+/// the run lands.
+struct Staged {
+    files: Vec<PathBuf>,
+    committed: bool,
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            for f in &self.files {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+    }
+}
+
 pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
+    let asv = opts.format == Format::Asv
+        || opts.format == Format::Auto
+            && opts.paths.len() == 1
+            && opts.paths[0].is_dir()
+            && ingest::asv::is_results_dir(Some(&opts.paths[0]));
+    if asv {
+        return ingest_asv(wh, opts);
+    }
     let files = ingest::discover(&opts.paths, opts.format)?;
-    let mut parsed = Vec::with_capacity(files.len());
+    let groups = ingest::artifact_groups(&files);
+    let run_id = uuid::Uuid::now_v7().to_string();
+    let mut staged = Staged {
+        files: Vec::new(),
+        committed: false,
+    };
+    let mut parsed: Vec<ingest::ParsedFile> = Vec::with_capacity(files.len());
+    let mut index_of: Vec<Option<usize>> = vec![None; files.len()];
     let mut warnings = Vec::new();
     let mut formats = std::collections::BTreeSet::new();
     let mut failed = Vec::new();
-    for f in &files {
-        let p = match ingest::parse_file(f, opts.format) {
+    let mut next_trial = 0i32;
+    let mut streamed = 0usize;
+    // Files that stand alone first (their trials are numbered in this order), then the aiperf
+    // summaries that join a JSONL's trial; a summary whose JSONL failed stands alone.
+    let order: Vec<usize> = (0..files.len())
+        .filter(|i| groups[*i].is_none())
+        .chain((0..files.len()).filter(|i| groups[*i].is_some()))
+        .collect();
+    for i in order {
+        let f = &files[i];
+        let host = groups[i].and_then(|j| index_of[j]);
+        let format = if opts.format == Format::Auto {
+            match ingest::detect(f) {
+                Ok(fmt) => fmt,
+                Err(e) if opts.keep_going => {
+                    failed.push(e.to_string());
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        } else {
+            opts.format
+        };
+        // aiperf requests stream to a Parquet part file in bounded chunks.
+        let mut part: Option<crate::warehouse::PartWriter> = None;
+        let trial_id = next_trial;
+        let mut sink = |mut chunk: Vec<crate::model::Request>| -> Result<(), ingest::IngestError> {
+            let store = |e: crate::warehouse::WarehouseError| ingest::IngestError::Store(e.to_string());
+            if part.is_none() {
+                part = Some(
+                    wh.part_writer(Table::Requests, &opts.suite, &run_id, i)
+                        .map_err(store)?,
+                );
+            }
+            for r in &mut chunk {
+                r.trial_id = trial_id;
+            }
+            let b = crate::warehouse::batch::requests(&run_id, &chunk)
+                .map_err(|e| ingest::IngestError::Store(e.to_string()))?;
+            part.as_mut().expect("opened").write(&b).map_err(store)
+        };
+        let result = if format == Format::Aiperf && host.is_none() {
+            ingest::parse_file_with(f, format, Some(&mut sink))
+        } else {
+            ingest::parse_file(f, format)
+        };
+        let p = match result {
             Ok(p) => p,
             // With --keep-going a bad file is left out (nothing of it lands) and reported.
             Err(e) if opts.keep_going => {
@@ -124,9 +206,20 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
             }
             Err(e) => return Err(e.into()),
         };
+        if let Some(w) = part {
+            staged.files.push(w.finish()?);
+        }
+        streamed += p.trials.iter().filter_map(|t| t.streamed.as_ref()).map(|s| s.count).sum::<usize>();
         warnings.extend(p.warnings.iter().cloned());
         formats.insert(p.format.name());
-        parsed.push(p);
+        match host {
+            Some(h) => parsed[h].join(p),
+            None => {
+                next_trial += p.trials.len() as i32;
+                index_of[i] = Some(parsed.len());
+                parsed.push(p);
+            }
+        }
     }
     if parsed.is_empty() {
         bail!("no input could be read:\n  {}", failed.join("\n  "));
@@ -157,6 +250,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     if let Some(existing) = wh.find_by_digest(&digest)? {
         return Ok(IngestOutcome::existing(existing, warnings, failed));
     }
+    let requests = data.requests.len() + streamed;
 
     for ((path, trial_ids), (sha, bytes)) in sources.iter().zip(&hashes) {
         let mut artifact = wh.store_blob(path, &path.to_string_lossy(), sha, *bytes)?;
@@ -187,7 +281,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         formats.into_iter().collect::<Vec<_>>().join("+")
     );
     let run = Run {
-        run_id: uuid::Uuid::now_v7().to_string(),
+        run_id: run_id.clone(),
         suite: opts.suite.clone(),
         started_at_us: started,
         finished_at_us: finished,
@@ -213,13 +307,102 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     if let Some(existing) = wh.append_run(&run, &data)? {
         return Ok(IngestOutcome::existing(existing, warnings, failed));
     }
+    staged.committed = true;
     Ok(IngestOutcome {
         run_id: run.run_id,
         suite: run.suite,
         added: true,
         trials: data.trials.len(),
-        requests: data.requests.len(),
+        requests,
         warnings,
         failed,
+        summary: None,
+    })
+}
+
+/// asv results: one run per results file (one commit on one machine), all appended at once.
+fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
+    let [root] = opts.paths.as_slice() else {
+        bail!("--format asv takes one path: the asv results directory or the project holding results/");
+    };
+    let runs = ingest::asv::parse_dir(root)?;
+    if runs.is_empty() {
+        bail!("{}: no asv results files (<machine>/<commit>-<env>.json) found", root.display());
+    }
+    let bar = indicatif::ProgressBar::new(runs.len() as u64).with_message("asv results");
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} ({eta})")
+            .expect("valid template"),
+    );
+    let now = now_us();
+    let mut built = Vec::with_capacity(runs.len());
+    let mut nulls = 0usize;
+    for r in runs {
+        bar.inc(1);
+        nulls += r.failed.len();
+        let (sha, bytes) = sha256_file(&r.path)?;
+        let file = ingest::ParsedFile {
+            path: r.path.clone(),
+            format: Format::Asv,
+            trials: r.trials,
+            warnings: Vec::new(),
+            joined: Vec::new(),
+        };
+        let (mut data, _) = ingest::assemble(vec![file], &opts.defaults)?;
+        let identity = serde_json::json!({
+            "formats": ["asv"], "suite": opts.suite, "sha256": sha, "labels": opts.labels,
+        });
+        let mut artifact = wh.store_blob(&r.path, &r.path.to_string_lossy(), &sha, bytes)?;
+        artifact.trial_id = None;
+        data.artifacts.push(artifact);
+        data.notes.extend(opts.note.iter().cloned());
+        let at = r.date_ms.map(|ms| ms * 1000).unwrap_or(now);
+        let mut labels = opts.labels.clone();
+        if !r.env_name.is_empty() {
+            labels.entry("asv_env".to_string()).or_insert(r.env_name.clone());
+        }
+        let run = Run {
+            run_id: uuid::Uuid::now_v7().to_string(),
+            suite: opts.suite.clone(),
+            started_at_us: at,
+            finished_at_us: at,
+            ingested_at_us: now,
+            source: "ingest:asv".to_string(),
+            git_commit: Some(r.commit),
+            git_branch: opts.branch.clone(),
+            git_dirty: None,
+            host: Some(r.machine).filter(|m| !m.is_empty()),
+            env_fingerprint: None,
+            env: r.env,
+            labels,
+            input_digest: hex::encode(Sha256::digest(identity.to_string().as_bytes())),
+            status: if r.failed.is_empty() { "ok" } else { "partial" }.to_string(),
+        };
+        built.push((run, data));
+    }
+    bar.finish_and_clear();
+    let refs: Vec<(&Run, &crate::model::RunData)> = built.iter().map(|(r, d)| (r, d)).collect();
+    let outcome = wh.append_runs(&refs)?;
+    let added = outcome.iter().filter(|o| o.is_none()).count();
+    let mut warnings = Vec::new();
+    if nulls > 0 {
+        warnings.push(format!(
+            "{nulls} asv results were null (the benchmark failed or was skipped in asv); those runs are marked partial"
+        ));
+    }
+    let last = built.last().expect("non-empty");
+    Ok(IngestOutcome {
+        run_id: last.0.run_id.clone(),
+        suite: opts.suite.clone(),
+        added: added > 0,
+        trials: built.iter().map(|(_, d)| d.trials.len()).sum(),
+        requests: 0,
+        warnings,
+        failed: Vec::new(),
+        summary: Some(format!(
+            "ingested {added} asv runs into suite {} ({} already present)",
+            opts.suite,
+            built.len() - added
+        )),
     })
 }

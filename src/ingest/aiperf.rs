@@ -243,11 +243,41 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
     })
 }
 
-/// Parses a whole JSONL stream. A malformed line is an error naming file and line, unless it
-/// is the last line and merely cut short (aiperf's finalizer is often killed mid-write): then
-/// every complete record is kept and one warning says what was dropped.
-pub fn parse_jsonl(path: &Path, mut reader: impl BufRead) -> Result<AiperfRecords, IngestError> {
-    let mut out = AiperfRecords::default();
+/// Parses a whole JSONL stream into memory (see [`stream_jsonl`] for the rules).
+pub fn parse_jsonl(path: &Path, reader: impl BufRead) -> Result<AiperfRecords, IngestError> {
+    let mut requests = Vec::new();
+    let summary = stream_jsonl(path, reader, usize::MAX, &mut |chunk| {
+        requests.extend(chunk);
+        Ok(())
+    })?;
+    Ok(AiperfRecords {
+        requests,
+        warnings: summary.warnings,
+    })
+}
+
+/// What a streamed JSONL file was, once its requests have gone to the sink.
+#[derive(Debug, Default, Clone)]
+pub struct StreamSummary {
+    pub count: usize,
+    /// Earliest request start and latest request end (ns since the epoch).
+    pub first_start_ns: Option<i64>,
+    pub last_end_ns: Option<i64>,
+    pub warnings: Vec<String>,
+}
+
+/// Parses a JSONL stream, handing requests to `sink` in chunks of at most `chunk` so memory
+/// stays bounded however large the file. A malformed line is an error naming file and line,
+/// unless it is the last line and merely cut short (aiperf's finalizer is often killed
+/// mid-write): then every complete record is kept and one warning says what was dropped.
+pub fn stream_jsonl(
+    path: &Path,
+    mut reader: impl BufRead,
+    chunk: usize,
+    sink: &mut dyn FnMut(Vec<Request>) -> Result<(), IngestError>,
+) -> Result<StreamSummary, IngestError> {
+    let mut out = StreamSummary::default();
+    let mut batch = Vec::new();
     let mut buf = String::new();
     let mut line_no = 0usize;
     // A cut-short line is only forgivable when nothing follows it.
@@ -276,7 +306,18 @@ pub fn parse_jsonl(path: &Path, mut reader: impl BufRead) -> Result<AiperfRecord
             });
         }
         match serde_json::from_str::<Record>(text) {
-            Ok(rec) => out.requests.push(record_to_request(rec, path, line_no)?),
+            Ok(rec) => {
+                let r = record_to_request(rec, path, line_no)?;
+                out.count += 1;
+                out.first_start_ns = Some(out.first_start_ns.map_or(r.start_ns, |f| f.min(r.start_ns)));
+                if let Some(e) = r.end_ns {
+                    out.last_end_ns = Some(out.last_end_ns.map_or(e, |l| l.max(e)));
+                }
+                batch.push(r);
+                if batch.len() >= chunk {
+                    sink(std::mem::take(&mut batch))?;
+                }
+            }
             Err(e) if e.classify() == serde_json::error::Category::Eof => {
                 pending = Some((line_no, e))
             }
@@ -289,11 +330,14 @@ pub fn parse_jsonl(path: &Path, mut reader: impl BufRead) -> Result<AiperfRecord
             }
         }
     }
+    if !batch.is_empty() {
+        sink(batch)?;
+    }
     if let Some((line, _)) = pending {
         out.warnings.push(format!(
             "{}:{line}: last line is cut short (the writer was probably killed); kept the {} complete records before it",
             path.display(),
-            out.requests.len()
+            out.count
         ));
     }
     Ok(out)

@@ -8,11 +8,15 @@
 //! what the path does not say.
 
 pub mod aiperf;
+pub mod aiperf_summary;
+pub mod asv;
 pub mod criterion;
 pub mod folded;
 pub mod gbench;
 pub mod hyperfine;
+pub mod lmcache;
 pub mod metrics_json;
+pub mod perf_script;
 pub mod pytest_benchmark;
 
 use std::collections::BTreeMap;
@@ -43,6 +47,9 @@ pub enum IngestError {
     Unknown { path: PathBuf, known: String },
     #[error("{path}: no input files found here (looked for {looked_for})")]
     NothingFound { path: PathBuf, looked_for: String },
+    /// Writing streamed rows failed (disk full, permissions).
+    #[error("{0}")]
+    Store(String),
     #[error("{path}: path segment `{segment}`: {expected}")]
     PathKey {
         path: PathBuf,
@@ -70,6 +77,16 @@ pub enum Format {
     PytestBenchmark,
     /// criterion.rs `target/criterion/**/new/estimates.json`: one trial per benchmark.
     Criterion,
+    /// aiperf's summaries (`profile_export_aiperf.json`/`.csv`, `phase_manifest.json`) →
+    /// metrics of the trial whose artifact directory holds them.
+    AiperfSummary,
+    /// Raw `perf script` text, collapsed by inferno's collapse-perf into on-CPU stacks.
+    PerfScript,
+    /// LMCache `transfer-channel-benchmark` client output: one trial per result block.
+    Lmcache,
+    /// airspeed velocity results (`results/benchmarks.json` + `results/<machine>/*.json`):
+    /// every results file (one commit on one machine) becomes its own run.
+    Asv,
 }
 
 impl Format {
@@ -83,12 +100,56 @@ impl Format {
             Format::Gbench => "gbench",
             Format::PytestBenchmark => "pytest-benchmark",
             Format::Criterion => "criterion",
+            Format::AiperfSummary => "aiperf-summary",
+            Format::PerfScript => "perf-script",
+            Format::Lmcache => "lmcache",
+            Format::Asv => "asv",
         }
     }
 }
 
 /// Concrete formats (not `auto`), for messages.
-const KNOWN: &str = "aiperf (profile_export.jsonl), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, criterion (new/estimates.json), folded (stack count)";
+const KNOWN: &str = "aiperf (profile_export.jsonl), aiperf-summary (profile_export_aiperf.json/.csv, phase_manifest.json), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, criterion (new/estimates.json), folded (stack count), perf-script (perf script text), lmcache (transfer-channel-benchmark output), asv (results/ directory)";
+
+/// Names aiperf gives the files of one artifact directory.
+fn is_aiperf_jsonl(name: &str) -> bool {
+    name == "profile_export.jsonl" || name == "profile_export.jsonl.gz"
+}
+
+fn is_aiperf_summary(name: &str) -> bool {
+    matches!(
+        name,
+        "profile_export_aiperf.json"
+            | "profile_export_aiperf.json.gz"
+            | "profile_export_aiperf.csv"
+            | "profile_export_aiperf.csv.gz"
+            | "phase_manifest.json"
+    )
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// For each input, the index of the input it joins: an aiperf summary (`profile_export_aiperf.json`,
+/// `.csv`, `phase_manifest.json`) joins the `profile_export.jsonl` of its artifact directory, so
+/// one aiperf run is one trial with both its requests and aiperf's own figures. A CSV is left
+/// out where the JSON beside it says the same (see [`discover`]).
+pub fn artifact_groups(files: &[PathBuf]) -> Vec<Option<usize>> {
+    files
+        .iter()
+        .map(|f| {
+            if !is_aiperf_summary(&file_name(f)) {
+                return None;
+            }
+            files
+                .iter()
+                .position(|j| j.parent() == f.parent() && is_aiperf_jsonl(&file_name(j)))
+        })
+        .collect()
+}
 
 /// Expands directories into the input files they hold (sorted, so ingest order is stable).
 pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, IngestError> {
@@ -113,16 +174,25 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                         .iter()
                         .any(|e| name.ends_with(e)),
                     Format::Criterion => criterion::is_estimates(entry.path()),
-                    Format::Aiperf => {
-                        name == "profile_export.jsonl" || name == "profile_export.jsonl.gz"
+                    Format::Aiperf => is_aiperf_jsonl(&name),
+                    Format::AiperfSummary => is_aiperf_summary(&name),
+                    Format::PerfScript | Format::Lmcache => {
+                        [".txt", ".log", ".perf", ".script"]
+                            .iter()
+                            .any(|e| name.ends_with(e))
                     }
+                    Format::Asv => name == "benchmarks.json",
                     // auto: every file name that says what it is.
-                    _ => {
-                        name == "profile_export.jsonl"
-                            || name == "profile_export.jsonl.gz"
+                    Format::Auto => {
+                        is_aiperf_jsonl(&name)
+                            || is_aiperf_summary(&name)
                             || criterion::is_estimates(entry.path())
                     }
                 };
+                // aiperf writes the same summary as JSON and CSV: take the JSON.
+                let wanted = wanted
+                    && !(name.starts_with("profile_export_aiperf.csv")
+                        && entry.path().with_file_name("profile_export_aiperf.json").exists());
                 if entry.file_type().is_file() && wanted {
                     out.push(entry.into_path());
                 }
@@ -177,8 +247,14 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    if name == "profile_export.jsonl" || name == "profile_export.jsonl.gz" {
+    if is_aiperf_jsonl(&name) {
         return Ok(Format::Aiperf);
+    }
+    if is_aiperf_summary(&name) {
+        return Ok(Format::AiperfSummary);
+    }
+    if path.is_dir() || name == "benchmarks.json" && asv::is_results_dir(path.parent()) {
+        return Ok(Format::Asv);
     }
     if criterion::is_estimates(path) {
         return Ok(Format::Criterion);
@@ -195,6 +271,9 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         })?;
     if aiperf::sniff(&first) {
         return Ok(Format::Aiperf);
+    }
+    if aiperf_summary::sniff_csv(&first) {
+        return Ok(Format::AiperfSummary);
     }
     // Whole-document JSON formats: parse once and look at the keys.
     let mut bytes = Vec::new();
@@ -225,6 +304,17 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         if pytest_benchmark::sniff(&doc) {
             return Ok(Format::PytestBenchmark);
         }
+        if aiperf_summary::sniff_json(&doc) || aiperf_summary::sniff_manifest(&doc) {
+            return Ok(Format::AiperfSummary);
+        }
+    } else if std::str::from_utf8(&bytes).is_ok_and(lmcache::sniff) {
+        return Ok(Format::Lmcache);
+    } else if std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(|t| t.lines().find(|l| !l.trim().is_empty() && !l.starts_with('#')))
+        .is_some_and(perf_script::sniff)
+    {
+        return Ok(Format::PerfScript);
     } else if let Some(first) = std::str::from_utf8(&bytes)
         .ok()
         .and_then(|t| t.lines().find(|l| !l.trim().is_empty()))
@@ -252,6 +342,9 @@ pub struct ParsedTrial {
     pub stacks: Vec<Stack>,
     pub exit_code: Option<i32>,
     pub failed: bool,
+    /// Requests handed to a sink instead of kept in `requests`: their count and the earliest
+    /// start / latest end (ns), which order and time the trial.
+    pub streamed: Option<aiperf::StreamSummary>,
 }
 
 /// One parsed input file: one trial (an aiperf JSONL) or several (a hyperfine export).
@@ -261,9 +354,39 @@ pub struct ParsedFile {
     pub format: Format,
     pub trials: Vec<ParsedTrial>,
     pub warnings: Vec<String>,
+    /// Files of the same artifact directory whose figures joined this file's trial
+    /// (see [`artifact_groups`]).
+    pub joined: Vec<PathBuf>,
 }
 
+impl ParsedFile {
+    /// Adds an aiperf summary's metrics to this file's (one) trial.
+    pub fn join(&mut self, other: ParsedFile) {
+        if let Some(t) = self.trials.first_mut() {
+            t.metrics
+                .extend(other.trials.into_iter().flat_map(|t| t.metrics));
+        }
+        self.warnings.extend(other.warnings);
+        self.joined.push(other.path);
+    }
+}
+
+/// Requests in bounded chunks, for inputs too large to hold in memory.
+pub type RequestSink<'a> = &'a mut dyn FnMut(Vec<Request>) -> Result<(), IngestError>;
+
+/// Rows per chunk handed to a [`RequestSink`] (one Parquet row group each).
+pub const CHUNK: usize = 65_536;
+
 pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError> {
+    parse_file_with(path, format, None)
+}
+
+/// Parses one file; aiperf requests go to `sink` in chunks of [`CHUNK`] where one is given.
+pub fn parse_file_with(
+    path: &Path,
+    format: Format,
+    sink: Option<RequestSink>,
+) -> Result<ParsedFile, IngestError> {
     let format = if format == Format::Auto {
         detect(path)?
     } else {
@@ -271,6 +394,18 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
     };
     let mut reader = open_input(path)?;
     let (trials, warnings) = match format {
+        Format::Aiperf if sink.is_some() => {
+            let sink = sink.expect("checked");
+            let summary = aiperf::stream_jsonl(path, reader, CHUNK, sink)?;
+            let warnings = summary.warnings.clone();
+            (
+                vec![ParsedTrial {
+                    streamed: Some(summary),
+                    ..Default::default()
+                }],
+                warnings,
+            )
+        }
         Format::Aiperf => {
             let recs = aiperf::parse_jsonl(path, reader)?;
             (
@@ -281,8 +416,12 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
                 recs.warnings,
             )
         }
-        Format::Folded => {
-            let f = folded::parse(path, reader)?;
+        Format::Folded | Format::PerfScript => {
+            let f = if format == Format::Folded {
+                folded::parse(path, reader)?
+            } else {
+                perf_script::parse(path, reader)?
+            };
             (
                 vec![ParsedTrial {
                     stacks: f.stacks,
@@ -295,7 +434,9 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
         | Format::MetricsJson
         | Format::Gbench
         | Format::PytestBenchmark
-        | Format::Criterion => {
+        | Format::Criterion
+        | Format::AiperfSummary
+        | Format::Lmcache => {
             let mut text = String::new();
             reader
                 .read_to_string(&mut text)
@@ -308,9 +449,30 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
                 Format::Gbench => gbench::parse(path, &text)?,
                 Format::PytestBenchmark => pytest_benchmark::parse(path, &text)?,
                 Format::Criterion => criterion::parse(path, &text)?,
+                Format::Lmcache => lmcache::parse(path, &text)?,
+                Format::AiperfSummary => {
+                    let (metrics, warnings) = aiperf_summary::parse(path, &text)?;
+                    return Ok(ParsedFile {
+                        path: path.to_path_buf(),
+                        format,
+                        trials: vec![ParsedTrial {
+                            metrics,
+                            ..Default::default()
+                        }],
+                        warnings,
+                        joined: Vec::new(),
+                    });
+                }
                 _ => metrics_json::parse(path, &text)?,
             };
             (trials, Vec::new())
+        }
+        Format::Asv => {
+            return Err(IngestError::Parse {
+                path: path.to_path_buf(),
+                line: 1,
+                message: "asv results hold one run per file: give the results directory (or the project's) to `perfhouse ingest --format asv`".to_string(),
+            });
         }
         Format::Auto => unreachable!("resolved above"),
     };
@@ -319,6 +481,7 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
         format,
         trials,
         warnings,
+        joined: Vec::new(),
     })
 }
 
@@ -372,9 +535,10 @@ pub fn trial_keys(
 }
 
 /// Turns parsed files into the trials and rows of one run. A trial's keys come from the file's
-/// content over its path's `key=value` segments over the command line. Trials are numbered in
-/// execution order (by their first request's start where known, else in file order); repeats
-/// not given are numbered in that order within each arm × params.
+/// content over its path's `key=value` segments over the command line. Trials are numbered
+/// (`trial_id`) in file order, so rows streamed while parsing carry their final id; `seq` is
+/// the execution order (by the first request's start where known, else file order), and
+/// repeats not given are numbered in that order within each arm × params.
 ///
 /// Returns the run's rows and, per input file, its path and the ids of its trials.
 pub fn assemble(
@@ -382,6 +546,7 @@ pub fn assemble(
     defaults: &TrialDefaults,
 ) -> Result<(RunData, Vec<FileTrials>), IngestError> {
     struct Pending {
+        trial_id: i32,
         file_index: usize,
         trial: ParsedTrial,
         arm: String,
@@ -391,18 +556,19 @@ pub fn assemble(
     }
     let mut pending = Vec::new();
     let mut sources = Vec::new();
+    let mut joined = Vec::new();
     for (file_index, file) in files.into_iter().enumerate() {
         let (arm, repeat, params) = trial_keys(&file.path, defaults)?;
         for trial in file.trials {
-            let first_ns = trial
-                .requests
-                .iter()
-                .map(|r| r.start_ns)
-                .min()
-                .unwrap_or(i64::MAX);
+            let first_ns = match &trial.streamed {
+                Some(s) => s.first_start_ns,
+                None => trial.requests.iter().map(|r| r.start_ns).min(),
+            }
+            .unwrap_or(i64::MAX);
             let mut p = params.clone();
             p.extend(trial.params.clone());
             pending.push(Pending {
+                trial_id: pending.len() as i32,
                 file_index,
                 arm: trial.arm.clone().unwrap_or_else(|| arm.clone()),
                 repeat: trial.repeat.or(repeat),
@@ -412,6 +578,7 @@ pub fn assemble(
             });
         }
         sources.push((file.path, Vec::new()));
+        joined.push(file.joined);
     }
     // Stable: trials without timestamps keep their file and in-file order.
     pending.sort_by(|a, b| {
@@ -422,16 +589,20 @@ pub fn assemble(
     let mut next_repeat: BTreeMap<(String, Params), i32> = BTreeMap::new();
     let mut data = RunData::default();
     for (seq, p) in pending.into_iter().enumerate() {
-        let trial_id = seq as i32;
+        let trial_id = p.trial_id;
         sources[p.file_index].1.push(trial_id);
         let counter = next_repeat
             .entry((p.arm.clone(), p.params.clone()))
             .or_insert(0);
         let repeat = p.repeat.unwrap_or(*counter);
         *counter = (*counter).max(repeat + 1);
-        let starts = p.trial.requests.iter().map(|r| r.start_ns);
-        let ends = p.trial.requests.iter().filter_map(|r| r.end_ns);
-        let (start, end) = (starts.min(), ends.max());
+        let (start, end) = match &p.trial.streamed {
+            Some(s) => (s.first_start_ns, s.last_end_ns),
+            None => (
+                p.trial.requests.iter().map(|r| r.start_ns).min(),
+                p.trial.requests.iter().filter_map(|r| r.end_ns).max(),
+            ),
+        };
         let concurrency = p
             .params
             .iter()
@@ -444,6 +615,7 @@ pub fn assemble(
             started_at_us: start.map(|s| s / 1000),
             finished_at_us: end.map(|e| e / 1000),
             wall_ns: start.zip(end).map(|(s, e)| e - s),
+            seq: seq as i32,
             ..Trial::measured(trial_id, &p.arm, p.params, repeat)
         });
         data.requests
@@ -472,6 +644,13 @@ pub fn assemble(
     if defaults.discard_first {
         mark_cold_starts(&mut data.trials);
     }
+    data.trials.sort_by_key(|t| t.trial_id);
+    let extra: Vec<FileTrials> = sources
+        .iter()
+        .zip(joined)
+        .flat_map(|((_, ids), j)| j.into_iter().map(move |p| (p, ids.clone())))
+        .collect();
+    sources.extend(extra);
     Ok((data, sources))
 }
 
@@ -534,6 +713,9 @@ mod tests {
             let _ = pytest_benchmark::parse(p, &text);
             let _ = criterion::parse(Path::new("fuzz/new/estimates.json"), &text);
             let _ = folded::parse(p, text.as_bytes());
+            let _ = perf_script::parse(p, text.as_bytes());
+            let _ = aiperf_summary::parse(p, &text);
+            let _ = lmcache::parse(p, &text);
         }
     }
 }

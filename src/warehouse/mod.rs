@@ -261,81 +261,139 @@ impl Warehouse {
     /// same `input_digest` is already committed, nothing is written and that run is returned
     /// (checked under the lock, so two concurrent ingests of one input add it once).
     pub fn append_run(&self, run: &Run, data: &RunData) -> Result<Option<RunEntry>> {
-        if run.suite.is_empty() {
+        Ok(self.append_runs(&[(run, data)])?.pop().flatten())
+    }
+
+    /// Appends many runs of one suite at once (an asv history): one file per table for all of
+    /// them, `runs` last, so a thousand runs cost a handful of files rather than thousands.
+    /// Returns, per run, the committed run with the same digest where there was one (that run
+    /// is then left out).
+    pub fn append_runs(&self, runs: &[(&Run, &RunData)]) -> Result<Vec<Option<RunEntry>>> {
+        let Some((first, _)) = runs.first() else {
+            return Ok(Vec::new());
+        };
+        let suite = first.suite.as_str();
+        if runs.iter().any(|(r, _)| r.suite.is_empty()) {
             return Err(WarehouseError::EmptySuite);
         }
+        assert!(
+            runs.iter().all(|(r, _)| r.suite == suite),
+            "append_runs takes runs of one suite"
+        );
         let _lock = Lock::acquire(&self.root)?;
         let committed = self.runs()?;
-        if let Some(existing) = committed
+        let by_digest: HashMap<&str, &RunEntry> = committed
             .iter()
-            .find(|r| r.input_digest == run.input_digest)
-        {
-            return Ok(Some(existing.clone()));
+            .map(|r| (r.input_digest.as_str(), r))
+            .collect();
+        let mut ids: std::collections::HashSet<&str> =
+            committed.iter().map(|r| r.run_id.as_str()).collect();
+        let mut digests = std::collections::HashSet::new();
+        let mut outcome = Vec::with_capacity(runs.len());
+        let mut fresh = Vec::new();
+        for (run, data) in runs {
+            if let Some(existing) = by_digest.get(run.input_digest.as_str()) {
+                outcome.push(Some((*existing).clone()));
+                continue;
+            }
+            if !ids.insert(run.run_id.as_str()) {
+                return Err(WarehouseError::DuplicateRun(run.run_id.clone()));
+            }
+            // The same input twice in one batch lands once.
+            if !digests.insert(run.input_digest.as_str()) {
+                outcome.push(None);
+                continue;
+            }
+            outcome.push(None);
+            fresh.push((*run, *data));
         }
-        if committed.iter().any(|r| r.run_id == run.run_id) {
-            return Err(WarehouseError::DuplicateRun(run.run_id.clone()));
-        }
-        let id = run.run_id.as_str();
+        let Some((lead, _)) = fresh.first() else {
+            return Ok(outcome);
+        };
         let arrow = |table: Table| {
             move |source| WarehouseError::Arrow {
                 table: table.name(),
                 source,
             }
         };
-        let notes: Vec<Annotation> = data
-            .notes
-            .iter()
-            .map(|text| Annotation {
-                run_id: id.to_string(),
-                at_us: run.ingested_at_us,
-                text: text.clone(),
-            })
-            .collect();
-        let mut batches: Vec<(Table, RecordBatch)> = Vec::new();
-        let mut push =
-            |table: Table, rows: usize, b: Result<RecordBatch, ArrowError>| -> Result<()> {
-                if rows > 0 {
-                    batches.push((table, b.map_err(arrow(table))?));
-                }
-                Ok(())
-            };
-        push(
+        let mut tables: Vec<(Table, Vec<RecordBatch>)> = [
             Table::Trials,
-            data.trials.len(),
-            batch::trials(id, &data.trials),
-        )?;
-        push(
             Table::Metrics,
-            data.metrics.len(),
-            batch::metrics(id, &data.metrics),
-        )?;
-        push(
             Table::Requests,
-            data.requests.len(),
-            batch::requests(id, &data.requests),
-        )?;
-        push(
             Table::CpuSamples,
-            data.cpu_samples.len(),
-            batch::cpu_samples(id, &data.cpu_samples),
-        )?;
-        push(
             Table::Stacks,
-            data.stacks.len(),
-            batch::stacks(id, &data.stacks),
-        )?;
-        push(
             Table::Artifacts,
-            data.artifacts.len(),
-            batch::artifacts(id, &data.artifacts),
-        )?;
-        push(Table::Annotations, notes.len(), batch::annotations(&notes))?;
-        push(Table::Runs, 1, batch::runs(run))?;
-        for (table, b) in batches {
-            let dir = self.partition_dir(table, &run.suite);
-            write_atomic(&dir, &format!("{id}-0.parquet"), &[b])?;
+            Table::Annotations,
+            Table::Runs,
+        ]
+        .into_iter()
+        .map(|t| (t, Vec::new()))
+        .collect();
+        let mut push = |table: Table, rows: usize, b: Result<RecordBatch, ArrowError>| -> Result<()> {
+            if rows > 0 {
+                let slot = tables.iter_mut().find(|(t, _)| *t == table).expect("listed");
+                slot.1.push(b.map_err(arrow(table))?);
+            }
+            Ok(())
+        };
+        for (run, data) in &fresh {
+            let id = run.run_id.as_str();
+            let notes: Vec<Annotation> = data
+                .notes
+                .iter()
+                .map(|text| Annotation {
+                    run_id: id.to_string(),
+                    at_us: run.ingested_at_us,
+                    text: text.clone(),
+                })
+                .collect();
+            push(Table::Trials, data.trials.len(), batch::trials(id, &data.trials))?;
+            push(Table::Metrics, data.metrics.len(), batch::metrics(id, &data.metrics))?;
+            push(Table::Requests, data.requests.len(), batch::requests(id, &data.requests))?;
+            push(
+                Table::CpuSamples,
+                data.cpu_samples.len(),
+                batch::cpu_samples(id, &data.cpu_samples),
+            )?;
+            push(Table::Stacks, data.stacks.len(), batch::stacks(id, &data.stacks))?;
+            push(Table::Artifacts, data.artifacts.len(), batch::artifacts(id, &data.artifacts))?;
+            push(Table::Annotations, notes.len(), batch::annotations(&notes))?;
+            push(Table::Runs, 1, batch::runs(run))?;
         }
-        Ok(None)
+        // `runs` is last in the list: until its file lands, none of these rows is visible.
+        for (table, batches) in tables {
+            if !batches.is_empty() {
+                let dir = self.partition_dir(table, suite);
+                write_atomic(&dir, &format!("{}-0.parquet", lead.run_id), &batches)?;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Opens a writer for one more file of `table` rows of a run not yet committed (requests
+    /// streamed from a large input). Its rows stay invisible until the run's `runs` row lands;
+    /// a run that never lands leaves an orphan file that `check` reports and `discard` removes.
+    pub fn part_writer(&self, table: Table, suite: &str, run_id: &str, part: usize) -> Result<PartWriter> {
+        let dir = self.partition_dir(table, suite);
+        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let name = format!("{run_id}-p{part}.parquet");
+        let tmp = dir.join(format!("{name}.tmp"));
+        let file = File::create(&tmp).map_err(io_err(&tmp))?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let writer = ArrowWriter::try_new(file, table.schema(), Some(props)).map_err(|source| {
+            WarehouseError::Parquet {
+                path: tmp.clone(),
+                source,
+            }
+        })?;
+        Ok(PartWriter {
+            writer: Some(writer),
+            path: dir.join(name),
+            tmp,
+            dir,
+        })
     }
 
     /// Appends a note to an existing run.
@@ -588,6 +646,51 @@ fn fsync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(io_err(dir))
+}
+
+/// A file of one table's rows written batch by batch (each batch flushed as a row group, so
+/// memory stays at one batch), landing under its final name only on [`PartWriter::finish`].
+/// Dropped unfinished, it removes its temporary file.
+pub struct PartWriter {
+    writer: Option<ArrowWriter<File>>,
+    path: PathBuf,
+    tmp: PathBuf,
+    dir: PathBuf,
+}
+
+impl PartWriter {
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let perr = |source| WarehouseError::Parquet {
+            path: self.tmp.clone(),
+            source,
+        };
+        let w = self.writer.as_mut().expect("not finished");
+        w.write(batch).map_err(perr)?;
+        w.flush().map_err(perr)
+    }
+
+    /// Lands the file (fsync, rename without replacing); returns its path.
+    pub fn finish(mut self) -> Result<PathBuf> {
+        let writer = self.writer.take().expect("not finished");
+        let perr = |source| WarehouseError::Parquet {
+            path: self.tmp.clone(),
+            source,
+        };
+        let file = writer.into_inner().map_err(perr)?;
+        file.sync_all().map_err(io_err(&self.tmp))?;
+        drop(file);
+        rename_noreplace(&self.tmp, &self.path)?;
+        fsync_dir(&self.dir)?;
+        Ok(self.path.clone())
+    }
+}
+
+impl Drop for PartWriter {
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// Writes `batches` to `dir/name` through `name.tmp`, fsync, rename, fsync of the directory.

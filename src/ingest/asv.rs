@@ -1,0 +1,294 @@
+//! airspeed velocity (asv 0.6) results, so projects migrating from asv bring their history.
+//!
+//! Upstream definition: `asv/results.py` (github.com/airspeed-velocity/asv). A results
+//! directory holds `benchmarks.json` (name → `unit`, `type`, `param_names`) and one directory
+//! per machine with `machine.json` and one file per commit × environment. In a results file,
+//! `result_columns` names the columns of every `results[name]` row (asv 0.6, file version 2):
+//! `result` is one value per combination of `params` (their cartesian product, in order),
+//! `null` where the benchmark failed; Python's json writes `NaN`/`Infinity` literals.
+//!
+//! Each results file becomes one run: `git_commit` = `commit_hash`, start = `date` (ms),
+//! host = the machine, env = `machine.json` and the file's `params`. Within it, one trial per
+//! distinct parameter combination (`param_names` → values, as asv prints them) holds one
+//! metric per benchmark (`time` → `s`, lower is better; `mem`/`peakmem` → bytes).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{IngestError, ParsedTrial, gbench};
+use crate::model::{Better, Metric, Params};
+
+/// One results file: one commit measured on one machine in one environment.
+#[derive(Debug)]
+pub struct AsvRun {
+    pub path: PathBuf,
+    pub commit: String,
+    pub date_ms: Option<i64>,
+    pub machine: String,
+    pub env_name: String,
+    /// `machine.json` and the file's `params`, as JSON text.
+    pub env: String,
+    pub trials: Vec<ParsedTrial>,
+    /// Benchmarks whose result is null (failed in asv).
+    pub failed: Vec<String>,
+}
+
+/// Whether `dir` is (or holds, as `results/`) an asv results directory.
+pub fn is_results_dir(dir: Option<&Path>) -> bool {
+    dir.is_some_and(|d| d.join("benchmarks.json").is_file() || d.join("results/benchmarks.json").is_file())
+}
+
+struct BenchInfo {
+    unit: String,
+    kind: String,
+    param_names: Vec<String>,
+}
+
+fn read_json(path: &Path) -> Result<Value, IngestError> {
+    let text = std::fs::read_to_string(path).map_err(|source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&gbench::sanitize(&text)).map_err(|e| IngestError::Parse {
+        path: path.to_path_buf(),
+        line: e.line(),
+        message: e.to_string(),
+    })
+}
+
+fn load_benchmarks(path: &Path) -> Result<BTreeMap<String, BenchInfo>, IngestError> {
+    let doc = read_json(path)?;
+    let obj = doc.as_object().ok_or_else(|| IngestError::Field {
+        path: path.to_path_buf(),
+        line: 1,
+        field: "(root)".to_string(),
+        expected: "an object of benchmark name → {unit, type, param_names}".to_string(),
+    })?;
+    Ok(obj
+        .iter()
+        .filter_map(|(name, b)| {
+            let b = b.as_object()?;
+            Some((
+                name.clone(),
+                BenchInfo {
+                    unit: b.get("unit").and_then(Value::as_str).unwrap_or("").to_string(),
+                    kind: b.get("type").and_then(Value::as_str).unwrap_or("").to_string(),
+                    param_names: b
+                        .get("param_names")
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                        .unwrap_or_default(),
+                },
+            ))
+        })
+        .collect())
+}
+
+/// Every results file under `root` (a results directory or a project holding `results/`),
+/// sorted by path.
+pub fn discover(root: &Path) -> Result<(PathBuf, Vec<PathBuf>), IngestError> {
+    let results = if root.join("benchmarks.json").is_file() {
+        root.to_path_buf()
+    } else if root.join("results/benchmarks.json").is_file() {
+        root.join("results")
+    } else if root.file_name().is_some_and(|n| n == "benchmarks.json") {
+        root.parent().unwrap_or(Path::new(".")).to_path_buf()
+    } else {
+        return Err(IngestError::NothingFound {
+            path: root.to_path_buf(),
+            looked_for: "an asv results directory (benchmarks.json beside <machine>/machine.json)".to_string(),
+        });
+    };
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(&results)
+        .min_depth(2)
+        .max_depth(2)
+        .sort_by_file_name()
+    {
+        let entry = entry.map_err(|e| IngestError::Io {
+            path: results.clone(),
+            source: e.into_io_error().unwrap_or_else(|| std::io::Error::other("walk failed")),
+        })?;
+        let name = entry.file_name().to_string_lossy();
+        if entry.file_type().is_file() && name.ends_with(".json") && name != "machine.json" {
+            files.push(entry.into_path());
+        }
+    }
+    Ok((results, files))
+}
+
+fn unit_of(info: Option<&BenchInfo>) -> (String, f64) {
+    match info.map(|i| (i.kind.as_str(), i.unit.as_str())) {
+        Some((_, "seconds")) | Some(("time", _)) => ("s".to_string(), 1.0),
+        Some((_, "bytes")) => ("B".to_string(), 1.0),
+        Some((_, u)) => (u.to_string(), 1.0),
+        None => (String::new(), 1.0),
+    }
+}
+
+/// Cartesian product of parameter values, in asv's order (last parameter varies fastest).
+fn combos(params: &[Vec<String>]) -> Vec<Vec<String>> {
+    let mut out = vec![Vec::new()];
+    for values in params {
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                values.iter().map(move |v| {
+                    let mut p = prefix.clone();
+                    p.push(v.clone());
+                    p
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// Reads every results file of an asv results directory.
+pub fn parse_dir(root: &Path) -> Result<Vec<AsvRun>, IngestError> {
+    let (results, files) = discover(root)?;
+    let benches = load_benchmarks(&results.join("benchmarks.json"))?;
+    let mut machines: BTreeMap<PathBuf, Value> = BTreeMap::new();
+    let mut out = Vec::with_capacity(files.len());
+    for path in files {
+        let dir = path.parent().expect("depth 2").to_path_buf();
+        if !machines.contains_key(&dir) {
+            let m = dir.join("machine.json");
+            let v = if m.is_file() { read_json(&m)? } else { Value::Null };
+            machines.insert(dir.clone(), v);
+        }
+        out.push(parse_file(&path, &benches, &machines[&dir])?);
+    }
+    Ok(out)
+}
+
+fn parse_file(path: &Path, benches: &BTreeMap<String, BenchInfo>, machine: &Value) -> Result<AsvRun, IngestError> {
+    let doc = read_json(path)?;
+    let field = |f: &str, expected: &str| IngestError::Field {
+        path: path.to_path_buf(),
+        line: 1,
+        field: f.to_string(),
+        expected: expected.to_string(),
+    };
+    let commit = doc
+        .get("commit_hash")
+        .and_then(Value::as_str)
+        .ok_or_else(|| field("commit_hash", "the commit's hash (a string)"))?
+        .to_string();
+    let results = doc
+        .get("results")
+        .and_then(Value::as_object)
+        .ok_or_else(|| field("results", "an object of benchmark name → result row"))?;
+    let columns: Vec<&str> = doc
+        .get("result_columns")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let col = |name: &str| columns.iter().position(|c| *c == name);
+    let machine_name = doc
+        .pointer("/params/machine")
+        .and_then(Value::as_str)
+        .or_else(|| machine.get("machine").and_then(Value::as_str))
+        .unwrap_or("")
+        .to_string();
+    let mut trials: BTreeMap<Params, ParsedTrial> = BTreeMap::new();
+    let mut failed = Vec::new();
+    for (name, row) in results {
+        // asv 0.6: a row aligned with result_columns; older files: {result, params} or a number.
+        let (values, params) = if let Some(arr) = row.as_array() {
+            let get = |c: &str| col(c).and_then(|i| arr.get(i)).cloned().unwrap_or(Value::Null);
+            (get("result"), get("params"))
+        } else if let Some(obj) = row.as_object() {
+            (
+                obj.get("result").cloned().unwrap_or(Value::Null),
+                obj.get("params").cloned().unwrap_or(Value::Null),
+            )
+        } else {
+            (Value::Array(vec![row.clone()]), Value::Null)
+        };
+        let values: Vec<Value> = match values {
+            Value::Array(a) => a,
+            Value::Null => vec![Value::Null],
+            v => vec![v],
+        };
+        let params: Vec<Vec<String>> = params
+            .as_array()
+            .map(|ps| {
+                ps.iter()
+                    .map(|p| {
+                        p.as_array()
+                            .map(|vs| {
+                                vs.iter()
+                                    .map(|v| v.as_str().map(String::from).unwrap_or_else(|| v.to_string()))
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let info = benches.get(name);
+        let names: Vec<String> = info
+            .map(|i| i.param_names.clone())
+            .filter(|n| n.len() == params.len())
+            .unwrap_or_else(|| (0..params.len()).map(|i| format!("param{}", i + 1)).collect());
+        let combos = combos(&params);
+        if combos.len() != values.len() {
+            return Err(field(
+                &format!("results.{name}"),
+                &format!("{} results (one per parameter combination), found {}", combos.len(), values.len()),
+            ));
+        }
+        let (unit, scale) = unit_of(info);
+        for (combo, value) in combos.into_iter().zip(values) {
+            let p: Params = names.iter().cloned().zip(combo).collect();
+            let Some(v) = value.as_f64() else {
+                failed.push(if p.is_empty() { name.clone() } else { format!("{name}{p:?}") });
+                continue;
+            };
+            trials.entry(p.clone()).or_insert_with(|| ParsedTrial {
+                params: p,
+                ..Default::default()
+            }).metrics.push(Metric {
+                trial_id: 0,
+                name: name.clone(),
+                value: v * scale,
+                unit: unit.clone(),
+                better: Better::Lower,
+                origin: "asv".to_string(),
+            });
+        }
+    }
+    let env = serde_json::json!({
+        "machine": machine,
+        "params": doc.get("params").cloned().unwrap_or(Value::Null),
+        "env_name": doc.get("env_name").cloned().unwrap_or(Value::Null),
+    });
+    Ok(AsvRun {
+        path: path.to_path_buf(),
+        commit,
+        date_ms: doc.get("date").and_then(Value::as_i64),
+        machine: machine_name,
+        env_name: doc.get("env_name").and_then(Value::as_str).unwrap_or("").to_string(),
+        env: env.to_string(),
+        trials: trials.into_values().collect(),
+        failed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combinations_follow_asv_order() {
+        let p = vec![vec!["1".to_string(), "2".to_string()], vec!["'a'".to_string(), "'b'".to_string()]];
+        assert_eq!(
+            combos(&p),
+            vec![vec!["1", "'a'"], vec!["1", "'b'"], vec!["2", "'a'"], vec!["2", "'b'"]]
+        );
+        assert_eq!(combos(&[]), vec![Vec::<String>::new()]);
+    }
+}

@@ -1,0 +1,82 @@
+//! Raw `perf script` text, collapsed by inferno's collapse-perf library
+//! (`inferno::collapse::perf::Folder`, github.com/jonhoo/inferno src/collapse/perf.rs), then read
+//! as folded stacks. Nothing of perf's format is reimplemented here: inferno decides which
+//! lines are events and frames, and skips what it cannot read as stackcollapse-perf.pl does.
+
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+use inferno::collapse::Collapse;
+use inferno::collapse::perf::{Folder, Options};
+
+use super::IngestError;
+use super::folded::{self, Folded};
+
+/// Whether the first non-comment line looks like a `perf script` event line
+/// (`comm pid[/tid] [cpu] seconds.micros: [period] event:`).
+pub fn sniff(first_line: &str) -> bool {
+    let line = first_line.trim();
+    if line.is_empty() || line.starts_with('#') || line.starts_with('{') {
+        return false;
+    }
+    line.split_whitespace().any(|tok| {
+        tok.strip_suffix(':').is_some_and(|t| {
+            t.split_once('.').is_some_and(|(s, us)| {
+                !s.is_empty()
+                    && !us.is_empty()
+                    && s.bytes().all(|b| b.is_ascii_digit())
+                    && us.bytes().all(|b| b.is_ascii_digit())
+            })
+        })
+    })
+}
+
+pub fn parse(path: &Path, mut reader: impl BufRead) -> Result<Folded, IngestError> {
+    let not_perf = |line: usize| IngestError::Parse {
+        path: path.to_path_buf(),
+        line,
+        message: "no samples with stacks (expected `perf script` output of a `perf record -g` profile: \
+                  an event line `comm pid time: period event:` followed by indented frames)"
+            .to_string(),
+    };
+    let mut text = Vec::new();
+    reader.read_to_end(&mut text).map_err(|source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    // inferno (0.12) asserts that the first stack starts with an event line; check it here so
+    // other input is an error rather than a panic.
+    let first = String::from_utf8_lossy(&text)
+        .lines()
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|(i, l)| (i + 1, sniff(l)));
+    match first {
+        Some((_, true)) => {}
+        Some((line, false)) => return Err(not_perf(line)),
+        None => return Err(not_perf(1)),
+    }
+    let mut options = Options::default();
+    options.nthreads = 1;
+    let mut folder = Folder::from(options);
+    let mut collapsed = Vec::new();
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        folder.collapse(&text[..], &mut collapsed)
+    }));
+    match run {
+        Ok(r) => r.map_err(|source| IngestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?,
+        Err(_) => return Err(not_perf(1)),
+    }
+    if collapsed.iter().all(u8::is_ascii_whitespace) {
+        return Err(IngestError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "no samples with stacks (expected `perf script` output of a `perf record -g` profile)"
+                .to_string(),
+        });
+    }
+    folded::parse(path, &collapsed[..])
+}
