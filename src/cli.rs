@@ -36,6 +36,19 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Execute a plan (TOML): every trial with a fresh setup/teardown, CPU sampling,
+    /// profiling and metric extraction, landed as one run.
+    ///
+    /// The plan declares the suite, arms, a parameter matrix, repeats and their order
+    /// (interleaved A,B,A,B / shuffled / sequential), warm-ups, cold-start discard, the
+    /// setup/ready/command/teardown commands, timeouts, sampling, profiling, files to collect and
+    /// metrics to extract; see the README's "Plans" section and datasets/plans/. Every command
+    /// runs in its own process group with PERFHOUSE_TRIAL_ID set; no process of a trial
+    /// outlives it. A failed trial is recorded (exit code, stderr tail) and the run goes on.
+    #[command(
+        after_help = "Exit codes: 0 all trials ok, 1 failure (or a failed trial), 2 usage error."
+    )]
+    Run(RunArgs),
     /// Ingest tool outputs (files or directories) as one run.
     ///
     /// Every input file becomes one trial. `key=value` directories in a file's path set its arm
@@ -119,6 +132,24 @@ pub struct IngestArgs {
     /// Git branch the results belong to.
     #[arg(long)]
     pub branch: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The plan file.
+    pub plan: PathBuf,
+    /// Label of the run (`host=ci-3`). Repeatable.
+    #[arg(long = "label", value_name = "K=V", value_parser = key_value)]
+    pub labels: Vec<(String, String)>,
+    /// Print the trial schedule and exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Stop at the first failed trial (the run still lands, as partial).
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Keep each trial's scratch directory (logs, perf data) under the temp dir.
+    #[arg(long)]
+    pub keep_scratch: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -208,6 +239,10 @@ pub struct DemoArgs {
     /// Output directory of the site.
     #[arg(long, short, default_value = "site")]
     pub out: PathBuf,
+    /// Skip running the bundled plans (datasets/plans/compressors.toml and transfer.toml,
+    /// ~15 s); each demo otherwise adds one run of each.
+    #[arg(long)]
+    pub no_plans: bool,
 }
 
 /// Parses `KEY=VALUE` (the value may contain `=`).

@@ -20,6 +20,7 @@ pub mod ingest;
 pub mod model;
 pub mod query;
 pub mod report;
+pub mod runner;
 pub mod site;
 pub mod stats;
 pub mod warehouse;

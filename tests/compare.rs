@@ -20,6 +20,7 @@ fn demo(wh: &Path) {
         wh,
         &[
             "demo",
+            "--no-plans",
             "--datasets",
             datasets.to_str().unwrap(),
             "--out",

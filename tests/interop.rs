@@ -46,6 +46,7 @@ fn duckdb_and_pyarrow_read_what_perfhouse_wrote() {
         wh.path(),
         &[
             "demo",
+            "--no-plans",
             "--datasets",
             datasets.to_str().unwrap(),
             "--out",

@@ -42,6 +42,7 @@ fn demo_site_links_every_run_page_with_medians() {
         wh.path(),
         &[
             "demo",
+            "--no-plans",
             "--datasets",
             datasets.to_str().unwrap(),
             "--out",

@@ -52,6 +52,49 @@ fn locate(datasets: &Path) -> Result<PathBuf> {
     )
 }
 
+/// Runs the bundled plans that work on any Linux box: the compressor A/B and the dd transfer
+/// sweep (under two NUMA placements where numactl and several nodes exist, else one).
+pub fn run_plans(
+    wh: &Warehouse,
+    rt: &tokio::runtime::Handle,
+    args: &DemoArgs,
+    quiet: bool,
+) -> Result<()> {
+    let root = locate(&args.datasets)?.join("plans");
+    let numactl = std::process::Command::new("numactl")
+        .arg("--hardware")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let nodes = crate::runner::env::numa_nodes();
+    let transfer = if numactl && nodes > 1 {
+        "transfer-numa.toml"
+    } else {
+        if !quiet {
+            eprintln!(
+                "demo: one NUMA placement ({nodes} node(s), numactl {}): running transfer.toml, not transfer-numa.toml",
+                if numactl { "present" } else { "missing" }
+            );
+        }
+        "transfer.toml"
+    };
+    let mut out = std::io::stdout().lock();
+    for name in ["compressors.toml", transfer] {
+        let opts = crate::runner::RunOptions {
+            plan: root.join(name),
+            quiet: true,
+            ..Default::default()
+        };
+        let outcome = crate::runner::execute(wh, rt, &opts)
+            .with_context(|| format!("running plan {name}"))?;
+        super::print_warnings(&outcome.warnings);
+        if !quiet {
+            write!(out, "plans/{name}: ")?;
+            crate::runner::report(&outcome, &mut out)?;
+        }
+    }
+    Ok(())
+}
+
 pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
     let root = locate(&args.datasets)?;
     let mut specs = Vec::new();

@@ -178,7 +178,8 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         let mut part: Option<crate::warehouse::PartWriter> = None;
         let trial_id = next_trial;
         let mut sink = |mut chunk: Vec<crate::model::Request>| -> Result<(), ingest::IngestError> {
-            let store = |e: crate::warehouse::WarehouseError| ingest::IngestError::Store(e.to_string());
+            let store =
+                |e: crate::warehouse::WarehouseError| ingest::IngestError::Store(e.to_string());
             if part.is_none() {
                 part = Some(
                     wh.part_writer(Table::Requests, &opts.suite, &run_id, i)
@@ -209,7 +210,12 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         if let Some(w) = part {
             staged.files.push(w.finish()?);
         }
-        streamed += p.trials.iter().filter_map(|t| t.streamed.as_ref()).map(|s| s.count).sum::<usize>();
+        streamed += p
+            .trials
+            .iter()
+            .filter_map(|t| t.streamed.as_ref())
+            .map(|s| s.count)
+            .sum::<usize>();
         warnings.extend(p.warnings.iter().cloned());
         formats.insert(p.format.name());
         match host {
@@ -323,11 +329,16 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
 /// asv results: one run per results file (one commit on one machine), all appended at once.
 fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     let [root] = opts.paths.as_slice() else {
-        bail!("--format asv takes one path: the asv results directory or the project holding results/");
+        bail!(
+            "--format asv takes one path: the asv results directory or the project holding results/"
+        );
     };
     let runs = ingest::asv::parse_dir(root)?;
     if runs.is_empty() {
-        bail!("{}: no asv results files (<machine>/<commit>-<env>.json) found", root.display());
+        bail!(
+            "{}: no asv results files (<machine>/<commit>-<env>.json) found",
+            root.display()
+        );
     }
     let bar = indicatif::ProgressBar::new(runs.len() as u64).with_message("asv results");
     bar.set_style(
@@ -359,7 +370,9 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         let at = r.date_ms.map(|ms| ms * 1000).unwrap_or(now);
         let mut labels = opts.labels.clone();
         if !r.env_name.is_empty() {
-            labels.entry("asv_env".to_string()).or_insert(r.env_name.clone());
+            labels
+                .entry("asv_env".to_string())
+                .or_insert(r.env_name.clone());
         }
         let run = Run {
             run_id: uuid::Uuid::now_v7().to_string(),

@@ -30,6 +30,39 @@ pub fn run(cli: Cli) -> Result<()> {
         .thread_stack_size(8 << 20)
         .build()
         .context("starting the async runtime")?;
+    // The runner drives processes from this thread and samples on the runtime's workers.
+    if let Command::Run(args) = &cli.command {
+        let wh = Warehouse::open(&cli.warehouse)
+            .with_context(|| format!("opening warehouse {}", cli.warehouse.display()))?;
+        let opts = crate::runner::RunOptions {
+            plan: args.plan.clone(),
+            labels: args.labels.iter().cloned().collect(),
+            dry_run: args.dry_run,
+            fail_fast: args.fail_fast,
+            quiet: cli.quiet,
+            keep_scratch: args.keep_scratch,
+        };
+        let outcome = crate::runner::execute(&wh, runtime.handle(), &opts)?;
+        print_warnings(&outcome.warnings);
+        if !cli.quiet || outcome.schedule.is_some() {
+            crate::runner::report(&outcome, &mut std::io::stdout().lock())?;
+        }
+        if outcome.failed > 0 {
+            bail!(
+                "{} of {} trials failed (recorded in the run)",
+                outcome.failed,
+                outcome.trials
+            );
+        }
+        return Ok(());
+    }
+    if let Command::Demo(args) = &cli.command
+        && !args.no_plans
+    {
+        let wh = Warehouse::open(&cli.warehouse)
+            .with_context(|| format!("opening warehouse {}", cli.warehouse.display()))?;
+        demo::run_plans(&wh, runtime.handle(), args, cli.quiet)?;
+    }
     runtime.block_on(dispatch(cli))
 }
 
@@ -160,6 +193,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Demo(args) => demo(&wh()?, args, cli.quiet).await?,
+        Command::Run(_) => unreachable!("handled in run()"),
     }
     Ok(())
 }

@@ -309,7 +309,8 @@ pub fn stream_jsonl(
             Ok(rec) => {
                 let r = record_to_request(rec, path, line_no)?;
                 out.count += 1;
-                out.first_start_ns = Some(out.first_start_ns.map_or(r.start_ns, |f| f.min(r.start_ns)));
+                out.first_start_ns =
+                    Some(out.first_start_ns.map_or(r.start_ns, |f| f.min(r.start_ns)));
                 if let Some(e) = r.end_ns {
                     out.last_end_ns = Some(out.last_end_ns.map_or(e, |l| l.max(e)));
                 }

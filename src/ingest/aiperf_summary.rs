@@ -207,7 +207,11 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<Vec<Metric>, IngestError> {
             return Err(IngestError::Parse {
                 path: path.to_path_buf(),
                 line: i + 1,
-                message: format!("{} cells, the section's header has {}", row.len(), cols.len()),
+                message: format!(
+                    "{} cells, the section's header has {}",
+                    row.len(),
+                    cols.len()
+                ),
             });
         }
         let (tag, unit) = split_header(&row[0]);
@@ -230,7 +234,9 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<Vec<Metric>, IngestError> {
         return Err(IngestError::Parse {
             path: path.to_path_buf(),
             line: 1,
-            message: "no metric rows (expected aiperf's CSV: `Metric,avg,min,…` then one row per metric)".to_string(),
+            message:
+                "no metric rows (expected aiperf's CSV: `Metric,avg,min,…` then one row per metric)"
+                    .to_string(),
         });
     }
     Ok(out)
@@ -259,7 +265,9 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<(Vec<Metric>, Vec<Strin
     let m: Manifest = serde_json::from_str(text).map_err(|e| IngestError::Parse {
         path: path.to_path_buf(),
         line: e.line(),
-        message: format!("{e} (expected aiperf's phase_manifest.json: {{\"phases\": [{{\"phase_name\", …}}]}})"),
+        message: format!(
+            "{e} (expected aiperf's phase_manifest.json: {{\"phases\": [{{\"phase_name\", …}}]}})"
+        ),
     })?;
     let mut out = Vec::new();
     let mut warnings = Vec::new();
@@ -268,16 +276,29 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<(Vec<Metric>, Vec<Strin
         let count = |stat: &str, v: Option<i64>, out: &mut Vec<Metric>| {
             if let Some(v) = v {
                 out.push(Metric {
-                    better: if stat.starts_with("error") { Better::Lower } else { Better::Higher },
+                    better: if stat.starts_with("error") {
+                        Better::Lower
+                    } else {
+                        Better::Higher
+                    },
                     ..metric(&format!("phase.{name}"), stat, v as f64, "requests")
                 });
             }
         };
-        count("successful_request_count", p.successful_request_count, &mut out);
+        count(
+            "successful_request_count",
+            p.successful_request_count,
+            &mut out,
+        );
         count("error_request_count", p.error_request_count, &mut out);
         count("total_request_count", p.total_request_count, &mut out);
         if let (Some(s), Some(e)) = (p.start_ns, p.end_ns) {
-            out.push(metric(&format!("phase.{name}"), "duration", (e - s) as f64 / 1e9, "s"));
+            out.push(metric(
+                &format!("phase.{name}"),
+                "duration",
+                (e - s) as f64 / 1e9,
+                "s",
+            ));
         }
         if p.was_cancelled {
             warnings.push(format!(
@@ -296,12 +317,21 @@ mod tests {
 
     #[test]
     fn headers_become_the_json_tags() {
-        assert_eq!(split_header("Time to First Token (ms)"), ("time_to_first_token".into(), "ms".into()));
+        assert_eq!(
+            split_header("Time to First Token (ms)"),
+            ("time_to_first_token".into(), "ms".into())
+        );
         assert_eq!(
             split_header("Output Token Throughput Per User (tokens/sec/user)"),
-            ("output_token_throughput_per_user".into(), "tokens/sec/user".into())
+            (
+                "output_token_throughput_per_user".into(),
+                "tokens/sec/user".into()
+            )
         );
-        assert_eq!(split_header("Error Request Count"), ("error_request_count".into(), String::new()));
+        assert_eq!(
+            split_header("Error Request Count"),
+            ("error_request_count".into(), String::new())
+        );
         assert_eq!(cells("\"a,b\",1,\"x\"\"y\""), vec!["a,b", "1", "x\"y"]);
     }
 

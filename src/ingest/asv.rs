@@ -37,7 +37,9 @@ pub struct AsvRun {
 
 /// Whether `dir` is (or holds, as `results/`) an asv results directory.
 pub fn is_results_dir(dir: Option<&Path>) -> bool {
-    dir.is_some_and(|d| d.join("benchmarks.json").is_file() || d.join("results/benchmarks.json").is_file())
+    dir.is_some_and(|d| {
+        d.join("benchmarks.json").is_file() || d.join("results/benchmarks.json").is_file()
+    })
 }
 
 struct BenchInfo {
@@ -73,12 +75,24 @@ fn load_benchmarks(path: &Path) -> Result<BTreeMap<String, BenchInfo>, IngestErr
             Some((
                 name.clone(),
                 BenchInfo {
-                    unit: b.get("unit").and_then(Value::as_str).unwrap_or("").to_string(),
-                    kind: b.get("type").and_then(Value::as_str).unwrap_or("").to_string(),
+                    unit: b
+                        .get("unit")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    kind: b
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
                     param_names: b
                         .get("param_names")
                         .and_then(Value::as_array)
-                        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|v| v.as_str().map(String::from))
+                                .collect()
+                        })
                         .unwrap_or_default(),
                 },
             ))
@@ -98,7 +112,8 @@ pub fn discover(root: &Path) -> Result<(PathBuf, Vec<PathBuf>), IngestError> {
     } else {
         return Err(IngestError::NothingFound {
             path: root.to_path_buf(),
-            looked_for: "an asv results directory (benchmarks.json beside <machine>/machine.json)".to_string(),
+            looked_for: "an asv results directory (benchmarks.json beside <machine>/machine.json)"
+                .to_string(),
         });
     };
     let mut files = Vec::new();
@@ -109,7 +124,9 @@ pub fn discover(root: &Path) -> Result<(PathBuf, Vec<PathBuf>), IngestError> {
     {
         let entry = entry.map_err(|e| IngestError::Io {
             path: results.clone(),
-            source: e.into_io_error().unwrap_or_else(|| std::io::Error::other("walk failed")),
+            source: e
+                .into_io_error()
+                .unwrap_or_else(|| std::io::Error::other("walk failed")),
         })?;
         let name = entry.file_name().to_string_lossy();
         if entry.file_type().is_file() && name.ends_with(".json") && name != "machine.json" {
@@ -156,7 +173,11 @@ pub fn parse_dir(root: &Path) -> Result<Vec<AsvRun>, IngestError> {
         let dir = path.parent().expect("depth 2").to_path_buf();
         if !machines.contains_key(&dir) {
             let m = dir.join("machine.json");
-            let v = if m.is_file() { read_json(&m)? } else { Value::Null };
+            let v = if m.is_file() {
+                read_json(&m)?
+            } else {
+                Value::Null
+            };
             machines.insert(dir.clone(), v);
         }
         out.push(parse_file(&path, &benches, &machines[&dir])?);
@@ -164,7 +185,11 @@ pub fn parse_dir(root: &Path) -> Result<Vec<AsvRun>, IngestError> {
     Ok(out)
 }
 
-fn parse_file(path: &Path, benches: &BTreeMap<String, BenchInfo>, machine: &Value) -> Result<AsvRun, IngestError> {
+fn parse_file(
+    path: &Path,
+    benches: &BTreeMap<String, BenchInfo>,
+    machine: &Value,
+) -> Result<AsvRun, IngestError> {
     let doc = read_json(path)?;
     let field = |f: &str, expected: &str| IngestError::Field {
         path: path.to_path_buf(),
@@ -198,7 +223,12 @@ fn parse_file(path: &Path, benches: &BTreeMap<String, BenchInfo>, machine: &Valu
     for (name, row) in results {
         // asv 0.6: a row aligned with result_columns; older files: {result, params} or a number.
         let (values, params) = if let Some(arr) = row.as_array() {
-            let get = |c: &str| col(c).and_then(|i| arr.get(i)).cloned().unwrap_or(Value::Null);
+            let get = |c: &str| {
+                col(c)
+                    .and_then(|i| arr.get(i))
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            };
             (get("result"), get("params"))
         } else if let Some(obj) = row.as_object() {
             (
@@ -221,7 +251,11 @@ fn parse_file(path: &Path, benches: &BTreeMap<String, BenchInfo>, machine: &Valu
                         p.as_array()
                             .map(|vs| {
                                 vs.iter()
-                                    .map(|v| v.as_str().map(String::from).unwrap_or_else(|| v.to_string()))
+                                    .map(|v| {
+                                        v.as_str()
+                                            .map(String::from)
+                                            .unwrap_or_else(|| v.to_string())
+                                    })
                                     .collect()
                             })
                             .unwrap_or_default()
@@ -233,32 +267,48 @@ fn parse_file(path: &Path, benches: &BTreeMap<String, BenchInfo>, machine: &Valu
         let names: Vec<String> = info
             .map(|i| i.param_names.clone())
             .filter(|n| n.len() == params.len())
-            .unwrap_or_else(|| (0..params.len()).map(|i| format!("param{}", i + 1)).collect());
+            .unwrap_or_else(|| {
+                (0..params.len())
+                    .map(|i| format!("param{}", i + 1))
+                    .collect()
+            });
         let combos = combos(&params);
         if combos.len() != values.len() {
             return Err(field(
                 &format!("results.{name}"),
-                &format!("{} results (one per parameter combination), found {}", combos.len(), values.len()),
+                &format!(
+                    "{} results (one per parameter combination), found {}",
+                    combos.len(),
+                    values.len()
+                ),
             ));
         }
         let (unit, scale) = unit_of(info);
         for (combo, value) in combos.into_iter().zip(values) {
             let p: Params = names.iter().cloned().zip(combo).collect();
             let Some(v) = value.as_f64() else {
-                failed.push(if p.is_empty() { name.clone() } else { format!("{name}{p:?}") });
+                failed.push(if p.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{name}{p:?}")
+                });
                 continue;
             };
-            trials.entry(p.clone()).or_insert_with(|| ParsedTrial {
-                params: p,
-                ..Default::default()
-            }).metrics.push(Metric {
-                trial_id: 0,
-                name: name.clone(),
-                value: v * scale,
-                unit: unit.clone(),
-                better: Better::Lower,
-                origin: "asv".to_string(),
-            });
+            trials
+                .entry(p.clone())
+                .or_insert_with(|| ParsedTrial {
+                    params: p,
+                    ..Default::default()
+                })
+                .metrics
+                .push(Metric {
+                    trial_id: 0,
+                    name: name.clone(),
+                    value: v * scale,
+                    unit: unit.clone(),
+                    better: Better::Lower,
+                    origin: "asv".to_string(),
+                });
         }
     }
     let env = serde_json::json!({
@@ -271,7 +321,11 @@ fn parse_file(path: &Path, benches: &BTreeMap<String, BenchInfo>, machine: &Valu
         commit,
         date_ms: doc.get("date").and_then(Value::as_i64),
         machine: machine_name,
-        env_name: doc.get("env_name").and_then(Value::as_str).unwrap_or("").to_string(),
+        env_name: doc
+            .get("env_name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
         env: env.to_string(),
         trials: trials.into_values().collect(),
         failed,
@@ -284,10 +338,18 @@ mod tests {
 
     #[test]
     fn combinations_follow_asv_order() {
-        let p = vec![vec!["1".to_string(), "2".to_string()], vec!["'a'".to_string(), "'b'".to_string()]];
+        let p = vec![
+            vec!["1".to_string(), "2".to_string()],
+            vec!["'a'".to_string(), "'b'".to_string()],
+        ];
         assert_eq!(
             combos(&p),
-            vec![vec!["1", "'a'"], vec!["1", "'b'"], vec!["2", "'a'"], vec!["2", "'b'"]]
+            vec![
+                vec!["1", "'a'"],
+                vec!["1", "'b'"],
+                vec!["2", "'a'"],
+                vec!["2", "'b'"]
+            ]
         );
         assert_eq!(combos(&[]), vec![Vec::<String>::new()]);
     }

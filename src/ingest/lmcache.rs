@@ -65,7 +65,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                 let (objs, size) = inner
                     .split_once(" objs x ")
                     .ok_or_else(|| bad("`(<n> objs x <MiB> MiB)`"))?;
-                t.params.insert("num_objects".to_string(), objs.trim().to_string());
+                t.params
+                    .insert("num_objects".to_string(), objs.trim().to_string());
                 t.params.insert(
                     "object_size_mib".to_string(),
                     size.trim().trim_end_matches("MiB").trim().to_string(),
@@ -82,12 +83,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                 // `   81.40 ms     13.19 GB/s`
                 let toks: Vec<&str> = v.split_whitespace().collect();
                 let nums = match toks.as_slice() {
-                    [ms, "ms", gbps, "GB/s"] => ms.parse::<f64>().ok().zip(gbps.parse::<f64>().ok()),
+                    [ms, "ms", gbps, "GB/s"] => {
+                        ms.parse::<f64>().ok().zip(gbps.parse::<f64>().ok())
+                    }
                     _ => None,
                 };
                 let (ms, gbps) = nums.ok_or_else(|| bad("`<ms> ms   <GB/s> GB/s`"))?;
-                t.metrics.push(metric(&format!("read_ms.{stat}"), ms, "ms", Better::Lower));
-                t.metrics.push(metric(&format!("read_gbps.{stat}"), gbps, "GB/s", Better::Higher));
+                t.metrics
+                    .push(metric(&format!("read_ms.{stat}"), ms, "ms", Better::Lower));
+                t.metrics.push(metric(
+                    &format!("read_gbps.{stat}"),
+                    gbps,
+                    "GB/s",
+                    Better::Higher,
+                ));
                 seen[slot] = true;
             } else if line.trim().is_empty() || line.trim() == HEADER {
                 break;
@@ -108,7 +117,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         return Err(IngestError::Parse {
             path: path.to_path_buf(),
             line: 1,
-            message: format!("no `{HEADER}` block (expected the client's output of `lmcache tool transfer-channel-benchmark`)"),
+            message: format!(
+                "no `{HEADER}` block (expected the client's output of `lmcache tool transfer-channel-benchmark`)"
+            ),
         });
     }
     Ok(out)

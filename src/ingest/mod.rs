@@ -83,6 +83,7 @@ pub enum Format {
     /// Raw `perf script` text, collapsed by inferno's collapse-perf into on-CPU stacks.
     PerfScript,
     /// LMCache `transfer-channel-benchmark` client output: one trial per result block.
+    #[value(name = "lmcache-transfer")]
     Lmcache,
     /// airspeed velocity results (`results/benchmarks.json` + `results/<machine>/*.json`):
     /// every results file (one commit on one machine) becomes its own run.
@@ -102,14 +103,14 @@ impl Format {
             Format::Criterion => "criterion",
             Format::AiperfSummary => "aiperf-summary",
             Format::PerfScript => "perf-script",
-            Format::Lmcache => "lmcache",
+            Format::Lmcache => "lmcache-transfer",
             Format::Asv => "asv",
         }
     }
 }
 
 /// Concrete formats (not `auto`), for messages.
-const KNOWN: &str = "aiperf (profile_export.jsonl), aiperf-summary (profile_export_aiperf.json/.csv, phase_manifest.json), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, criterion (new/estimates.json), folded (stack count), perf-script (perf script text), lmcache (transfer-channel-benchmark output), asv (results/ directory)";
+const KNOWN: &str = "aiperf (profile_export.jsonl), aiperf-summary (profile_export_aiperf.json/.csv, phase_manifest.json), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, criterion (new/estimates.json), folded (stack count), perf-script (perf script text), lmcache-transfer (transfer-channel-benchmark output), asv (results/ directory)";
 
 /// Names aiperf gives the files of one artifact directory.
 fn is_aiperf_jsonl(name: &str) -> bool {
@@ -176,11 +177,9 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                     Format::Criterion => criterion::is_estimates(entry.path()),
                     Format::Aiperf => is_aiperf_jsonl(&name),
                     Format::AiperfSummary => is_aiperf_summary(&name),
-                    Format::PerfScript | Format::Lmcache => {
-                        [".txt", ".log", ".perf", ".script"]
-                            .iter()
-                            .any(|e| name.ends_with(e))
-                    }
+                    Format::PerfScript | Format::Lmcache => [".txt", ".log", ".perf", ".script"]
+                        .iter()
+                        .any(|e| name.ends_with(e)),
                     Format::Asv => name == "benchmarks.json",
                     // auto: every file name that says what it is.
                     Format::Auto => {
@@ -192,7 +191,10 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                 // aiperf writes the same summary as JSON and CSV: take the JSON.
                 let wanted = wanted
                     && !(name.starts_with("profile_export_aiperf.csv")
-                        && entry.path().with_file_name("profile_export_aiperf.json").exists());
+                        && entry
+                            .path()
+                            .with_file_name("profile_export_aiperf.json")
+                            .exists());
                 if entry.file_type().is_file() && wanted {
                     out.push(entry.into_path());
                 }
@@ -311,7 +313,10 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         return Ok(Format::Lmcache);
     } else if std::str::from_utf8(&bytes)
         .ok()
-        .and_then(|t| t.lines().find(|l| !l.trim().is_empty() && !l.starts_with('#')))
+        .and_then(|t| {
+            t.lines()
+                .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        })
         .is_some_and(perf_script::sniff)
     {
         return Ok(Format::PerfScript);

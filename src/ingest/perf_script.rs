@@ -3,7 +3,7 @@
 //! as folded stacks. Nothing of perf's format is reimplemented here: inferno decides which
 //! lines are events and frames, and skips what it cannot read as stackcollapse-perf.pl does.
 
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::path::Path;
 
 use inferno::collapse::Collapse;
@@ -35,15 +35,18 @@ pub fn parse(path: &Path, mut reader: impl BufRead) -> Result<Folded, IngestErro
     let not_perf = |line: usize| IngestError::Parse {
         path: path.to_path_buf(),
         line,
-        message: "no samples with stacks (expected `perf script` output of a `perf record -g` profile: \
+        message:
+            "no samples with stacks (expected `perf script` output of a `perf record -g` profile: \
                   an event line `comm pid time: period event:` followed by indented frames)"
-            .to_string(),
+                .to_string(),
     };
     let mut text = Vec::new();
-    reader.read_to_end(&mut text).map_err(|source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    reader
+        .read_to_end(&mut text)
+        .map_err(|source| IngestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     // inferno (0.12) asserts that the first stack starts with an event line; check it here so
     // other input is an error rather than a panic.
     let first = String::from_utf8_lossy(&text)

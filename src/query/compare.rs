@@ -260,7 +260,9 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
         // (min, max, std of every statistic), what the per-request figures above say: kept
         // for cross-checks, left out of comparisons where it would only add false alarms.
         let summarised = m.origin == "aiperf-summary"
-            && by_trial.get(&m.trial_id).is_some_and(|t| t.throughput_rps.is_some());
+            && by_trial
+                .get(&m.trial_id)
+                .is_some_and(|t| t.throughput_rps.is_some());
         if summarised {
             continue;
         }

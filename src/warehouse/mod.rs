@@ -329,13 +329,17 @@ impl Warehouse {
         .into_iter()
         .map(|t| (t, Vec::new()))
         .collect();
-        let mut push = |table: Table, rows: usize, b: Result<RecordBatch, ArrowError>| -> Result<()> {
-            if rows > 0 {
-                let slot = tables.iter_mut().find(|(t, _)| *t == table).expect("listed");
-                slot.1.push(b.map_err(arrow(table))?);
-            }
-            Ok(())
-        };
+        let mut push =
+            |table: Table, rows: usize, b: Result<RecordBatch, ArrowError>| -> Result<()> {
+                if rows > 0 {
+                    let slot = tables
+                        .iter_mut()
+                        .find(|(t, _)| *t == table)
+                        .expect("listed");
+                    slot.1.push(b.map_err(arrow(table))?);
+                }
+                Ok(())
+            };
         for (run, data) in &fresh {
             let id = run.run_id.as_str();
             let notes: Vec<Annotation> = data
@@ -347,16 +351,36 @@ impl Warehouse {
                     text: text.clone(),
                 })
                 .collect();
-            push(Table::Trials, data.trials.len(), batch::trials(id, &data.trials))?;
-            push(Table::Metrics, data.metrics.len(), batch::metrics(id, &data.metrics))?;
-            push(Table::Requests, data.requests.len(), batch::requests(id, &data.requests))?;
+            push(
+                Table::Trials,
+                data.trials.len(),
+                batch::trials(id, &data.trials),
+            )?;
+            push(
+                Table::Metrics,
+                data.metrics.len(),
+                batch::metrics(id, &data.metrics),
+            )?;
+            push(
+                Table::Requests,
+                data.requests.len(),
+                batch::requests(id, &data.requests),
+            )?;
             push(
                 Table::CpuSamples,
                 data.cpu_samples.len(),
                 batch::cpu_samples(id, &data.cpu_samples),
             )?;
-            push(Table::Stacks, data.stacks.len(), batch::stacks(id, &data.stacks))?;
-            push(Table::Artifacts, data.artifacts.len(), batch::artifacts(id, &data.artifacts))?;
+            push(
+                Table::Stacks,
+                data.stacks.len(),
+                batch::stacks(id, &data.stacks),
+            )?;
+            push(
+                Table::Artifacts,
+                data.artifacts.len(),
+                batch::artifacts(id, &data.artifacts),
+            )?;
             push(Table::Annotations, notes.len(), batch::annotations(&notes))?;
             push(Table::Runs, 1, batch::runs(run))?;
         }
@@ -373,7 +397,13 @@ impl Warehouse {
     /// Opens a writer for one more file of `table` rows of a run not yet committed (requests
     /// streamed from a large input). Its rows stay invisible until the run's `runs` row lands;
     /// a run that never lands leaves an orphan file that `check` reports and `discard` removes.
-    pub fn part_writer(&self, table: Table, suite: &str, run_id: &str, part: usize) -> Result<PartWriter> {
+    pub fn part_writer(
+        &self,
+        table: Table,
+        suite: &str,
+        run_id: &str,
+        part: usize,
+    ) -> Result<PartWriter> {
         let dir = self.partition_dir(table, suite);
         fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let name = format!("{run_id}-p{part}.parquet");

@@ -1,0 +1,654 @@
+//! `perfhouse run PLAN.toml`: executes a plan's trials with a fresh setup/teardown around
+//! each, samples CPU, profiles, extracts metrics, collects tool outputs, and lands everything
+//! as one run. See [`plan`] for the file format and [`proc`] for process control.
+
+pub mod env;
+pub mod plan;
+pub mod proc;
+pub mod profile;
+pub mod sampler;
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+use crate::ingest::{self, Format};
+use crate::model::{Better, Metric, Params, Phase, Run, RunData, Trial, now_us, params_text};
+use crate::warehouse::Warehouse;
+use plan::{MetricRule, Plan, Planned, Source};
+
+/// Set by SIGINT/SIGTERM: the current trial is stopped (its processes killed), torn down, and
+/// the run lands with what was done.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub plan: PathBuf,
+    pub labels: BTreeMap<String, String>,
+    pub dry_run: bool,
+    pub fail_fast: bool,
+    pub quiet: bool,
+    /// Keep the per-trial scratch directories (logs, perf data) instead of removing them.
+    pub keep_scratch: bool,
+}
+
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub run_id: Option<String>,
+    pub suite: String,
+    pub trials: usize,
+    pub failed: usize,
+    pub warnings: Vec<String>,
+    /// The dry-run schedule.
+    pub schedule: Option<String>,
+}
+
+/// The schedule as text: one line per trial in execution order.
+pub fn schedule_text(plan: &Plan) -> String {
+    let mut s = String::from("seq  arm  params  repeat  phase\n");
+    for (i, t) in plan.schedule().iter().enumerate() {
+        s.push_str(&format!(
+            "{i}  {}  {}  {}  {}\n",
+            t.arm.name,
+            params_text(&crate::model::params_json(&t.params)),
+            t.repeat,
+            if t.warmup { "warmup" } else { "measured" }
+        ));
+    }
+    s
+}
+
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    plain: bool,
+    total: usize,
+}
+
+impl Progress {
+    fn new(total: usize, quiet: bool) -> Progress {
+        let tty = std::io::stderr().is_terminal();
+        let bar = (!quiet && tty).then(|| {
+            let b = indicatif::ProgressBar::new(total as u64);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "trial {pos}/{len} {bar:25} {msg} (ETA {eta})",
+                )
+                .expect("valid template"),
+            );
+            b
+        });
+        Progress {
+            bar,
+            plain: !quiet && !tty,
+            total,
+        }
+    }
+
+    fn start(&self, i: usize, t: &Planned) {
+        let msg = format!(
+            "{} {} #{}",
+            t.arm.name,
+            params_text(&crate::model::params_json(&t.params)),
+            t.repeat
+        );
+        if let Some(b) = &self.bar {
+            b.set_message(msg);
+        } else if self.plain {
+            eprintln!("trial {}/{} {msg}", i + 1, self.total);
+        }
+    }
+
+    fn done(&self, status: &str, secs: f64) {
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        } else if self.plain {
+            eprintln!("  {status} ({secs:.2} s)");
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// What one trial produced.
+struct TrialResult {
+    trial: Trial,
+    data: RunData,
+    warnings: Vec<String>,
+}
+
+pub fn execute(
+    wh: &Warehouse,
+    rt: &tokio::runtime::Handle,
+    opts: &RunOptions,
+) -> Result<RunOutcome> {
+    let plan = Plan::load(&opts.plan)?;
+    if opts.dry_run {
+        return Ok(RunOutcome {
+            run_id: None,
+            suite: plan.suite.clone(),
+            trials: plan.schedule().len(),
+            failed: 0,
+            warnings: Vec::new(),
+            schedule: Some(schedule_text(&plan)),
+        });
+    }
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    let run_id = uuid::Uuid::now_v7().to_string();
+    let workdir = match &plan.run.workdir {
+        Some(w) => plan.dir.join(w),
+        None => plan.dir.clone(),
+    };
+    let workdir = workdir
+        .canonicalize()
+        .with_context(|| format!("run.workdir {}", workdir.display()))?;
+    let scratch = std::env::temp_dir().join(format!("perfhouse-run-{run_id}"));
+    std::fs::create_dir_all(&scratch).with_context(|| scratch.display().to_string())?;
+    let captured = env::capture(&workdir, &plan.env_allowlist);
+    let mut warnings = Vec::new();
+    let profiling = match &plan.profile {
+        Some(p) => match profile::available() {
+            Ok(()) => Some(p.clone()),
+            Err(why) => {
+                warnings.push(format!(
+                    "profiling off for this run: {why}; trials run unprofiled"
+                ));
+                None
+            }
+        },
+        None => None,
+    };
+    let schedule = plan.schedule();
+    let progress = Progress::new(schedule.len(), opts.quiet);
+    let started = now_us();
+    let mut data = RunData::default();
+    let mut failed = 0;
+    for (i, planned) in schedule.iter().enumerate() {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            warnings.push(format!(
+                "interrupted: {} of {} trials not run",
+                schedule.len() - i,
+                schedule.len()
+            ));
+            break;
+        }
+        progress.start(i, planned);
+        let t0 = Instant::now();
+        let r = run_trial(
+            wh,
+            rt,
+            &plan,
+            &workdir,
+            &scratch,
+            &run_id,
+            i as i32,
+            planned,
+            profiling.as_ref(),
+        )?;
+        progress.done(&r.trial.status, t0.elapsed().as_secs_f64());
+        let trial_failed = r.trial.status != "ok";
+        failed += usize::from(trial_failed);
+        warnings.extend(r.warnings);
+        data.trials.push(r.trial);
+        data.requests.extend(r.data.requests);
+        data.metrics.extend(r.data.metrics);
+        data.cpu_samples.extend(r.data.cpu_samples);
+        data.stacks.extend(r.data.stacks);
+        data.artifacts.extend(r.data.artifacts);
+        if trial_failed && opts.fail_fast {
+            warnings.push(format!("--fail-fast: stopped after trial {i} failed"));
+            break;
+        }
+    }
+    progress.finish();
+    if plan.run.discard_first {
+        let mut measured: Vec<Trial> = data
+            .trials
+            .iter()
+            .filter(|t| t.phase == Phase::Measured)
+            .cloned()
+            .collect();
+        ingest::mark_cold_starts(&mut measured);
+        for m in measured.into_iter().filter(|m| m.discarded) {
+            if let Some(t) = data.trials.iter_mut().find(|t| t.trial_id == m.trial_id) {
+                t.discarded = true;
+                t.discard_reason = m.discard_reason;
+            }
+        }
+    }
+    data.notes.extend(plan.note.iter().cloned());
+    let ran = data.trials.len();
+    let status = if ran > 0 && failed == 0 && ran == schedule.len() {
+        "ok"
+    } else if failed == ran {
+        "failed"
+    } else {
+        "partial"
+    };
+    let run = Run {
+        run_id: run_id.clone(),
+        suite: plan.suite.clone(),
+        started_at_us: started,
+        finished_at_us: now_us(),
+        ingested_at_us: now_us(),
+        source: "runner".to_string(),
+        git_commit: captured.git_commit.clone(),
+        git_branch: captured.git_branch.clone(),
+        git_dirty: captured.git_dirty,
+        host: captured.host.clone(),
+        env_fingerprint: Some(captured.fingerprint.clone()),
+        env: captured.env.to_string(),
+        labels: opts.labels.clone(),
+        input_digest: hex::encode(Sha256::digest(format!("runner:{run_id}").as_bytes())),
+        status: status.to_string(),
+    };
+    wh.append_run(&run, &data)?;
+    if !opts.keep_scratch {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    Ok(RunOutcome {
+        run_id: Some(run_id),
+        suite: plan.suite,
+        trials: ran,
+        failed,
+        warnings,
+        schedule: None,
+    })
+}
+
+fn concurrency_of(params: &Params) -> Option<i64> {
+    params
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("concurrency"))
+        .and_then(|(_, v)| v.parse().ok())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_trial(
+    wh: &Warehouse,
+    rt: &tokio::runtime::Handle,
+    plan: &Plan,
+    workdir: &Path,
+    scratch: &Path,
+    run_id: &str,
+    trial_id: i32,
+    planned: &Planned,
+    profiling: Option<&plan::Profile>,
+) -> Result<TrialResult> {
+    let dir = scratch.join(format!("t{trial_id}"));
+    std::fs::create_dir_all(&dir)?;
+    let marker = format!("{run_id}:{trial_id}");
+    let mut env: Vec<(String, String)> = plan
+        .run
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    env.extend(planned.arm.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env.extend(planned.params.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env.push((
+        "PERFHOUSE_TRIAL_DIR".to_string(),
+        dir.to_string_lossy().into_owned(),
+    ));
+    env.push(("PERFHOUSE_ARM".to_string(), planned.arm.name.clone()));
+    env.push(("PERFHOUSE_REPEAT".to_string(), planned.repeat.to_string()));
+    let log = |name: &str| {
+        File::create(dir.join(name)).with_context(|| dir.join(name).display().to_string())
+    };
+    let (setup_log, out, err, teardown_log) = (
+        log("setup.log")?,
+        log("stdout.log")?,
+        log("stderr.log")?,
+        log("teardown.log")?,
+    );
+    let cancel = &INTERRUPTED;
+    let timeout = plan.run.timeout;
+    let mut warnings = Vec::new();
+    let mut data = RunData::default();
+    let mut trial = Trial {
+        phase: if planned.warmup {
+            Phase::Warmup
+        } else {
+            Phase::Measured
+        },
+        concurrency: concurrency_of(&planned.params),
+        ..Trial::measured(
+            trial_id,
+            &planned.arm.name,
+            planned.params.clone(),
+            planned.repeat,
+        )
+    };
+    let mut failure: Option<(String, Option<i32>, PathBuf)> = None;
+    let run =
+        |cmd: &str, o: &File, e: &File, t| proc::run(cmd, workdir, &env, &marker, o, e, t, cancel);
+
+    if let Some(setup) = &plan.run.setup {
+        let r = run(setup, &setup_log, &setup_log, timeout)?;
+        if !r.ok() {
+            failure = Some((
+                format!("setup {}", describe(&r)),
+                r.code,
+                dir.join("setup.log"),
+            ));
+        }
+    }
+    if failure.is_none()
+        && let Some(ready) = &plan.run.ready
+    {
+        let deadline = Instant::now() + plan.run.ready_timeout;
+        loop {
+            let r = run(ready, &setup_log, &setup_log, plan.run.ready_timeout)?;
+            if r.ok() {
+                break;
+            }
+            if Instant::now() >= deadline || cancel.load(Ordering::SeqCst) {
+                failure = Some((
+                    format!(
+                        "not ready after {:?} (`{ready}` {})",
+                        plan.run.ready_timeout,
+                        describe(&r)
+                    ),
+                    r.code,
+                    dir.join("setup.log"),
+                ));
+                break;
+            }
+            std::thread::sleep(plan.run.ready_interval);
+        }
+    }
+    if failure.is_none() {
+        // Sampler and profiler around the measured command only.
+        let sampling = plan.sample.as_ref().map(|s| sampler::Config {
+            interval: s.interval,
+            cores: s.cores.as_ref().map(|c| {
+                plan::parse_cores(c)
+                    .expect("validated")
+                    .into_iter()
+                    .collect()
+            }),
+            processes: s
+                .processes
+                .iter()
+                .map(|(n, r)| (n.clone(), regex::Regex::new(r).expect("validated")))
+                .collect(),
+        });
+        let profiler = profiling.and_then(|p| {
+            let re = plan
+                .sample
+                .as_ref()
+                .and_then(|s| s.processes.get(&p.target))
+                .cloned()
+                .unwrap_or_else(|| p.target.clone());
+            let mut st = sampler::State::new(
+                sampler::Config {
+                    interval: std::time::Duration::from_millis(100),
+                    cores: None,
+                    processes: vec![(p.target.clone(), regex::Regex::new(&re).ok()?)],
+                },
+                trial_id,
+            );
+            st.scan();
+            match profile::start(
+                p.kind,
+                p.frequency,
+                &p.call_graph,
+                &st.pids_of(&p.target),
+                &dir,
+            ) {
+                Ok(prof) => Some((prof, p.clone())),
+                Err(why) => {
+                    warnings.push(format!("trial {trial_id}: not profiled: {why}"));
+                    None
+                }
+            }
+        });
+        let sampler = sampling.map(|cfg| sampler::start(rt, cfg, trial_id));
+        let command = match &planned.arm.args {
+            Some(a) => format!("{} {a}", plan.run.command),
+            None => plan.run.command.clone(),
+        };
+        trial.started_at_us = Some(now_us());
+        let r = run(&command, &out, &err, timeout)?;
+        trial.finished_at_us = Some(now_us());
+        trial.wall_ns = Some(r.wall.as_nanos() as i64);
+        trial.exit_code = r.code;
+        if let Some(s) = sampler {
+            data.cpu_samples = s.stop(rt);
+        }
+        if let Some((prof, p)) = profiler {
+            match prof.finish(&dir) {
+                Ok(folded) => {
+                    let f = ingest::folded::parse(&dir.join("perf.folded"), &folded[..])?;
+                    let kind = match p.kind {
+                        plan::StackKind::Oncpu => "oncpu",
+                        plan::StackKind::Offcpu => "offcpu",
+                    };
+                    data.stacks.extend(f.stacks.into_iter().map(|mut s| {
+                        s.trial_id = trial_id;
+                        s.target = p.target.clone();
+                        s.kind = kind.to_string();
+                        s
+                    }));
+                }
+                Err(why) => warnings.push(format!("trial {trial_id}: profile lost: {why}")),
+            }
+        }
+        if r.timed_out {
+            trial.status = "timeout".to_string();
+            failure = Some((
+                format!("command timed out after {timeout:?}"),
+                None,
+                dir.join("stderr.log"),
+            ));
+        } else if !r.ok() {
+            failure = Some((
+                format!("command {}", describe(&r)),
+                r.code,
+                dir.join("stderr.log"),
+            ));
+        }
+    }
+    // Teardown always, then no process of this trial may survive.
+    if let Some(td) = &plan.run.teardown {
+        let r = run(td, &teardown_log, &teardown_log, timeout)?;
+        if !r.ok() {
+            warnings.push(format!("trial {trial_id}: teardown {}", describe(&r)));
+        }
+    }
+    match proc::sweep(&marker) {
+        Ok(0) => {}
+        Ok(n) => warnings.push(format!(
+            "trial {trial_id}: killed {n} leftover process(es) that escaped the process group"
+        )),
+        Err(left) => {
+            bail!("trial {trial_id}: processes {left:?} survived SIGKILL; stopping the run")
+        }
+    }
+    if let Some((why, code, log_path)) = failure {
+        if trial.status == "ok" {
+            trial.status = "failed".to_string();
+        }
+        trial.exit_code = trial.exit_code.or(code);
+        let tail = proc::tail(&log_path, 2000);
+        trial.stderr_tail = Some(format!("{why}\n{tail}").trim_end().to_string());
+    } else {
+        for m in &plan.metrics {
+            match extract(m, &dir) {
+                Ok(v) => data.metrics.push(Metric {
+                    trial_id,
+                    name: m.name.clone(),
+                    value: v * m.scale,
+                    unit: m.unit.clone(),
+                    better: if m.better == "higher" {
+                        Better::Higher
+                    } else {
+                        Better::Lower
+                    },
+                    origin: "runner".to_string(),
+                }),
+                Err(why) => warnings.push(format!("trial {trial_id}: metric `{}`: {why}", m.name)),
+            }
+        }
+        for c in &plan.collect {
+            collect(wh, c, &dir, workdir, trial_id, &mut data, &mut warnings)?;
+        }
+    }
+    Ok(TrialResult {
+        trial,
+        data,
+        warnings,
+    })
+}
+
+fn describe(r: &proc::Outcome) -> String {
+    match (r.timed_out, r.code) {
+        (true, _) => format!("timed out after {:.1} s", r.wall.as_secs_f64()),
+        (false, Some(c)) => format!("exited {c}"),
+        (false, None) => "was killed by a signal".to_string(),
+    }
+}
+
+/// A metric from the trial's stdout, stderr or a file.
+pub fn extract(m: &MetricRule, dir: &Path) -> Result<f64, String> {
+    let (path, what) = match m.from {
+        Source::Stdout => (dir.join("stdout.log"), "stdout".to_string()),
+        Source::Stderr => (dir.join("stderr.log"), "stderr".to_string()),
+        Source::File => {
+            let f = m.file.as_deref().expect("validated");
+            (dir.join(f), f.to_string())
+        }
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{what}: {e}"))?;
+    extract_from(m, &text).map_err(|e| format!("{what}: {e}"))
+}
+
+pub fn extract_from(m: &MetricRule, text: &str) -> Result<f64, String> {
+    if let Some(re) = &m.regex {
+        let re = regex::Regex::new(re).expect("validated");
+        let caps = text
+            .lines()
+            .filter_map(|l| re.captures(l))
+            .last()
+            .ok_or_else(|| format!("no line matches /{re}/"))?;
+        let s = caps
+            .get(1)
+            .or_else(|| caps.get(0))
+            .expect("a match")
+            .as_str();
+        s.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("matched `{s}`, not a number"))
+    } else {
+        let ptr = m.json.as_deref().expect("validated");
+        let doc: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let v = doc
+            .pointer(ptr)
+            .ok_or_else(|| format!("no value at {ptr}"))?;
+        v.as_f64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            .ok_or_else(|| format!("{ptr} is `{v}`, not a number"))
+    }
+}
+
+/// Ingests a trial's tool outputs (glob relative to the trial directory, else the workdir).
+fn collect(
+    wh: &Warehouse,
+    c: &plan::Collect,
+    dir: &Path,
+    workdir: &Path,
+    trial_id: i32,
+    data: &mut RunData,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let format = if c.format == "auto" {
+        Format::Auto
+    } else {
+        <Format as clap::ValueEnum>::from_str(&c.format, true).map_err(anyhow::Error::msg)?
+    };
+    let base = if Path::new(&c.path).is_absolute() {
+        PathBuf::new()
+    } else {
+        dir.to_path_buf()
+    };
+    let mut found: Vec<PathBuf> = glob::glob(&base.join(&c.path).to_string_lossy())
+        .map(|g| g.flatten().collect())
+        .unwrap_or_default();
+    if found.is_empty() && !Path::new(&c.path).is_absolute() {
+        found = glob::glob(&workdir.join(&c.path).to_string_lossy())
+            .map(|g| g.flatten().collect())
+            .unwrap_or_default();
+    }
+    if found.is_empty() {
+        warnings.push(format!(
+            "trial {trial_id}: collect `{}` matched no file",
+            c.path
+        ));
+        return Ok(());
+    }
+    let files = ingest::discover(&found, format)?;
+    for f in files {
+        let parsed = match ingest::parse_file(&f, format) {
+            Ok(p) => p,
+            Err(e) => {
+                warnings.push(format!("trial {trial_id}: {e}"));
+                continue;
+            }
+        };
+        warnings.extend(parsed.warnings);
+        for t in parsed.trials {
+            data.requests.extend(t.requests.into_iter().map(|mut r| {
+                r.trial_id = trial_id;
+                r
+            }));
+            data.metrics.extend(t.metrics.into_iter().map(|mut m| {
+                m.trial_id = trial_id;
+                m
+            }));
+            data.stacks.extend(t.stacks.into_iter().map(|mut s| {
+                s.trial_id = trial_id;
+                s
+            }));
+        }
+        let (sha, bytes) = crate::warehouse::sha256_file(&f)?;
+        let mut a = wh.store_blob(
+            &f,
+            &f.strip_prefix(dir).unwrap_or(&f).to_string_lossy(),
+            &sha,
+            bytes,
+        )?;
+        a.trial_id = Some(trial_id);
+        data.artifacts.push(a);
+    }
+    Ok(())
+}
+
+/// Writes the outcome for people.
+pub fn report(outcome: &RunOutcome, w: &mut impl Write) -> std::io::Result<()> {
+    match (&outcome.schedule, &outcome.run_id) {
+        (Some(s), _) => write!(w, "{s}"),
+        (None, Some(id)) => writeln!(
+            w,
+            "run {id} landed in suite {}: {} trials, {} failed",
+            outcome.suite, outcome.trials, outcome.failed
+        ),
+        _ => Ok(()),
+    }
+}

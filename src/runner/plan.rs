@@ -1,0 +1,621 @@
+//! The plan file (TOML): what to run, how often, in which order, what to measure.
+//! `perfhouse run --help` and the README document every key; unknown keys are errors.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::model::Params;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    pub suite: String,
+    /// Free text shown with the run.
+    #[serde(default)]
+    pub note: Option<String>,
+    pub run: RunSection,
+    #[serde(default, rename = "arm")]
+    pub arms: Vec<Arm>,
+    /// Each key becomes an environment variable and a param; trials cover every combination.
+    #[serde(default)]
+    pub matrix: BTreeMap<String, Vec<toml::Value>>,
+    #[serde(default)]
+    pub sample: Option<Sample>,
+    #[serde(default)]
+    pub profile: Option<Profile>,
+    #[serde(default)]
+    pub collect: Vec<Collect>,
+    #[serde(default, rename = "metric")]
+    pub metrics: Vec<MetricRule>,
+    /// Environment variables recorded with the run (values), besides the machine facts.
+    /// Nothing else of the environment is recorded: a published site must not leak tokens.
+    #[serde(default)]
+    pub env_allowlist: Vec<String>,
+    /// Directory of the plan file (commands run there unless `run.workdir` says otherwise).
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    Interleaved,
+    Shuffled,
+    Sequential,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    #[serde(default = "one")]
+    pub repeats: u32,
+    #[serde(default = "interleaved")]
+    pub order: Order,
+    /// Seed of `shuffled`.
+    #[serde(default)]
+    pub seed: u64,
+    /// Warm-up trials per arm × params before the measured ones (kept, never counted).
+    #[serde(default)]
+    pub warmup: u32,
+    /// Mark the first measured repeat of every arm × params as a discarded cold start.
+    #[serde(default)]
+    pub discard_first: bool,
+    #[serde(default)]
+    pub setup: Option<String>,
+    /// Polled after setup until it exits 0 (or `ready_timeout` passes).
+    #[serde(default)]
+    pub ready: Option<String>,
+    #[serde(default = "ready_timeout", with = "duration")]
+    pub ready_timeout: Duration,
+    #[serde(default = "ready_interval", with = "duration")]
+    pub ready_interval: Duration,
+    pub command: String,
+    /// Run after every trial, also when it failed.
+    #[serde(default)]
+    pub teardown: Option<String>,
+    /// Limit for each command of a trial.
+    #[serde(default = "timeout", with = "duration")]
+    pub timeout: Duration,
+    /// Working directory of the commands, relative to the plan file.
+    #[serde(default)]
+    pub workdir: Option<PathBuf>,
+    /// Environment for every command.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Arm {
+    pub name: String,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Appended to `run.command` for this arm.
+    #[serde(default)]
+    pub args: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sample {
+    #[serde(default = "sample_interval", with = "duration")]
+    pub interval: Duration,
+    /// Cores whose busy share is summed (`0-3,8`); default all.
+    #[serde(default)]
+    pub cores: Option<String>,
+    /// Name → cmdline regex; the matching processes and their descendants are sampled.
+    #[serde(default)]
+    pub processes: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StackKind {
+    Oncpu,
+    Offcpu,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// A name of `[sample.processes]`, or a cmdline regex.
+    pub target: String,
+    #[serde(default = "oncpu")]
+    pub kind: StackKind,
+    #[serde(default = "frequency")]
+    pub frequency: u32,
+    /// `fp` (frame pointers) or `dwarf`.
+    #[serde(default = "fp")]
+    pub call_graph: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Collect {
+    /// An ingest format (`aiperf`, `hyperfine`, `metrics-json`, `folded`, …) or `auto`.
+    #[serde(default = "auto")]
+    pub format: String,
+    /// Glob, relative to the trial's directory (`$PERFHOUSE_TRIAL_DIR`) or absolute.
+    pub path: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Stdout,
+    Stderr,
+    File,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricRule {
+    pub name: String,
+    /// First capture group (or the whole match) of the last matching line.
+    #[serde(default)]
+    pub regex: Option<String>,
+    /// JSON pointer (`/results/0/mean`) into the source parsed as JSON.
+    #[serde(default)]
+    pub json: Option<String>,
+    #[serde(default = "stdout")]
+    pub from: Source,
+    /// With `from = "file"`: the file, relative to the trial's directory.
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub unit: String,
+    #[serde(default = "lower")]
+    pub better: String,
+    /// Multiply the extracted number (unit conversion at the boundary).
+    #[serde(default = "unit_scale")]
+    pub scale: f64,
+}
+
+fn one() -> u32 {
+    1
+}
+fn interleaved() -> Order {
+    Order::Interleaved
+}
+fn ready_timeout() -> Duration {
+    Duration::from_secs(60)
+}
+fn ready_interval() -> Duration {
+    Duration::from_millis(200)
+}
+fn timeout() -> Duration {
+    Duration::from_secs(600)
+}
+fn sample_interval() -> Duration {
+    Duration::from_millis(100)
+}
+fn oncpu() -> StackKind {
+    StackKind::Oncpu
+}
+fn frequency() -> u32 {
+    99
+}
+fn fp() -> String {
+    "fp".to_string()
+}
+fn auto() -> String {
+    "auto".to_string()
+}
+fn stdout() -> Source {
+    Source::Stdout
+}
+fn lower() -> String {
+    "lower".to_string()
+}
+fn unit_scale() -> f64 {
+    1.0
+}
+
+/// `100ms`, `30s`, `15m`, `2h`, `1.5s`.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}`: expected a duration like 100ms, 30s, 15m, 2h"))?;
+    let secs = match unit.trim() {
+        "ms" => n / 1e3,
+        "s" | "" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        "us" | "µs" => n / 1e6,
+        other => return Err(format!("`{s}`: unknown unit `{other}` (ms, s, m, h)")),
+    };
+    Ok(Duration::from_secs_f64(secs))
+}
+
+mod duration {
+    use serde::{Deserialize, Deserializer};
+    use std::time::Duration;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let s = String::deserialize(d)?;
+        super::parse_duration(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `0-3,8` → [0, 1, 2, 3, 8].
+pub fn parse_cores(s: &str) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || format!("`{s}`: expected cores like 0-3,8");
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) =
+                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+                if a > b {
+                    return Err(bad());
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("{path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// toml's message names the line, the column and the key.
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl Plan {
+    pub fn load(path: &Path) -> Result<Plan, PlanError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PlanError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut plan = Plan::parse(&text).map_err(|message| PlanError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        plan.dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        Ok(plan)
+    }
+
+    /// Parses and validates; the error names the line and key where it can.
+    pub fn parse(text: &str) -> Result<Plan, String> {
+        let plan: Plan = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
+        let line_of = |needle: &str| {
+            text.lines()
+                .position(|l| l.trim_start().starts_with(needle))
+                .map(|i| format!("line {}: ", i + 1))
+                .unwrap_or_default()
+        };
+        if plan.suite.trim().is_empty() {
+            return Err(format!("{}`suite` is empty", line_of("suite")));
+        }
+        if plan.run.command.trim().is_empty() {
+            return Err(format!("{}`run.command` is empty", line_of("command")));
+        }
+        if plan.run.repeats == 0 {
+            return Err(format!(
+                "{}`run.repeats` must be at least 1",
+                line_of("repeats")
+            ));
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for a in &plan.arms {
+            if a.name.trim().is_empty() || !names.insert(a.name.as_str()) {
+                return Err(format!(
+                    "{}`arm.name` `{}` is empty or given twice",
+                    line_of("name"),
+                    a.name
+                ));
+            }
+        }
+        for (k, v) in &plan.matrix {
+            if v.is_empty() {
+                return Err(format!("{}`matrix.{k}` has no values", line_of(k)));
+            }
+            if let Some(bad) = v.iter().find(|x| x.is_array() || x.is_table()) {
+                return Err(format!(
+                    "{}`matrix.{k}`: `{bad}` is not a scalar",
+                    line_of(k)
+                ));
+            }
+        }
+        if let Some(s) = &plan.sample {
+            if let Some(c) = &s.cores {
+                parse_cores(c).map_err(|e| format!("{}`sample.cores`: {e}", line_of("cores")))?;
+            }
+            for (name, re) in &s.processes {
+                regex::Regex::new(re)
+                    .map_err(|e| format!("{}`sample.processes.{name}`: {e}", line_of(name)))?;
+            }
+            if s.interval < Duration::from_millis(1) {
+                return Err(format!(
+                    "{}`sample.interval` is below 1ms",
+                    line_of("interval")
+                ));
+            }
+        }
+        if let Some(p) = &plan.profile {
+            if p.call_graph != "fp" && p.call_graph != "dwarf" {
+                return Err(format!(
+                    "{}`profile.call_graph` must be `fp` or `dwarf`",
+                    line_of("call_graph")
+                ));
+            }
+            if p.frequency == 0 {
+                return Err(format!(
+                    "{}`profile.frequency` must be positive",
+                    line_of("frequency")
+                ));
+            }
+        }
+        for c in &plan.collect {
+            if c.format != "auto"
+                && <crate::ingest::Format as clap::ValueEnum>::from_str(&c.format, true).is_err()
+            {
+                return Err(format!(
+                    "{}`collect.format` `{}` is not an ingest format",
+                    line_of("format"),
+                    c.format
+                ));
+            }
+        }
+        for m in &plan.metrics {
+            match (&m.regex, &m.json) {
+                (Some(r), None) => {
+                    regex::Regex::new(r).map_err(|e| {
+                        format!("{}`metric.regex` of `{}`: {e}", line_of("regex"), m.name)
+                    })?;
+                }
+                (None, Some(p)) if p.is_empty() || p.starts_with('/') => {}
+                (None, Some(p)) => {
+                    return Err(format!(
+                        "{}`metric.json` of `{}`: `{p}` is not a JSON pointer (starts with `/`)",
+                        line_of("json"),
+                        m.name
+                    ));
+                }
+                _ => {
+                    return Err(format!(
+                        "{}metric `{}` needs exactly one of `regex` and `json`",
+                        line_of("name"),
+                        m.name
+                    ));
+                }
+            }
+            if m.from == Source::File && m.file.is_none() {
+                return Err(format!(
+                    "{}metric `{}` reads `from = \"file\"` but names no `file`",
+                    line_of("from"),
+                    m.name
+                ));
+            }
+            if m.better != "lower" && m.better != "higher" {
+                return Err(format!(
+                    "{}metric `{}`: `better` is `lower` or `higher`",
+                    line_of("better"),
+                    m.name
+                ));
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Arms, or one arm `default` when the plan names none.
+    pub fn arms(&self) -> Vec<Arm> {
+        if self.arms.is_empty() {
+            vec![Arm {
+                name: "default".to_string(),
+                env: BTreeMap::new(),
+                args: None,
+            }]
+        } else {
+            self.arms.clone()
+        }
+    }
+
+    /// Every combination of the matrix, as params (in key order, values as written).
+    pub fn param_sets(&self) -> Vec<Params> {
+        let mut sets = vec![Params::new()];
+        for (k, values) in &self.matrix {
+            sets = sets
+                .into_iter()
+                .flat_map(|p| {
+                    values.iter().map(move |v| {
+                        let mut p = p.clone();
+                        let text = match v {
+                            toml::Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        p.insert(k.clone(), text);
+                        p
+                    })
+                })
+                .collect();
+        }
+        sets
+    }
+
+    /// The trial schedule in execution order.
+    pub fn schedule(&self) -> Vec<Planned> {
+        let arms = self.arms();
+        let sets = self.param_sets();
+        let mut out = Vec::new();
+        // Warm-ups first, one pass per arm × params (interleaved across arms).
+        for w in 0..self.run.warmup {
+            for p in &sets {
+                for a in &arms {
+                    out.push(Planned {
+                        arm: a.clone(),
+                        params: p.clone(),
+                        repeat: w as i32,
+                        warmup: true,
+                    });
+                }
+            }
+        }
+        let mut measured = Vec::new();
+        match self.run.order {
+            // A,B,A,B…: each repeat visits every params × arm before the next repeat.
+            Order::Interleaved | Order::Shuffled => {
+                for r in 0..self.run.repeats {
+                    for p in &sets {
+                        for a in &arms {
+                            measured.push(Planned {
+                                arm: a.clone(),
+                                params: p.clone(),
+                                repeat: r as i32,
+                                warmup: false,
+                            });
+                        }
+                    }
+                }
+            }
+            Order::Sequential => {
+                for a in &arms {
+                    for p in &sets {
+                        for r in 0..self.run.repeats {
+                            measured.push(Planned {
+                                arm: a.clone(),
+                                params: p.clone(),
+                                repeat: r as i32,
+                                warmup: false,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if self.run.order == Order::Shuffled {
+            // Fisher-Yates with the plan's seed; repeats are renumbered in execution order so
+            // the first run of each arm × params is repeat 0 (the cold start).
+            let mut rng = crate::stats::Rng::new(self.run.seed);
+            for i in (1..measured.len()).rev() {
+                let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+                measured.swap(i, j);
+            }
+            let mut seen: BTreeMap<(String, Params), i32> = BTreeMap::new();
+            for m in &mut measured {
+                let c = seen
+                    .entry((m.arm.name.clone(), m.params.clone()))
+                    .or_insert(0);
+                m.repeat = *c;
+                *c += 1;
+            }
+        }
+        out.extend(measured);
+        out
+    }
+}
+
+/// One trial of the schedule.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub arm: Arm,
+    pub params: Params,
+    pub repeat: i32,
+    pub warmup: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAN: &str = r#"
+suite = "s"
+[run]
+repeats = 2
+command = "true"
+[[arm]]
+name = "A"
+[[arm]]
+name = "B"
+[matrix]
+SIZE = [1, 2]
+"#;
+
+    fn order(plan: &Plan) -> Vec<String> {
+        plan.schedule()
+            .iter()
+            .map(|t| format!("{}{}{}", t.arm.name, t.params["SIZE"], t.repeat))
+            .collect()
+    }
+
+    #[test]
+    fn schedules_follow_the_order_mode() {
+        let mut plan = Plan::parse(PLAN).unwrap();
+        assert_eq!(
+            order(&plan),
+            ["A10", "B10", "A20", "B20", "A11", "B11", "A21", "B21"]
+        );
+        plan.run.order = Order::Sequential;
+        assert_eq!(
+            order(&plan),
+            ["A10", "A11", "A20", "A21", "B10", "B11", "B20", "B21"]
+        );
+        plan.run.order = Order::Shuffled;
+        plan.run.seed = 7;
+        let shuffled = order(&plan);
+        let mut sorted = shuffled.clone();
+        sorted.sort();
+        let mut expected = order(&Plan::parse(PLAN).unwrap());
+        expected.sort();
+        assert_eq!(sorted, expected, "same trials");
+        assert_ne!(
+            shuffled,
+            order(&Plan::parse(PLAN).unwrap()),
+            "but not interleaved"
+        );
+        // Same seed, same order; repeat 0 is always the first of its arm × params.
+        assert_eq!(order(&plan), shuffled);
+        for (i, t) in shuffled.iter().enumerate() {
+            let earlier = shuffled[..i].iter().filter(|s| s[..2] == t[..2]).count();
+            assert_eq!(t[2..].parse::<usize>().unwrap(), earlier);
+        }
+        plan.run.warmup = 1;
+        assert_eq!(plan.schedule().iter().filter(|t| t.warmup).count(), 4);
+        assert!(plan.schedule()[..4].iter().all(|t| t.warmup));
+    }
+
+    #[test]
+    fn errors_name_the_line_and_key() {
+        let e = Plan::parse("suite = \"s\"\n[run]\ncommand = \"x\"\nrepeat = 3\n").unwrap_err();
+        assert!(
+            e.contains("line 4") && e.contains("unknown field `repeat`"),
+            "{e}"
+        );
+        let e = Plan::parse("suite = \"s\"\n[run]\ncommand = \"x\"\ntimeout = \"5 parsecs\"\n")
+            .unwrap_err();
+        assert!(e.contains("line 4") && e.contains("parsecs"), "{e}");
+        let e = Plan::parse(
+            "suite = \"s\"\n[run]\ncommand = \"x\"\n[[metric]]\nname = \"m\"\nregex = \"(\"\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("line 6") && e.contains("metric.regex"), "{e}");
+        let e = Plan::parse("suite = \"s\"\n[run]\ncommand = \"x\"\n[sample]\ncores = \"3-1\"\n")
+            .unwrap_err();
+        assert!(e.contains("line 5") && e.contains("sample.cores"), "{e}");
+        assert_eq!(parse_duration("100ms").unwrap(), Duration::from_millis(100));
+        assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
+        assert_eq!(parse_cores("0-2,5").unwrap(), vec![0, 1, 2, 5]);
+    }
+}

@@ -1,0 +1,288 @@
+//! CPU sampling on a tokio task: `/proc/stat` (aggregate and per core) and `/proc/<pid>/stat`
+//! of named processes (cmdline regex, descendants included) → `cpu_samples`, from which the
+//! views derive `cores_busy`, `proc_cores` and `cpu_ms_per_req`.
+//!
+//! Formats: proc(5). `/proc/stat` `cpuN` lines hold user nice system idle iowait irq softirq
+//! steal (guest time is already inside user): busy = user+nice (user), system+irq+softirq
+//! (system), idle = idle+iowait, total = all eight. `/proc/<pid>/stat` fields 14/15 are
+//! utime/stime; the comm field (2) may contain spaces and parentheses, so fields are counted
+//! after the last `)`. Processes are (re)discovered every second; between discoveries only the
+//! known pids are read, which keeps the sampler's own cost low.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+
+use crate::model::CpuSample;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub interval: Duration,
+    /// Cores to sample (all when `None`).
+    pub cores: Option<BTreeSet<u32>>,
+    pub processes: Vec<(String, Regex)>,
+}
+
+/// One `cpu`/`cpuN` line: (scope, user, system, idle, total).
+pub fn parse_stat_line(line: &str) -> Option<(String, i64, i64, i64, i64)> {
+    let mut it = line.split_whitespace();
+    let scope = it.next()?;
+    if !scope.starts_with("cpu") {
+        return None;
+    }
+    let v: Vec<i64> = it.take(8).map(|x| x.parse().ok()).collect::<Option<_>>()?;
+    if v.len() < 4 {
+        return None;
+    }
+    let at = |i: usize| v.get(i).copied().unwrap_or(0);
+    Some((
+        scope.to_string(),
+        at(0) + at(1),
+        at(2) + at(5) + at(6),
+        at(3) + at(4),
+        v.iter().sum(),
+    ))
+}
+
+/// `/proc/<pid>/stat` → (ppid, utime, stime).
+pub fn parse_pid_stat(text: &str) -> Option<(i32, i64, i64)> {
+    let (_, rest) = text.rsplit_once(')')?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some((
+        f.get(1)?.parse().ok()?,
+        f.get(11)?.parse().ok()?,
+        f.get(12)?.parse().ok()?,
+    ))
+}
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// Sampling state of one trial.
+pub struct State {
+    cfg: Config,
+    trial_id: i32,
+    /// pid → process name it is counted under.
+    tracked: HashMap<i32, String>,
+    last_scan: Option<Instant>,
+    pub samples: Vec<CpuSample>,
+}
+
+impl State {
+    pub fn new(cfg: Config, trial_id: i32) -> State {
+        State {
+            cfg,
+            trial_id,
+            tracked: HashMap::new(),
+            last_scan: None,
+            samples: Vec::new(),
+        }
+    }
+
+    /// Finds the processes matching each regex, and their descendants.
+    pub fn scan(&mut self) {
+        self.tracked.clear();
+        let mut parent: HashMap<i32, i32> = HashMap::new();
+        let mut roots: Vec<(i32, String)> = Vec::new();
+        let me = std::process::id() as i32;
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for e in dir.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+                continue;
+            };
+            if pid == me {
+                continue;
+            }
+            if let Some((ppid, _, _)) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| parse_pid_stat(&s))
+            {
+                parent.insert(pid, ppid);
+            }
+            let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+                continue;
+            };
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            let cmd = cmd.trim();
+            if let Some((name, _)) = self.cfg.processes.iter().find(|(_, re)| re.is_match(cmd)) {
+                roots.push((pid, name.clone()));
+            }
+        }
+        for (pid, name) in &roots {
+            self.tracked.insert(*pid, name.clone());
+        }
+        // Descendants: walk each pid's ancestry up to a matched root.
+        for &pid in parent.keys() {
+            let mut p = pid;
+            for _ in 0..64 {
+                let Some(&pp) = parent.get(&p) else { break };
+                if let Some(name) = roots.iter().find(|(r, _)| *r == pp).map(|(_, n)| n.clone()) {
+                    self.tracked.entry(pid).or_insert(name);
+                    break;
+                }
+                p = pp;
+            }
+        }
+        self.last_scan = Some(Instant::now());
+    }
+
+    /// Pids currently counted under `name`.
+    pub fn pids_of(&self, name: &str) -> Vec<i32> {
+        let mut v: Vec<i32> = self
+            .tracked
+            .iter()
+            .filter(|(_, n)| *n == name)
+            .map(|(p, _)| *p)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    pub fn sample(&mut self) {
+        let t_ns = now_ns();
+        if let Ok(stat) = std::fs::read_to_string("/proc/stat") {
+            for line in stat.lines().take_while(|l| l.starts_with("cpu")) {
+                let Some((scope, user, system, idle, total)) = parse_stat_line(line) else {
+                    continue;
+                };
+                if let (Some(cores), Some(n)) = (
+                    &self.cfg.cores,
+                    scope
+                        .strip_prefix("cpu")
+                        .and_then(|n| n.parse::<u32>().ok()),
+                ) && !cores.contains(&n)
+                {
+                    continue;
+                }
+                self.samples.push(CpuSample {
+                    trial_id: self.trial_id,
+                    t_ns,
+                    scope,
+                    user_ticks: user,
+                    system_ticks: system,
+                    idle_ticks: idle,
+                    total_ticks: total,
+                });
+            }
+        }
+        if self.cfg.processes.is_empty() {
+            return;
+        }
+        // Until something matches (the command is still starting), look on every sample.
+        if self.tracked.is_empty()
+            || self
+                .last_scan
+                .is_none_or(|t| t.elapsed() >= Duration::from_secs(1))
+        {
+            self.scan();
+        }
+        let tracked: BTreeMap<i32, String> =
+            self.tracked.iter().map(|(p, n)| (*p, n.clone())).collect();
+        for (pid, name) in tracked {
+            let Some((_, ut, st)) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| parse_pid_stat(&s))
+            else {
+                continue;
+            };
+            self.samples.push(CpuSample {
+                trial_id: self.trial_id,
+                t_ns,
+                scope: format!("proc:{name}:{pid}"),
+                user_ticks: ut,
+                system_ticks: st,
+                idle_ticks: 0,
+                total_ticks: 0,
+            });
+        }
+    }
+}
+
+/// A sampler running on the runtime until [`Running::stop`].
+pub struct Running {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<State>,
+}
+
+pub fn start(rt: &tokio::runtime::Handle, cfg: Config, trial_id: i32) -> Running {
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let interval = cfg.interval;
+    let task = rt.spawn(async move {
+        let mut state = State::new(cfg, trial_id);
+        let mut tick = tokio::time::interval(interval);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => state.sample(),
+                _ = &mut stopped => {
+                    state.sample();
+                    break;
+                }
+            }
+        }
+        state
+    });
+    Running { stop, task }
+}
+
+impl Running {
+    /// Takes a last sample and returns every sample of the trial.
+    pub fn stop(self, rt: &tokio::runtime::Handle) -> Vec<CpuSample> {
+        let _ = self.stop.send(());
+        rt.block_on(self.task)
+            .map(|s| s.samples)
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_captured_proc_files() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples/procfs");
+        let stat = std::fs::read_to_string(dir.join("proc_stat.local-capture.txt")).unwrap();
+        let first = stat.lines().next().unwrap();
+        let (scope, user, system, idle, total) = parse_stat_line(first).unwrap();
+        let v: Vec<i64> = first
+            .split_whitespace()
+            .skip(1)
+            .take(8)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(scope, "cpu");
+        assert_eq!(
+            (user, system, idle),
+            (v[0] + v[1], v[2] + v[5] + v[6], v[3] + v[4])
+        );
+        assert_eq!(total, v.iter().sum::<i64>());
+        let cores = stat
+            .lines()
+            .filter_map(parse_stat_line)
+            .filter(|l| l.0 != "cpu")
+            .count();
+        assert!(cores >= 1);
+        let pid = std::fs::read_to_string(dir.join("proc_self_stat.local-capture.txt")).unwrap();
+        let f: Vec<&str> = pid.rsplit_once(')').unwrap().1.split_whitespace().collect();
+        assert_eq!(
+            parse_pid_stat(&pid).unwrap(),
+            (
+                f[1].parse().unwrap(),
+                f[11].parse().unwrap(),
+                f[12].parse().unwrap()
+            )
+        );
+        assert_eq!(
+            parse_pid_stat("12 (a) b) c) S 7 1 1 0 -1 0 0 0 0 0 40 9 0 0"),
+            Some((7, 40, 9))
+        );
+    }
+}
