@@ -181,3 +181,91 @@ fn notes_show_on_the_run_page() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no run no-such-run"), "{}", stderr(&o));
 }
+
+#[test]
+fn profiles_become_flamegraphs_with_tables_and_a_differential() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let out = dir.path().join("site");
+    // Two arms of one run: on-CPU stacks (real inferno collapse output) and bcc off-CPU stacks.
+    let on = samples().join("folded/inferno-collapse-perf_results_go-stacks-collapsed.txt");
+    let off = samples().join("folded/bcc-offcputime-f.example.folded");
+    for arm in ["base", "cand"] {
+        let d = dir.path().join(format!("in/arm={arm}"));
+        fs::create_dir_all(&d).unwrap();
+        fs::copy(&on, d.join("oncpu.folded")).unwrap();
+        fs::copy(&off, d.join("offcpu.folded")).unwrap();
+    }
+    // The candidate spends twice as long in one stack: the differential must show it.
+    let extra = fs::read_to_string(&on)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let cand = dir.path().join("in/arm=cand/oncpu.folded");
+    let mut text = fs::read_to_string(&cand).unwrap();
+    text.push_str(&extra);
+    text.push('\n');
+    fs::write(&cand, text).unwrap();
+    ok(
+        &wh,
+        &[
+            "ingest",
+            "--suite",
+            "prof",
+            "--format",
+            "folded",
+            "--target",
+            "app",
+            dir.path().join("in").to_str().unwrap(),
+        ],
+    );
+    ok(&wh, &["site", "--out", out.to_str().unwrap()]);
+    let id = scalar(&wh, "select run_id from runs")
+        .as_str()
+        .unwrap()
+        .to_string();
+    let page = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
+    assert!(page.contains("id=\"profiles\""), "no profiles section");
+    // 2 arms × (on, off): four flamegraphs, each a real inferno SVG with its search.
+    for i in 0..4 {
+        let svg = fs::read_to_string(out.join(format!("runs/{id}/flame/{i}.svg"))).unwrap();
+        assert!(
+            svg.contains("<svg") && svg.contains("function search"),
+            "flame/{i}.svg"
+        );
+        assert!(page.contains(&format!("data=\"flame/{i}.svg\"")));
+    }
+    assert!(page.contains("Off-CPU time by what it waited for"));
+    assert!(page.contains("Top self-time frames"));
+    // The top self frame of the on-CPU table is the leaf with the most samples, by hand.
+    let mut leaves: std::collections::BTreeMap<String, f64> = Default::default();
+    for line in fs::read_to_string(&on).unwrap().lines() {
+        let (stack, w) = line.rsplit_once(' ').unwrap();
+        *leaves
+            .entry(stack.rsplit(';').next().unwrap().to_string())
+            .or_default() += w.parse::<f64>().unwrap();
+    }
+    let top = leaves.iter().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
+    assert!(
+        page.contains(&format!(
+            "<td class=\"frame\">{}</td>",
+            top.replace('<', "&lt;").replace('>', "&gt;")
+        )),
+        "top frame {top}"
+    );
+    let ab = fs::read_to_string(out.join(format!("runs/{id}/compare-1.html"))).unwrap();
+    assert!(ab.contains("Differential flamegraphs"), "{ab}");
+    let diff = fs::read_dir(out.join(format!("runs/{id}/flame")))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("diff-")
+        })
+        .count();
+    assert_eq!(diff, 2, "one differential per target × kind");
+}

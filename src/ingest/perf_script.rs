@@ -31,7 +31,17 @@ pub fn sniff(first_line: &str) -> bool {
     })
 }
 
-pub fn parse(path: &Path, mut reader: impl BufRead) -> Result<Folded, IngestError> {
+pub fn parse(path: &Path, reader: impl BufRead) -> Result<Folded, IngestError> {
+    parse_with(path, reader, false)
+}
+
+/// As [`parse`]; `annotate_kernel` suffixes kernel frames with `_[k]` (inferno's option), which
+/// the runner uses so profile tables can find the innermost user frame.
+pub fn parse_with(
+    path: &Path,
+    mut reader: impl BufRead,
+    annotate_kernel: bool,
+) -> Result<Folded, IngestError> {
     let not_perf = |line: usize| IngestError::Parse {
         path: path.to_path_buf(),
         line,
@@ -61,6 +71,8 @@ pub fn parse(path: &Path, mut reader: impl BufRead) -> Result<Folded, IngestErro
     }
     let mut options = Options::default();
     options.nthreads = 1;
+    options.annotate_kernel = annotate_kernel;
+    options.annotate_kernel = annotate_kernel;
     let mut folder = Folder::from(options);
     let mut collapsed = Vec::new();
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

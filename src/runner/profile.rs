@@ -116,15 +116,16 @@ impl Profiler {
             }
         };
         std::fs::write(dir.join("perf-script.txt"), &script).map_err(|e| e.to_string())?;
-        let folded = crate::ingest::perf_script::parse(&dir.join("perf-script.txt"), &script[..])
-            .map(|f| {
-                f.stacks
-                    .iter()
-                    .map(|s| format!("{} {}\n", s.stack, s.weight))
-                    .collect::<String>()
-                    .into_bytes()
-            })
-            .map_err(|e| e.to_string())?;
+        let folded =
+            crate::ingest::perf_script::parse_with(&dir.join("perf-script.txt"), &script[..], true)
+                .map(|f| {
+                    f.stacks
+                        .iter()
+                        .map(|s| format!("{} {}\n", s.stack, s.weight))
+                        .collect::<String>()
+                        .into_bytes()
+                })
+                .map_err(|e| e.to_string())?;
         Ok(folded)
     }
 }

@@ -5,6 +5,7 @@
 //! everything sorted, and files whose bytes did not change are not rewritten.
 
 pub mod charts;
+pub mod flame;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -304,6 +305,113 @@ pub struct RunPage {
     pub charts: Vec<ChartView>,
     /// Links to the run's A/B pages (`compare-<arm>.html`).
     pub compares: Vec<KeyValue>,
+    pub profiles: Vec<ProfileView>,
+}
+
+pub struct ShareView {
+    pub name: String,
+    pub weight: String,
+    pub share: String,
+}
+
+/// One flamegraph (arm × target × kind, merged over kept trials) and its tables.
+pub struct ProfileView {
+    pub title: String,
+    pub href: String,
+    pub kind: String,
+    pub unit: String,
+    /// On-CPU: top self frames. Off-CPU: innermost user frames.
+    pub top: Vec<ShareView>,
+    /// Off-CPU only: time by what it waited for.
+    pub categories: Vec<ShareView>,
+}
+
+fn share_views(v: Vec<flame::Share>) -> Vec<ShareView> {
+    v.into_iter()
+        .map(|s| ShareView {
+            name: s.name,
+            weight: if s.weight.fract() == 0.0 {
+                format!("{}", s.weight as i64)
+            } else {
+                format!("{:.1}", s.weight)
+            },
+            share: format!("{:.1}%", s.share * 100.0),
+        })
+        .collect()
+}
+
+#[derive(Deserialize)]
+struct StackRow {
+    arm: String,
+    target: String,
+    kind: String,
+    stack: String,
+    weight: f64,
+}
+
+/// Stacks of a run's kept trials, merged across repeats: (arm, target, kind) → stacks.
+type Profiles = BTreeMap<(String, String, String), Vec<(String, f64)>>;
+
+async fn load_profiles(query: &Query, run_id: &str) -> Result<Profiles, SiteError> {
+    let rows: Vec<StackRow> = query
+        .rows(&format!(
+            "SELECT t.arm, s.target, s.kind, s.stack, sum(s.weight) AS weight FROM stacks s \
+             JOIN trials t ON s.run_id = t.run_id AND s.trial_id = t.trial_id \
+             WHERE s.run_id = {} AND (t.kept OR t.phase = 'measured') \
+             GROUP BY t.arm, s.target, s.kind, s.stack ORDER BY t.arm, s.target, s.kind, s.stack",
+            lit(run_id)
+        ))
+        .await?;
+    let mut out: Profiles = BTreeMap::new();
+    for r in rows {
+        out.entry((r.arm, r.target, r.kind))
+            .or_default()
+            .push((r.stack, r.weight));
+    }
+    Ok(out)
+}
+
+/// Flamegraph SVGs and their views; files are numbered (names are user strings).
+fn profile_views(profiles: &Profiles) -> Result<Vec<(String, Vec<u8>, ProfileView)>, SiteError> {
+    let mut out = Vec::new();
+    for (i, ((arm, target, kind), stacks)) in profiles.iter().enumerate() {
+        let title = format!(
+            "{arm} · {target} · {}",
+            if kind == "offcpu" {
+                "off-CPU"
+            } else {
+                "on-CPU"
+            }
+        );
+        let bytes = flame::svg(&title, kind, stacks).map_err(|source| SiteError::Io {
+            path: PathBuf::from(format!("flame/{i}.svg")),
+            source,
+        })?;
+        let (top, categories) = if kind == "offcpu" {
+            let (c, f) = flame::offcpu_breakdown(stacks, 15);
+            (f, c)
+        } else {
+            (flame::top_self(stacks, 15), Vec::new())
+        };
+        let file = format!("flame/{i}.svg");
+        out.push((
+            file.clone(),
+            bytes,
+            ProfileView {
+                title,
+                href: file,
+                kind: kind.clone(),
+                unit: if kind == "offcpu" {
+                    "µs".into()
+                } else {
+                    "samples".into()
+                },
+                top: share_views(top),
+                categories: share_views(categories),
+            },
+        ));
+    }
+    Ok(out)
 }
 
 pub struct CompareRowView {
@@ -334,6 +442,8 @@ pub struct ComparePage {
     pub rows: Vec<CompareRowView>,
     pub flags: Vec<String>,
     pub diagnoses: Vec<String>,
+    /// Differential flamegraphs (baseline → candidate) per target × kind.
+    pub diffs: Vec<KeyValue>,
 }
 
 // ---- build ----------------------------------------------------------------------------------
@@ -443,7 +553,43 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
 
     for r in &runs {
         let mut page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css).await?;
-        for (file, compare) in compare_pages(query, r, &css).await? {
+        let profiles = load_profiles(query, &r.run_id).await?;
+        for (file, bytes, view) in profile_views(&profiles)? {
+            w.put(&format!("runs/{}/{file}", r.run_id), &bytes)?;
+            page.profiles.push(view);
+        }
+        for (file, mut compare) in compare_pages(query, r, &css).await? {
+            // Differential flamegraphs: baseline arm → this candidate, per target × kind.
+            let n = file
+                .trim_start_matches("compare-")
+                .trim_end_matches(".html")
+                .to_string();
+            for (j, ((arm, target, kind), after)) in profiles.iter().enumerate() {
+                if *arm != compare.candidate {
+                    continue;
+                }
+                let Some(before) =
+                    profiles.get(&(compare.baseline.clone(), target.clone(), kind.clone()))
+                else {
+                    continue;
+                };
+                let title = format!(
+                    "{} → {} · {target} · {kind}",
+                    compare.baseline, compare.candidate
+                );
+                let svg = flame::differential(&title, kind, before, after).map_err(|source| {
+                    SiteError::Io {
+                        path: PathBuf::from(format!("flame/diff-{n}-{j}.svg")),
+                        source,
+                    }
+                })?;
+                let rel = format!("flame/diff-{n}-{j}.svg");
+                w.put(&format!("runs/{}/{rel}", r.run_id), &svg)?;
+                compare.diffs.push(KeyValue {
+                    key: rel,
+                    value: title,
+                });
+            }
             page.compares.push(KeyValue {
                 key: file.clone(),
                 value: format!("{} vs {}", compare.baseline, compare.candidate),
@@ -531,6 +677,7 @@ async fn compare_pages(
                 .collect(),
             flags: c.flags.clone(),
             diagnoses: c.diagnoses.clone(),
+            diffs: Vec::new(),
         };
         // Arm names are user strings: the file name is the candidate's position, not its name.
         out.push((format!("compare-{}.html", i + 1), page));
@@ -749,5 +896,6 @@ async fn run_page(
             .collect(),
         charts,
         compares: Vec::new(),
+        profiles: Vec::new(),
     })
 }
