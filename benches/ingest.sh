@@ -37,7 +37,8 @@ measure() { # label cmd...
 }
 echo "| records | tool | wall | peak RSS |"
 echo "|---|---|---|---|"
-for N in "${@:-100000 1000000}"; do
+[ $# -gt 0 ] || set -- 100000 1000000
+for N in "$@"; do
   F=$DIR/n$N/profile_export.jsonl
   if [ ! -f "$F" ]; then mkdir -p "$(dirname "$F")"; python3 benches/synth_jsonl.py "$N" "$F"; fi
   echo "| $N | input | $(du -h "$F" | cut -f1) | |"

@@ -80,6 +80,15 @@ pub enum Command {
     History(HistoryArgs),
     /// Build the static HTML site.
     Site(SiteArgs),
+    /// A comparison for a pull request: Markdown for a comment (≤ 65,536 characters, worst
+    /// regressions first, details collapsed) or one self-contained HTML file.
+    #[command(
+        after_help = "Exit codes: 0 ok, 1 failure, 2 usage error, 3 regression found with --fail-on-regression."
+    )]
+    Report(ReportArgs),
+    /// Commit the built site to a branch (default gh-pages) through a temporary git worktree,
+    /// never touching the working tree or index of the repository you are in.
+    Publish(PublishArgs),
     /// Add a note to a run (shown on its page).
     Annotate(AnnotateArgs),
     /// Merge each suite's small Parquet files into one per table, atomically.
@@ -198,6 +207,53 @@ pub struct CompareArgs {
     /// Seed of the bootstrap.
     #[arg(long, default_value_t = 0xab)]
     pub seed: u64,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ReportFormat {
+    Md,
+    Html,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// What the change is measured against (a SEL, as for `compare`).
+    #[arg(long, value_name = "SEL")]
+    pub baseline: String,
+    /// What is being judged.
+    #[arg(long, value_name = "SEL")]
+    pub candidate: String,
+    /// md (a PR comment) or html (one self-contained file).
+    #[arg(long, short, value_enum, default_value_t = ReportFormat::Md)]
+    pub format: ReportFormat,
+    /// Write here instead of stdout.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Where the site is published (`https://org.github.io/repo`): run names link there.
+    #[arg(long)]
+    pub site_url: Option<String>,
+    /// Noise threshold in percent.
+    #[arg(long, default_value_t = 2.0, value_name = "PCT")]
+    pub threshold: f64,
+    /// Exit with code 3 when any metric regressed.
+    #[arg(long)]
+    pub fail_on_regression: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// Branch that receives the site.
+    #[arg(long, default_value = "gh-pages")]
+    pub branch: String,
+    /// The built site (run `perfhouse site` first).
+    #[arg(long, default_value = "site")]
+    pub site: PathBuf,
+    /// The git repository (default: the one holding the current directory).
+    #[arg(long, default_value = ".")]
+    pub repo: PathBuf,
+    /// Commit message.
+    #[arg(long, default_value = "perfhouse: publish site")]
+    pub message: String,
 }
 
 #[derive(Debug, Args)]

@@ -2,7 +2,8 @@
 # The test command: installs what the tests need when it is missing, then runs `cargo test`.
 #   - Python's duckdb and pyarrow in .venv (the interop test reads the warehouse with them)
 #   - Debian's linux-perf (runner profiling tests), gcc (the profiled test program), zstd and
-#     bzip2 (the bundled compressor plan), procps (pkill) — via apt when missing and root
+#     bzip2 (the bundled compressor plan), procps (pkill), chromium (the browser test) — via
+#     apt when missing and root
 # Extra arguments go to `cargo test` (e.g. `tests/run.sh views`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,8 @@ command -v gcc >/dev/null || missing+=(gcc)
 command -v zstd >/dev/null || missing+=(zstd)
 command -v pkill >/dev/null || missing+=(procps)
 command -v taskset >/dev/null || missing+=(util-linux)
+command -v chromium >/dev/null || missing+=(chromium)
+command -v git >/dev/null || missing+=(git)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "tests/run.sh: installing ${missing[*]}"

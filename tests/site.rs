@@ -92,7 +92,7 @@ fn demo_site_links_every_run_page_with_medians() {
         }
         let html = String::from_utf8(bytes).unwrap();
         let base = out.path().join(&name);
-        for h in hrefs(&html) {
+        for h in hrefs(&html).into_iter().filter(|h| !h.starts_with("data:")) {
             assert!(
                 !h.starts_with('/') && !h.contains("://"),
                 "{name}: absolute link {h}"
@@ -268,4 +268,108 @@ fn profiles_become_flamegraphs_with_tables_and_a_differential() {
         })
         .count();
     assert_eq!(diff, 2, "one differential per target × kind");
+}
+
+#[test]
+fn series_pages_mark_change_points_notes_and_open_regressions() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let out = dir.path().join("site");
+    // 12 runs; latency steps from ~100 to ~130 ms at run 8 (planted), 3 repeats per run.
+    for run in 1..=12 {
+        let base = if run >= 8 { 130.0 } else { 100.0 };
+        let wobble = [
+            0.4, -0.3, 0.1, -0.2, 0.3, 0.0, -0.4, 0.2, -0.1, 0.3, -0.2, 0.1,
+        ][run - 1];
+        let entries: Vec<String> = (0..3)
+            .map(|r| format!("{{\"name\": \"lat\", \"value\": {}, \"unit\": \"ms\", \"better\": \"lower\", \"repeat\": {r}}}", base + wobble + r as f64 * 0.2))
+            .collect();
+        let f = dir.path().join(format!("r{run}.json"));
+        fs::write(&f, format!("{{\"metrics\": [{}]}}", entries.join(","))).unwrap();
+        ok(
+            &wh,
+            &[
+                "ingest",
+                "--suite",
+                "hist",
+                "--commit",
+                &format!("{run:040x}"),
+                f.to_str().unwrap(),
+            ],
+        );
+    }
+    let eighth = scalar(&wh, "select run_id from runs where run_no = 8")
+        .as_str()
+        .unwrap()
+        .to_string();
+    ok(&wh, &["annotate", &eighth, "switched the allocator"]);
+    ok(&wh, &["site", "--out", out.to_str().unwrap()]);
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("Open regressions"), "{index}");
+    let suite_href = hrefs(&index)
+        .into_iter()
+        .find(|h| h.starts_with("suites/") && h.ends_with("/index.html"))
+        .unwrap();
+    let suite = fs::read_to_string(out.join(&suite_href)).unwrap();
+    assert!(suite.contains("<svg class=\"spark\""), "sparkline");
+    assert!(suite.contains("regressed at #8"), "{suite}");
+    let series_href = hrefs(&suite)
+        .into_iter()
+        .find(|h| h.ends_with(".html") && !h.contains("index"))
+        .unwrap();
+    let series = fs::read_to_string(
+        out.join(suite_href.rsplit_once('/').unwrap().0)
+            .join(series_href),
+    )
+    .unwrap();
+    assert!(series.contains("<h2>Change points</h2>"), "{series}");
+    assert!(
+        series.contains(&format!("../../runs/{eighth}/index.html\">#8</a>")),
+        "change at #8"
+    );
+    assert!(
+        series.contains("switched the allocator"),
+        "the note shows beside the run"
+    );
+    assert!(series.contains("<desc>"), "the chart describes itself");
+}
+
+#[test]
+fn transfer_page_draws_gbps_by_object_size_per_placement() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let out = dir.path().join("site");
+    let log = repo().join("tests/fixtures/lmcache/client.log");
+    for numa in ["interleave", "node0"] {
+        let d = dir.path().join(format!("in/numa={numa}"));
+        fs::create_dir_all(&d).unwrap();
+        fs::copy(&log, d.join("client.log")).unwrap();
+    }
+    ok(
+        &wh,
+        &[
+            "ingest",
+            "--suite",
+            "tc",
+            "--format",
+            "lmcache-transfer",
+            dir.path().join("in").to_str().unwrap(),
+        ],
+    );
+    ok(&wh, &["site", "--out", out.to_str().unwrap()]);
+    let id = scalar(&wh, "select run_id from runs")
+        .as_str()
+        .unwrap()
+        .to_string();
+    let run = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
+    assert!(run.contains("href=\"transfer.html\""));
+    let t = fs::read_to_string(out.join(format!("runs/{id}/transfer.html"))).unwrap();
+    assert!(t.contains("read_gbps.best vs object size"), "{t}");
+    assert!(
+        t.contains(">interleave<") && t.contains(">node0<"),
+        "one line per placement"
+    );
+    // 4 rows per metric: 2 placements × 2 object sizes; 13.22 GB/s for 4 MiB objects.
+    assert_eq!(t.matches("<td>read_gbps.best</td>").count(), 4);
+    assert!(t.contains("<td class=\"num\">13.22</td>"));
 }

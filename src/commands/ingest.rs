@@ -141,6 +141,19 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     }
     let files = ingest::discover(&opts.paths, opts.format)?;
     let groups = ingest::artifact_groups(&files);
+    // Inputs are hashed on another core while they are parsed on this one.
+    let hasher = {
+        let files = files.clone();
+        std::thread::spawn(move || {
+            files
+                .into_iter()
+                .map(|f| {
+                    let h = sha256_file(&f);
+                    (f, h)
+                })
+                .collect::<Vec<_>>()
+        })
+    };
     let run_id = uuid::Uuid::now_v7().to_string();
     let mut staged = Staged {
         files: Vec::new(),
@@ -234,10 +247,15 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
 
     // The digest covers what the run means: each file's content and trials, and the options.
     // Each input is hashed once: the same (sha256, bytes) name its blob below.
+    let mut precomputed: std::collections::HashMap<PathBuf, _> =
+        hasher.join().expect("hashing thread").into_iter().collect();
     let mut hashes = Vec::with_capacity(sources.len());
     let mut files_identity = Vec::with_capacity(sources.len());
     for (path, trial_ids) in &sources {
-        let (sha, bytes) = sha256_file(path)?;
+        let (sha, bytes) = match precomputed.remove(path) {
+            Some(h) => h?,
+            None => sha256_file(path)?,
+        };
         files_identity.push(serde_json::json!({"sha256": sha, "trials": trial_ids}));
         hashes.push((sha, bytes));
     }

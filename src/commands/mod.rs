@@ -3,6 +3,7 @@
 
 mod demo;
 mod ingest;
+pub mod publish;
 
 use std::io::Write;
 
@@ -116,6 +117,51 @@ async fn dispatch(cli: Cli) -> Result<()> {
             if args.fail_on_regression && c.regressions() > 0 {
                 eprintln!("{} regression(s) found", c.regressions());
                 return Err(RegressionFound.into());
+            }
+        }
+        Command::Report(args) => {
+            let opts = CompareOptions {
+                verdict: VerdictOptions {
+                    threshold: args.threshold / 100.0,
+                    ..VerdictOptions::default()
+                },
+                ..CompareOptions::default()
+            };
+            let q = Query::open(&wh()?).await?;
+            let baseline = compare::resolve(&q, &args.baseline).await?;
+            let candidate = compare::resolve(&q, &args.candidate).await?;
+            let c = compare::compare(&q, baseline, candidate, &opts).await?;
+            let text = match args.format {
+                crate::cli::ReportFormat::Md => report::pr_markdown(&c, args.site_url.as_deref()),
+                crate::cli::ReportFormat::Html => {
+                    report::pr_html(&c, args.site_url.as_deref(), crate::site::CSS)
+                }
+            };
+            match &args.output {
+                Some(path) => {
+                    std::fs::write(path, &text).with_context(|| path.display().to_string())?
+                }
+                None => stdout.write_all(text.as_bytes())?,
+            }
+            if args.fail_on_regression && c.regressions() > 0 {
+                eprintln!("{} regression(s) found", c.regressions());
+                return Err(RegressionFound.into());
+            }
+        }
+        Command::Publish(args) => {
+            match publish::publish(&args.repo, &args.site, &args.branch, &args.message)? {
+                Some(commit) if !cli.quiet => writeln!(
+                    stdout,
+                    "published {} to {} as {commit}",
+                    args.site.display(),
+                    args.branch
+                )?,
+                None if !cli.quiet => writeln!(
+                    stdout,
+                    "{} already holds this site; nothing to publish",
+                    args.branch
+                )?,
+                _ => {}
             }
         }
         Command::History(args) => {

@@ -1,7 +1,9 @@
 //! History: one series per (suite, metric, arm, params), the run medians in run order, and the
 //! change points E-divisive finds in it, each reported at the first run after the change.
 //!
-//! Runs are ordered by start time; a run's git commit is shown beside it (ordering by commit
+//! aiperf's own summary metrics (`aiperf.*`) are left out for runs whose request records are
+//! in the warehouse: the per-request figures are the series there, and ~600 restatements of
+//! them would bury them (as `compare` does). Runs are ordered by start time; a run's git commit is shown beside it (ordering by commit
 //! topology needs the repository, which the warehouse does not hold).
 
 use std::collections::BTreeMap;
@@ -18,6 +20,11 @@ pub struct Point {
     pub started_at: String,
     pub git_commit: Option<String>,
     pub value: f64,
+    /// Spread of the run's kept repeats (min, max) where known.
+    #[serde(default)]
+    pub lo: Option<f64>,
+    #[serde(default)]
+    pub hi: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -59,6 +66,8 @@ struct Row {
     started_at: String,
     git_commit: Option<String>,
     value: Option<f64>,
+    lo: Option<f64>,
+    hi: Option<f64>,
 }
 
 /// Figures of `arm_medians` that make a history series: (column, unit, better).
@@ -80,12 +89,13 @@ pub async fn history(
 ) -> Result<Vec<Series>, QueryError> {
     let run_cols = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit";
     let mut parts = vec![format!(
-        "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value \
-         FROM metric_medians m JOIN runs r ON m.run_id = r.run_id"
+        "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi \
+         FROM metric_medians m JOIN runs r ON m.run_id = r.run_id \
+         WHERE NOT (starts_with(m.name, 'aiperf.') AND m.run_id IN (SELECT run_id FROM trial_requests))"
     )];
     for (col, unit, better) in FIGURES {
         parts.push(format!(
-            "SELECT {run_cols}, '{col}' AS metric, '{unit}' AS unit, '{better}' AS better, a.arm, a.params, a.{col} AS value \
+            "SELECT {run_cols}, '{col}' AS metric, '{unit}' AS unit, '{better}' AS better, a.arm, a.params, a.{col} AS value, CAST(NULL AS DOUBLE) AS lo, CAST(NULL AS DOUBLE) AS hi \
              FROM arm_medians a JOIN runs r ON a.run_id = r.run_id"
         ));
     }
@@ -126,6 +136,8 @@ pub async fn history(
             started_at: r.started_at,
             git_commit: r.git_commit,
             value: r.value.expect("filtered to non-null"),
+            lo: r.lo,
+            hi: r.hi,
         });
     }
     let mut out: Vec<Series> = series.into_values().collect();

@@ -345,3 +345,316 @@ pub fn history(
     }
     out
 }
+
+/// How bad a row is for sorting: regressions by how far they went the wrong way, first.
+fn badness(r: &Row) -> f64 {
+    let change = r.ratio.unwrap_or(1.0) - 1.0;
+    let wrong_way = if r.better == "higher" {
+        -change
+    } else {
+        change
+    };
+    match r.verdict {
+        "regressed" => 1e6 + wrong_way,
+        "inconclusive" => 1e3 + wrong_way.abs(),
+        "improved" => 1e2 - wrong_way,
+        _ => wrong_way,
+    }
+}
+
+/// GitHub's limit for one comment body.
+pub const COMMENT_LIMIT: usize = 65_536;
+
+/// A pull-request comment: the verdict count, the rows that changed (worst regression first),
+/// everything else collapsed, links into the published site, at most [`COMMENT_LIMIT`] chars.
+pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
+    let l = layout(c);
+    let params = |json: &str| l.varying(json);
+    let mut rows: Vec<&Row> = c.rows.iter().collect();
+    rows.sort_by(|a, b| badness(b).total_cmp(&badness(a)));
+    let link = |sel: &crate::query::compare::Selection| match site_url {
+        Some(u) => format!(
+            "[{}]({}/runs/{}/index.html)",
+            md_escape(&sel.label),
+            u.trim_end_matches('/'),
+            sel.run.run_id
+        ),
+        None => md_escape(&sel.label),
+    };
+    let mut head = String::new();
+    let regressed = c.regressions();
+    let improved = c.rows.iter().filter(|r| r.verdict == "improved").count();
+    let _ = writeln!(
+        head,
+        "### perfhouse: {} → {}\n",
+        link(&c.baseline),
+        link(&c.candidate)
+    );
+    let _ = writeln!(
+        head,
+        "{} {regressed} regression{}, {improved} improvement{}, {} rows in all; noise threshold ±{:.0}%{}.\n",
+        if regressed > 0 { "🔴" } else { "🟢" },
+        if regressed == 1 { "" } else { "s" },
+        if improved == 1 { "" } else { "s" },
+        c.rows.len(),
+        c.threshold * 100.0,
+        fixed_text(&l)
+            .map(|f| format!("; all rows at {}", md_escape(&f)))
+            .unwrap_or_default()
+    );
+    let line = |r: &Row| {
+        let icon = match r.verdict {
+            "regressed" => "🔴",
+            "improved" => "🟢",
+            "inconclusive" => "🟡",
+            _ => "⚪",
+        };
+        format!(
+            "| {icon} {} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {} |\n",
+            r.verdict,
+            md_escape(&if r.unit.is_empty() {
+                r.metric.clone()
+            } else {
+                format!("{} ({})", r.metric, r.unit)
+            }),
+            md_escape(&r.arm),
+            md_escape(&params(&r.params)),
+            r.n_baseline,
+            r.n_candidate,
+            fmt_value(r.median_baseline),
+            fmt_value(r.median_candidate),
+            pct(r.ratio),
+            ci(r),
+            p(r)
+        )
+    };
+    let header = "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+    let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
+        .iter()
+        .partition(|r| matches!(r.verdict, "regressed" | "improved"));
+    let mut tail = String::new();
+    for (title, list) in [("Flags", &c.flags), ("Diagnoses", &c.diagnoses)] {
+        if !list.is_empty() {
+            let _ = writeln!(tail, "\n**{title}**\n");
+            for f in list {
+                let _ = writeln!(tail, "- {}", md_escape(f));
+            }
+        }
+    }
+    if let Some(u) = site_url {
+        let _ = writeln!(
+            tail,
+            "\nFull pages, charts and flamegraphs: {}/index.html",
+            u.trim_end_matches('/')
+        );
+    }
+    // Sections in order of importance; rows that do not fit are counted, never cut mid-row.
+    let budget = COMMENT_LIMIT - 600 - head.len() - tail.len();
+    let mut body = String::new();
+    let mut left_out = 0usize;
+    let mut section = |title: Option<&str>, list: &[&Row], body: &mut String| {
+        if list.is_empty() {
+            return;
+        }
+        let mut s = String::new();
+        if let Some(t) = title {
+            let _ = write!(s, "\n<details><summary>{t} ({})</summary>\n\n", list.len());
+        }
+        s.push_str(header);
+        let mut n = 0;
+        for r in list {
+            let l = line(r);
+            if body.len() + s.len() + l.len() + 40 > budget {
+                break;
+            }
+            s.push_str(&l);
+            n += 1;
+        }
+        left_out += list.len() - n;
+        if title.is_some() {
+            s.push_str("\n</details>\n");
+        }
+        if n > 0 {
+            body.push_str(&s);
+        }
+    };
+    if changed.is_empty() {
+        body.push_str("No metric changed beyond the noise threshold.\n");
+    } else {
+        section(None, &changed, &mut body);
+    }
+    section(
+        Some("Unchanged, inconclusive and informational rows"),
+        &rest,
+        &mut body,
+    );
+    let mut why = String::from("\n<details><summary>Why each verdict</summary>\n\n");
+    for r in rows.iter().filter(|r| r.verdict != "info") {
+        let l = format!(
+            "- {} {} {}: **{}**: {}\n",
+            md_escape(&r.metric),
+            md_escape(&r.arm),
+            md_escape(&params(&r.params)),
+            r.verdict,
+            md_escape(&r.reason)
+        );
+        if body.len() + why.len() + l.len() + 20 > budget {
+            break;
+        }
+        why.push_str(&l);
+    }
+    why.push_str("\n</details>\n");
+    body.push_str(&why);
+    if left_out > 0 {
+        let _ = writeln!(
+            body,
+            "\n{left_out} more rows did not fit in a comment; see the site or `perfhouse compare`."
+        );
+    }
+    let out = format!("{head}{body}{tail}");
+    debug_assert!(out.chars().count() <= COMMENT_LIMIT);
+    out
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A forest plot of the changes (point = median ratio − 1, bar = its 95% CI), inline SVG.
+fn forest_svg(rows: &[&Row], label: &dyn Fn(&Row) -> String) -> String {
+    let rows: Vec<&&Row> = rows.iter().filter(|r| r.ratio.is_some()).collect();
+    let (w, row_h, left) = (720.0, 22.0, 330.0);
+    let h = 40.0 + row_h * rows.len() as f64;
+    let lim = rows
+        .iter()
+        .flat_map(|r| [r.ratio, r.ci_low, r.ci_high])
+        .flatten()
+        .map(|x| (x - 1.0).abs())
+        .fold(0.05f64, f64::max)
+        .min(2.0);
+    let x = |v: f64| left + ((v - 1.0).clamp(-lim, lim) + lim) / (2.0 * lim) * (w - left - 20.0);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\"><title>Change of each metric with its 95% CI</title>\
+         <line x1=\"{0:.1}\" y1=\"20\" x2=\"{0:.1}\" y2=\"{1:.1}\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\
+         <text x=\"{0:.1}\" y=\"14\" font-size=\"11\" text-anchor=\"middle\">0%</text>\
+         <text x=\"{2:.1}\" y=\"14\" font-size=\"11\">−{3:.0}%</text><text x=\"{4:.1}\" y=\"14\" font-size=\"11\" text-anchor=\"end\">+{3:.0}%</text>",
+        x(1.0),
+        h - 10.0,
+        left,
+        lim * 100.0,
+        w - 20.0
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let y = 30.0 + row_h * i as f64 + row_h / 2.0;
+        let color = match r.verdict {
+            "regressed" => "#d55e00",
+            "improved" => "#009e73",
+            _ => "#0072b2",
+        };
+        let _ = write!(
+            s,
+            "<text x=\"4\" y=\"{:.1}\" font-size=\"12\">{}</text>",
+            y + 4.0,
+            html_escape(&label(r))
+        );
+        if let (Some(lo), Some(hi)) = (r.ci_low, r.ci_high) {
+            let _ = write!(
+                s,
+                "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{color}\" stroke-width=\"2\"/>",
+                x(lo),
+                x(hi)
+            );
+        }
+        let _ = write!(
+            s,
+            "<circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{color}\"/>",
+            x(r.ratio.unwrap_or(1.0))
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// One self-contained HTML file (inline CSS and SVG, no external requests).
+pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
+    let l = layout(c);
+    let mut rows: Vec<&Row> = c.rows.iter().collect();
+    rows.sort_by(|a, b| badness(b).total_cmp(&badness(a)));
+    let label = |r: &Row| {
+        let p = l.varying(&r.params);
+        format!(
+            "{} {}{}",
+            r.metric,
+            r.arm,
+            if p.is_empty() {
+                String::new()
+            } else {
+                format!(" {p}")
+            }
+        )
+    };
+    let link = |sel: &crate::query::compare::Selection| match site_url {
+        Some(u) => format!(
+            "<a href=\"{}/runs/{}/index.html\">{}</a>",
+            html_escape(u.trim_end_matches('/')),
+            html_escape(&sel.run.run_id),
+            html_escape(&sel.label)
+        ),
+        None => html_escape(&sel.label),
+    };
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>perfhouse: {} → {}</title><style>{css}</style></head><body><main>\
+         <h1>{} → {}</h1><p>{} regression(s); noise threshold ±{:.0}%.</p>",
+        html_escape(&c.baseline.label),
+        html_escape(&c.candidate.label),
+        link(&c.baseline),
+        link(&c.candidate),
+        c.regressions(),
+        c.threshold * 100.0
+    );
+    let _ = write!(
+        s,
+        "<figure class=\"chart\">{}</figure>",
+        forest_svg(&rows, &label)
+    );
+    s.push_str("<table class=\"compare\"><thead><tr><th>verdict</th><th>metric</th><th>arm</th><th>params</th><th>n</th><th>baseline</th><th>candidate</th><th>change</th><th>95% CI</th><th>p</th><th>why</th></tr></thead><tbody>");
+    for r in &rows {
+        let _ = write!(
+            s,
+            "<tr><td class=\"verdict-{0}\">{0}</td><td>{1}</td><td>{2}</td><td>{3}</td><td class=\"num\">{4}/{5}</td><td class=\"num\">{6}</td><td class=\"num\">{7}</td><td class=\"num\">{8}</td><td class=\"num\">{9}</td><td class=\"num\">{10}</td><td class=\"why\">{11}</td></tr>",
+            r.verdict,
+            html_escape(&if r.unit.is_empty() {
+                r.metric.clone()
+            } else {
+                format!("{} ({})", r.metric, r.unit)
+            }),
+            html_escape(&r.arm),
+            html_escape(&l.varying(&r.params)),
+            r.n_baseline,
+            r.n_candidate,
+            fmt_value(r.median_baseline),
+            fmt_value(r.median_candidate),
+            pct(r.ratio),
+            html_escape(&ci(r)),
+            p(r),
+            html_escape(&r.reason)
+        );
+    }
+    s.push_str("</tbody></table>");
+    for (title, list) in [("Flags", &c.flags), ("Diagnoses", &c.diagnoses)] {
+        if !list.is_empty() {
+            let _ = write!(s, "<h2>{title}</h2><ul>");
+            for f in list {
+                let _ = write!(s, "<li>{}</li>", html_escape(f));
+            }
+            s.push_str("</ul>");
+        }
+    }
+    s.push_str("</main></body></html>\n");
+    s
+}

@@ -70,6 +70,10 @@ pub struct State {
     /// pid → process name it is counted under.
     tracked: HashMap<i32, String>,
     last_scan: Option<Instant>,
+    /// Pids already given a first sample.
+    seen: std::collections::HashSet<i32>,
+    started_ns: i64,
+    boot_ns: Option<i64>,
     pub samples: Vec<CpuSample>,
 }
 
@@ -80,6 +84,9 @@ impl State {
             trial_id,
             tracked: HashMap::new(),
             last_scan: None,
+            seen: Default::default(),
+            started_ns: now_ns(),
+            boot_ns: boot_time().map(|b| b * 1_000_000_000),
             samples: Vec::new(),
         }
     }
@@ -285,4 +292,18 @@ mod tests {
             Some((7, 40, 9))
         );
     }
+}
+
+/// `/proc/<pid>/stat` field 22: start time in ticks after boot.
+fn start_ticks(text: &str) -> Option<i64> {
+    let (_, rest) = text.rsplit_once(')')?;
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Boot time (s since the epoch) from `/proc/stat`'s `btime`.
+fn boot_time() -> Option<i64> {
+    std::fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("btime ").and_then(|v| v.trim().parse().ok()))
 }

@@ -126,6 +126,140 @@ pub fn line_chart(
     Ok(add_accessibility(&svg, title, description))
 }
 
+/// A trend over runs: the value per run (x = position in run order), a spread band
+/// (min–max over the run's kept repeats) where known, dashed vertical lines at change points
+/// (red for regressions) and small diamonds at runs that carry a note.
+pub struct Trend<'a> {
+    pub title: &'a str,
+    pub description: &'a str,
+    pub y_label: &'a str,
+    pub values: &'a [f64],
+    pub bands: &'a [Option<(f64, f64)>],
+    /// (index, is_regression)
+    pub changes: &'a [(usize, bool)],
+    pub notes: &'a [usize],
+}
+
+pub fn trend_chart(t: &Trend) -> Result<String, ChartError> {
+    let err = |e: &dyn std::fmt::Display| ChartError {
+        title: t.title.to_string(),
+        message: e.to_string(),
+    };
+    let n = t.values.len().max(1);
+    let mut y0 = f64::MAX;
+    let mut y1 = f64::MIN;
+    for (i, v) in t.values.iter().enumerate() {
+        y0 = y0.min(*v);
+        y1 = y1.max(*v);
+        if let Some(Some((lo, hi))) = t.bands.get(i) {
+            y0 = y0.min(*lo);
+            y1 = y1.max(*hi);
+        }
+    }
+    if y0 > y1 {
+        (y0, y1) = (0.0, 1.0);
+    }
+    let pad = ((y1 - y0).abs() * 0.1).max(y1.abs() * 0.01).max(1e-12);
+    let (y0, y1) = (y0 - pad, y1 + pad);
+    let x1 = (n as f64 - 1.0).max(1.0);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(t.title, (FONT, 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0f64..x1, y0..y1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("run (in order)")
+            .y_desc(t.y_label)
+            .label_style((FONT, 12))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(|e| err(&e))?;
+        let band_color = PALETTE[0].mix(0.18);
+        let band: Vec<(usize, (f64, f64))> = t
+            .bands
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.map(|b| (i, b)))
+            .collect();
+        if band.len() >= 2 {
+            let mut poly: Vec<(f64, f64)> =
+                band.iter().map(|(i, (_, hi))| (*i as f64, *hi)).collect();
+            poly.extend(band.iter().rev().map(|(i, (lo, _))| (*i as f64, *lo)));
+            chart
+                .draw_series(std::iter::once(Polygon::new(poly, band_color.filled())))
+                .map_err(|e| err(&e))?;
+        }
+        for &(i, regression) in t.changes {
+            let c = if regression { PALETTE[5] } else { PALETTE[2] };
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(i as f64, y0), (i as f64, y1)],
+                    6,
+                    4,
+                    c.stroke_width(2),
+                ))
+                .map_err(|e| err(&e))?;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                t.values.iter().enumerate().map(|(i, v)| (i as f64, *v)),
+                PALETTE[0].stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(t.notes.iter().filter_map(|&i| {
+                t.values
+                    .get(i)
+                    .map(|v| TriangleMarker::new((i as f64, *v), 6, PALETTE[1].filled()))
+            }))
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(add_accessibility(&svg, t.title, t.description))
+}
+
+/// A 120×24 sparkline (inline SVG, no axes), last point marked.
+pub fn sparkline(values: &[f64], label: &str) -> String {
+    let (w, h) = (120.0, 24.0);
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let n = values.len();
+    let xy = |i: usize, v: f64| {
+        let x = if n > 1 {
+            i as f64 / (n - 1) as f64 * (w - 4.0) + 2.0
+        } else {
+            w / 2.0
+        };
+        let y = h - 2.0 - (v - lo) / span * (h - 4.0);
+        (x, y)
+    };
+    let pts: Vec<String> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let (x, y) = xy(i, *v);
+            format!("{x:.1},{y:.1}")
+        })
+        .collect();
+    let last = values.last().map(|v| xy(n - 1, *v)).unwrap_or((0.0, 0.0));
+    format!(
+        "<svg class=\"spark\" width=\"120\" height=\"24\" viewBox=\"0 0 120 24\" role=\"img\" aria-label=\"{}\"><polyline fill=\"none\" stroke=\"#0072b2\" stroke-width=\"1.5\" points=\"{}\"/><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2\" fill=\"#d55e00\"/></svg>",
+        xml_escape(label),
+        pts.join(" "),
+        last.0,
+        last.1
+    )
+}
+
 fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")

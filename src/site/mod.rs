@@ -35,7 +35,8 @@ pub enum SiteError {
     Io { path: PathBuf, source: io::Error },
 }
 
-const CSS: &str = include_str!("../../assets/style.css");
+/// The site's stylesheet (also inlined into `report --format html`).
+pub const CSS: &str = include_str!("../../assets/style.css");
 
 // ---- rows read from the views -------------------------------------------------------------
 
@@ -219,7 +220,19 @@ pub struct RunLink {
 
 pub struct SuiteView {
     pub name: String,
+    pub href: String,
     pub runs: Vec<RunLink>,
+    /// Runs not listed on the index (older than the newest few).
+    pub more: usize,
+}
+
+pub struct RegressionView {
+    pub suite: String,
+    pub href: String,
+    pub series: String,
+    pub change: String,
+    pub run: String,
+    pub run_href: String,
 }
 
 #[derive(Template)]
@@ -229,6 +242,303 @@ pub struct IndexPage {
     pub css: String,
     pub title: String,
     pub suites: Vec<SuiteView>,
+    pub regressions: Vec<RegressionView>,
+}
+
+pub struct SeriesLink {
+    pub href: String,
+    pub metric: String,
+    pub arm: String,
+    pub params: String,
+    pub spark: String,
+    pub n: usize,
+    pub latest: String,
+    pub change: String,
+    pub change_class: String,
+}
+
+#[derive(Template)]
+#[template(path = "suite.html")]
+pub struct SuitePage {
+    pub root: String,
+    pub css: String,
+    pub title: String,
+    pub suite: String,
+    pub series: Vec<SeriesLink>,
+}
+
+pub struct ChangeView {
+    pub href: String,
+    pub run: String,
+    pub commit: String,
+    pub before: String,
+    pub after: String,
+    pub change: String,
+    pub p: String,
+    pub class: String,
+    pub kind: String,
+}
+
+pub struct PointView {
+    pub href: String,
+    pub run: String,
+    pub started: String,
+    pub commit: String,
+    pub value: String,
+    pub range: String,
+    pub note: String,
+}
+
+#[derive(Template)]
+#[template(path = "series.html")]
+pub struct SeriesPage {
+    pub root: String,
+    pub css: String,
+    pub title: String,
+    pub suite: String,
+    pub metric: String,
+    pub arm: String,
+    pub params: String,
+    pub unit: String,
+    pub summary: String,
+    pub chart: String,
+    pub changes: Vec<ChangeView>,
+    pub points: Vec<PointView>,
+}
+
+/// A file-name-safe, collision-resistant slug of a user string.
+pub fn slug(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect::<String>()
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .take(6)
+        .collect::<Vec<_>>()
+        .join("-");
+    let h = &hex::encode(Sha256::digest(name.as_bytes()))[..8];
+    if clean.is_empty() {
+        h.to_string()
+    } else {
+        format!("{}-{h}", &clean[..clean.len().min(40)])
+    }
+}
+
+fn short_commit(c: &Option<String>) -> String {
+    c.as_deref()
+        .map(|c| c[..c.len().min(10)].to_string())
+        .unwrap_or_default()
+}
+
+/// Suite and series pages; returns the open regressions (a series whose latest change point
+/// is a regression) for the index.
+async fn history_pages(
+    w: &mut Writer,
+    query: &Query,
+    css: &str,
+    notes: &BTreeMap<&str, Vec<&NoteRow>>,
+) -> Result<Vec<RegressionView>, SiteError> {
+    let all = crate::query::history::history(query, None, None, &Default::default()).await?;
+    let mut by_suite: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
+    for s in &all {
+        by_suite.entry(s.suite.as_str()).or_default().push(s);
+    }
+    let mut regressions = Vec::new();
+    for (suite, series) in by_suite {
+        let dir = format!("suites/{}", slug(suite));
+        let layout = ParamLayout::new(series.iter().map(|s| s.params.as_str()));
+        let mut links = Vec::new();
+        for s in series {
+            let file = format!(
+                "{}.html",
+                slug(&format!("{}|{}|{}", s.metric, s.arm, s.params))
+            );
+            let params = layout.varying(&s.params);
+            let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+            let latest_change = s.changes.last();
+            let (change, class) = match latest_change {
+                Some(c) => (
+                    format!(
+                        "{} at #{} ({:+.1}%)",
+                        if c.regression {
+                            "regressed"
+                        } else {
+                            "improved"
+                        },
+                        c.run_no,
+                        c.magnitude * 100.0
+                    ),
+                    if c.regression {
+                        "verdict-regressed"
+                    } else {
+                        "verdict-improved"
+                    }
+                    .to_string(),
+                ),
+                None => ("none".to_string(), String::new()),
+            };
+            if let Some(c) = latest_change.filter(|c| c.regression) {
+                regressions.push(RegressionView {
+                    suite: suite.to_string(),
+                    href: format!("{dir}/{file}"),
+                    series: format!("{} · {} {}", s.metric, s.arm, params),
+                    change: format!("{:+.1}% at #{}", c.magnitude * 100.0, c.run_no),
+                    run: format!("#{}", c.run_no),
+                    run_href: format!("runs/{}/index.html", c.run_id),
+                });
+            }
+            links.push(SeriesLink {
+                href: file.clone(),
+                metric: if s.unit.is_empty() {
+                    s.metric.clone()
+                } else {
+                    format!("{} ({})", s.metric, s.unit)
+                },
+                arm: s.arm.clone(),
+                params: params.clone(),
+                spark: charts::sparkline(&values, &format!("{} trend", s.metric)),
+                n: values.len(),
+                latest: values
+                    .last()
+                    .map(|v| report::fmt_value(Some(*v)))
+                    .unwrap_or_default(),
+                change,
+                change_class: class,
+            });
+            let index_of: BTreeMap<&str, usize> = s
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.run_id.as_str(), i))
+                .collect();
+            let changes: Vec<(usize, bool)> = s
+                .changes
+                .iter()
+                .filter_map(|c| index_of.get(c.run_id.as_str()).map(|i| (*i, c.regression)))
+                .collect();
+            let noted: Vec<usize> = s
+                .points
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| notes.contains_key(p.run_id.as_str()))
+                .map(|(i, _)| i)
+                .collect();
+            let bands: Vec<Option<(f64, f64)>> = s.points.iter().map(|p| p.lo.zip(p.hi)).collect();
+            let title = format!("{} · {}", s.metric, s.arm);
+            let description = format!(
+                "{} over {} runs of suite {suite}{}; dashed lines mark change points, diamonds runs with notes.",
+                s.metric,
+                values.len(),
+                if params.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {params}")
+                }
+            );
+            let chart = charts::trend_chart(&charts::Trend {
+                title: &title,
+                description: &description,
+                y_label: if s.unit.is_empty() {
+                    &s.metric
+                } else {
+                    &s.unit
+                },
+                values: &values,
+                bands: &bands,
+                changes: &changes,
+                notes: &noted,
+            })?;
+            let page = SeriesPage {
+                root: "../../".into(),
+                css: css.to_string(),
+                title: format!("{suite}: {}", s.metric),
+                suite: suite.to_string(),
+                metric: s.metric.clone(),
+                arm: s.arm.clone(),
+                params,
+                unit: s.unit.clone(),
+                summary: format!(
+                    "{} is better. {} runs; {} change point(s).",
+                    if s.better == "higher" {
+                        "Higher"
+                    } else {
+                        "Lower"
+                    },
+                    values.len(),
+                    s.changes.len()
+                ),
+                chart,
+                changes: s
+                    .changes
+                    .iter()
+                    .map(|c| ChangeView {
+                        href: format!("../../runs/{}/index.html", c.run_id),
+                        run: format!("#{}", c.run_no),
+                        commit: short_commit(&c.git_commit),
+                        before: report::fmt_value(Some(c.mean_before)),
+                        after: report::fmt_value(Some(c.mean_after)),
+                        change: format!("{:+.1}%", c.magnitude * 100.0),
+                        p: format!("{:.3}", c.p_value),
+                        class: if c.regression {
+                            "verdict-regressed"
+                        } else {
+                            "verdict-improved"
+                        }
+                        .into(),
+                        kind: if c.regression {
+                            "regression"
+                        } else {
+                            "improvement"
+                        }
+                        .into(),
+                    })
+                    .collect(),
+                points: s
+                    .points
+                    .iter()
+                    .map(|p| PointView {
+                        href: format!("../../runs/{}/index.html", p.run_id),
+                        run: format!("#{}", p.run_no),
+                        started: time(&p.started_at),
+                        commit: short_commit(&p.git_commit),
+                        value: report::fmt_value(Some(p.value)),
+                        range: match (p.lo, p.hi) {
+                            (Some(lo), Some(hi)) => format!(
+                                "{} – {}",
+                                report::fmt_value(Some(lo)),
+                                report::fmt_value(Some(hi))
+                            ),
+                            _ => String::new(),
+                        },
+                        note: notes
+                            .get(p.run_id.as_str())
+                            .and_then(|v| v.last())
+                            .map(|n| n.text.clone())
+                            .unwrap_or_default(),
+                    })
+                    .collect(),
+            };
+            w.page(&format!("{dir}/{file}"), &page)?;
+        }
+        w.page(
+            &format!("{dir}/index.html"),
+            &SuitePage {
+                root: "../../".into(),
+                css: css.to_string(),
+                title: format!("{suite}: series"),
+                suite: suite.to_string(),
+                series: links,
+            },
+        )?;
+    }
+    Ok(regressions)
 }
 
 pub struct KeyValue {
@@ -306,6 +616,247 @@ pub struct RunPage {
     /// Links to the run's A/B pages (`compare-<arm>.html`).
     pub compares: Vec<KeyValue>,
     pub profiles: Vec<ProfileView>,
+    pub cpu_charts: Vec<ChartView>,
+    /// `transfer.html` when the run has GB/s metrics by object or page size.
+    pub transfer: bool,
+}
+
+pub struct TransferRow {
+    pub metric: String,
+    pub placement: String,
+    pub params: String,
+    pub value: String,
+}
+
+#[derive(Template)]
+#[template(path = "transfer.html")]
+pub struct TransferPage {
+    pub root: String,
+    pub css: String,
+    pub title: String,
+    pub suite: String,
+    pub number: String,
+    pub charts: Vec<ChartView>,
+    pub rows: Vec<TransferRow>,
+}
+
+const SIZE_KEYS: &[(&str, f64)] = &[
+    ("object_size", 1.0),
+    ("object_size_bytes", 1.0),
+    ("object_size_mib", 1048576.0),
+];
+
+/// The transfer page of a run whose metrics are in GB/s by object size (LMCache's transfer
+/// channel benchmark, the dd plan): GB/s vs object size and vs page size, a line per placement.
+fn transfer_page(
+    r: &RunRow,
+    medians: &[MetricMedianRow],
+    css: &str,
+) -> Result<Option<TransferPage>, SiteError> {
+    struct P {
+        metric: String,
+        line: String,
+        size: Option<f64>,
+        page: Option<f64>,
+        params: BTreeMap<String, String>,
+        value: f64,
+    }
+    let mut pts = Vec::new();
+    for m in medians.iter().filter(|m| m.unit == "GB/s") {
+        let params = parse_params(&m.params);
+        let size = SIZE_KEYS.iter().find_map(|(k, scale)| {
+            params
+                .get(*k)
+                .and_then(|v| v.parse::<f64>().ok())
+                .map(|v| v * scale)
+        });
+        let page = params.get("page_size").and_then(|v| v.parse::<f64>().ok());
+        if size.is_none() && page.is_none() {
+            continue;
+        }
+        let value = m.median;
+        let placement = params.get("numa").cloned().unwrap_or_else(|| m.arm.clone());
+        pts.push(P {
+            metric: m.name.clone(),
+            line: placement,
+            size,
+            page,
+            params,
+            value,
+        });
+    }
+    if pts.is_empty() {
+        return Ok(None);
+    }
+    let mut charts = Vec::new();
+    for (axis, label) in [
+        ("size", "object size (log2 bytes)"),
+        ("page", "page size (log2 bytes)"),
+    ] {
+        let mut lines: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+        for p in &pts {
+            let (x, other) = if axis == "size" {
+                (p.size, p.page)
+            } else {
+                (p.page, p.size)
+            };
+            let Some(x) = x else { continue };
+            let other = other.map(|o| format!(" @{o}")).unwrap_or_default();
+            lines
+                .entry((p.metric.clone(), format!("{}{other}", p.line)))
+                .or_default()
+                .push((x.log2(), p.value));
+        }
+        let distinct: std::collections::BTreeSet<u64> =
+            lines.values().flatten().map(|(x, _)| x.to_bits()).collect();
+        if distinct.len() < 2 {
+            continue;
+        }
+        let mut by_metric: BTreeMap<String, Vec<charts::Series>> = BTreeMap::new();
+        for ((metric, line), mut points) in lines {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            by_metric.entry(metric).or_default().push(charts::Series {
+                label: line,
+                points,
+            });
+        }
+        for (metric, series) in by_metric {
+            let title = format!(
+                "{metric} vs {}",
+                if axis == "size" {
+                    "object size"
+                } else {
+                    "page size"
+                }
+            );
+            let desc = format!("{metric} in GB/s against {label}, one line per placement.");
+            charts.push(ChartView {
+                svg: charts::line_chart(&title, &desc, label, "GB/s", &series)?,
+            });
+        }
+    }
+    let mut rows: Vec<TransferRow> = pts
+        .iter()
+        .map(|p| TransferRow {
+            metric: p.metric.clone(),
+            placement: p.line.clone(),
+            params: p
+                .params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            value: format!("{:.2}", p.value),
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        (&a.metric, &a.placement, &a.params).cmp(&(&b.metric, &b.placement, &b.params))
+    });
+    Ok(Some(TransferPage {
+        root: "../../".into(),
+        css: css.to_string(),
+        title: format!("{} #{}: transfer", r.suite, r.run_no),
+        suite: r.suite.clone(),
+        number: format!("#{}", r.run_no),
+        charts,
+        rows,
+    }))
+}
+
+#[derive(Deserialize)]
+struct CpuRow {
+    trial_id: i64,
+    arm: String,
+    params: String,
+    scope: String,
+    t_ns: i64,
+    user_ticks: i64,
+    system_ticks: i64,
+    idle_ticks: i64,
+    total_ticks: i64,
+}
+
+/// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
+/// last kept trial of every arm, one chart per parameter set.
+async fn cpu_charts(query: &Query, run_id: &str) -> Result<Vec<ChartView>, SiteError> {
+    let rows: Vec<CpuRow> = query
+        .rows(&format!(
+            "SELECT c.trial_id, t.arm, t.params, c.scope, c.t_ns, c.user_ticks, c.system_ticks, c.idle_ticks, c.total_ticks \
+             FROM cpu_samples c JOIN trials t ON c.run_id = t.run_id AND c.trial_id = t.trial_id \
+             WHERE c.run_id = {} AND t.kept AND c.scope <> 'cpu' ORDER BY c.trial_id, c.scope, c.t_ns",
+            lit(run_id)
+        ))
+        .await?;
+    // The last kept trial of each arm × params.
+    let mut chosen: BTreeMap<(String, String), i64> = BTreeMap::new();
+    for r in &rows {
+        let e = chosen
+            .entry((r.params.clone(), r.arm.clone()))
+            .or_insert(r.trial_id);
+        *e = (*e).max(r.trial_id);
+    }
+    let mut per_params: BTreeMap<String, Vec<charts::Series>> = BTreeMap::new();
+    for ((params, arm), trial) in &chosen {
+        let samples: Vec<&CpuRow> = rows.iter().filter(|r| r.trial_id == *trial).collect();
+        let t0 = samples.iter().map(|r| r.t_ns).min().unwrap_or(0);
+        let mut scopes: BTreeMap<&str, Vec<&CpuRow>> = BTreeMap::new();
+        for r in &samples {
+            scopes.entry(r.scope.as_str()).or_default().push(r);
+        }
+        let mut busy: BTreeMap<i64, f64> = BTreeMap::new();
+        let mut procs: BTreeMap<String, BTreeMap<i64, f64>> = BTreeMap::new();
+        for (scope, v) in scopes {
+            for pair in v.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                let dt = (b.t_ns - a.t_ns) as f64 / 1e9;
+                if dt <= 0.0 {
+                    continue;
+                }
+                if let Some(rest) = scope.strip_prefix("proc:") {
+                    let name = rest.split(':').next().unwrap_or(rest).to_string();
+                    let ticks =
+                        (b.user_ticks + b.system_ticks - a.user_ticks - a.system_ticks) as f64;
+                    *procs.entry(name).or_default().entry(b.t_ns).or_insert(0.0) +=
+                        ticks / 100.0 / dt;
+                } else {
+                    let dtot = (b.total_ticks - a.total_ticks) as f64;
+                    if dtot > 0.0 {
+                        *busy.entry(b.t_ns).or_insert(0.0) +=
+                            1.0 - (b.idle_ticks - a.idle_ticks) as f64 / dtot;
+                    }
+                }
+            }
+        }
+        let list = per_params.entry(params.clone()).or_default();
+        let secs = |t: i64| (t - t0) as f64 / 1e9;
+        if !busy.is_empty() {
+            list.push(charts::Series {
+                label: format!("cores busy · {arm}"),
+                points: busy.iter().map(|(t, v)| (secs(*t), *v)).collect(),
+            });
+        }
+        for (name, pts) in procs {
+            list.push(charts::Series {
+                label: format!("{name} · {arm}"),
+                points: pts.iter().map(|(t, v)| (secs(*t), *v)).collect(),
+            });
+        }
+    }
+    let layout = ParamLayout::new(per_params.keys().map(String::as_str));
+    let mut out = Vec::new();
+    for (params, series) in per_params.into_iter().take(8) {
+        let at = layout.varying(&params);
+        let title = if at.is_empty() {
+            "CPU over time".to_string()
+        } else {
+            format!("CPU over time · {at}")
+        };
+        let desc = "Cores busy (sum over sampled cores) and each sampled process's cores, per sample interval, for the last kept trial of each arm.";
+        out.push(ChartView {
+            svg: charts::line_chart(&title, desc, "seconds into the trial", "cores", &series)?,
+        });
+    }
+    Ok(out)
 }
 
 pub struct ShareView {
@@ -491,6 +1042,9 @@ impl Writer {
     }
 }
 
+/// Newest runs per suite listed on the index; the rest are reached from the suite's series.
+const INDEX_RUNS: usize = 15;
+
 /// Builds the whole site into `out`.
 pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> {
     let mut w = Writer {
@@ -518,13 +1072,21 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
         notes_by_run.entry(n.run_id.as_str()).or_default().push(n);
     }
 
+    let regressions = history_pages(&mut w, query, &css, &notes_by_run).await?;
     let mut suites: Vec<SuiteView> = Vec::new();
     for r in &runs {
         if suites.last().is_none_or(|s| s.name != r.suite) {
             suites.push(SuiteView {
                 name: r.suite.clone(),
+                href: format!("suites/{}/index.html", slug(&r.suite)),
                 runs: Vec::new(),
+                more: 0,
             });
+        }
+        let suite = suites.last_mut().expect("pushed above");
+        if suite.runs.len() >= INDEX_RUNS {
+            suite.more += 1;
+            continue;
         }
         let note = notes_by_run
             .get(r.run_id.as_str())
@@ -548,11 +1110,23 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
             css: css.clone(),
             title: "perfhouse".into(),
             suites,
+            regressions,
         },
     )?;
 
     for r in &runs {
         let mut page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css).await?;
+        page.cpu_charts = cpu_charts(query, &r.run_id).await?;
+        let medians: Vec<MetricMedianRow> = query
+            .rows(&format!(
+                "SELECT * FROM metric_medians WHERE run_id = {} ORDER BY name, params, arm",
+                lit(&r.run_id)
+            ))
+            .await?;
+        if let Some(t) = transfer_page(r, &medians, &css)? {
+            w.page(&format!("runs/{}/transfer.html", r.run_id), &t)?;
+            page.transfer = true;
+        }
         let profiles = load_profiles(query, &r.run_id).await?;
         for (file, bytes, view) in profile_views(&profiles)? {
             w.put(&format!("runs/{}/{file}", r.run_id), &bytes)?;
@@ -897,5 +1471,7 @@ async fn run_page(
         charts,
         compares: Vec::new(),
         profiles: Vec::new(),
+        cpu_charts: Vec::new(),
+        transfer: false,
     })
 }

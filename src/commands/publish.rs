@@ -1,0 +1,149 @@
+//! `perfhouse publish`: commits the built site to a branch (gh-pages) through a temporary
+//! `git worktree`, so the user's working tree, index and current branch are never touched.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+fn git(dir: &Path, args: &[&str]) -> Result<String> {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .context("running git (is it installed?)")?;
+    if !o.status.success() {
+        bail!(
+            "git {} failed in {}: {}",
+            args.join(" "),
+            dir.display(),
+            String::from_utf8_lossy(&o.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// Removes the temporary worktree however publishing ends.
+struct Worktree {
+    repo: PathBuf,
+    path: PathBuf,
+}
+
+impl Drop for Worktree {
+    fn drop(&mut self) {
+        let _ = Command::new("git")
+            .arg("-C")
+            .arg(&self.repo)
+            .args(["worktree", "remove", "--force"])
+            .arg(&self.path)
+            .output();
+        let _ = std::fs::remove_dir_all(&self.path);
+        let _ = Command::new("git")
+            .arg("-C")
+            .arg(&self.repo)
+            .args(["worktree", "prune"])
+            .output();
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    for entry in walkdir::WalkDir::new(from).min_depth(1) {
+        let entry = entry?;
+        let rel = entry.path().strip_prefix(from).expect("under from");
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest)?;
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &dest).with_context(|| dest.display().to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// Returns the new commit, or `None` when the branch already holds exactly this site.
+pub fn publish(repo: &Path, site: &Path, branch: &str, message: &str) -> Result<Option<String>> {
+    if !site.join("index.html").is_file() {
+        bail!(
+            "{}: no index.html; build the site first (perfhouse site --out {})",
+            site.display(),
+            site.display()
+        );
+    }
+    let root = PathBuf::from(git(repo, &["rev-parse", "--show-toplevel"])?);
+    git(&root, &["check-ref-format", "--branch", branch])
+        .with_context(|| format!("`{branch}` is not a valid branch name"))?;
+    let site = site.canonicalize()?;
+    let path = std::env::temp_dir().join(format!(
+        "perfhouse-publish-{}-{}",
+        std::process::id(),
+        crate::model::now_us()
+    ));
+    let exists = git(
+        &root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{branch}"),
+        ],
+    )
+    .is_ok();
+    let p = path.to_string_lossy().into_owned();
+    if exists {
+        git(&root, &["worktree", "add", "--quiet", &p, branch])?;
+    } else {
+        git(&root, &["worktree", "add", "--quiet", "--detach", &p])?;
+    }
+    let wt = Worktree {
+        repo: root.clone(),
+        path: path.clone(),
+    };
+    if !exists {
+        git(&wt.path, &["checkout", "--quiet", "--orphan", branch])?;
+        git(
+            &wt.path,
+            &["rm", "-r", "-f", "--quiet", "--ignore-unmatch", "."],
+        )?;
+    }
+    // The branch holds the site and nothing else.
+    for entry in std::fs::read_dir(&wt.path)? {
+        let entry = entry?;
+        if entry.file_name() == ".git" {
+            continue;
+        }
+        let p = entry.path();
+        if p.is_dir() {
+            std::fs::remove_dir_all(&p)?;
+        } else {
+            std::fs::remove_file(&p)?;
+        }
+    }
+    copy_tree(&site, &wt.path)?;
+    git(&wt.path, &["add", "-A", "."])?;
+    let staged = git(&wt.path, &["status", "--porcelain"])?;
+    if staged.is_empty() && exists {
+        return Ok(None);
+    }
+    let mut commit = Command::new("git");
+    commit.arg("-C").arg(&wt.path);
+    // A CI machine may have no identity configured.
+    if git(&root, &["config", "user.email"]).is_err() {
+        commit.args([
+            "-c",
+            "user.email=perfhouse@localhost",
+            "-c",
+            "user.name=perfhouse",
+        ]);
+    }
+    let o = commit
+        .args(["commit", "--quiet", "--allow-empty", "-m", message])
+        .output()?;
+    if !o.status.success() {
+        bail!(
+            "git commit failed: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        );
+    }
+    Ok(Some(git(&wt.path, &["rev-parse", "HEAD"])?))
+}
