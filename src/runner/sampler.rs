@@ -190,15 +190,49 @@ impl State {
         {
             self.scan();
         }
-        let tracked: BTreeMap<i32, String> =
+        // Children of tracked processes join at once (a server forking workers, `taskset`
+        // exec'ing the real program), not at the next full scan.
+        let mut frontier: Vec<(i32, String)> =
             self.tracked.iter().map(|(p, n)| (*p, n.clone())).collect();
-        for (pid, name) in tracked {
-            let Some((_, ut, st)) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|s| parse_pid_stat(&s))
+        while let Some((pid, name)) = frontier.pop() {
+            let Ok(kids) = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
             else {
                 continue;
             };
+            for kid in kids.split_whitespace().filter_map(|k| k.parse::<i32>().ok()) {
+                if !self.tracked.contains_key(&kid) {
+                    self.tracked.insert(kid, name.clone());
+                    frontier.push((kid, name.clone()));
+                }
+            }
+        }
+        let tracked: BTreeMap<i32, String> =
+            self.tracked.iter().map(|(p, n)| (*p, n.clone())).collect();
+        for (pid, name) in tracked {
+            let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            let Some((_, ut, st)) = parse_pid_stat(&text) else {
+                continue;
+            };
+            // A process that started during the trial ran from its start: a zero sample there
+            // makes its Δ exact even when it was found a sample or two late.
+            if self.seen.insert(pid)
+                && let (Some(boot), Some(start)) = (self.boot_ns, start_ticks(&text))
+            {
+                let start_ns = boot + start * 10_000_000;
+                if start_ns > self.started_ns && start_ns < t_ns {
+                    self.samples.push(CpuSample {
+                        trial_id: self.trial_id,
+                        t_ns: start_ns,
+                        scope: format!("proc:{name}:{pid}"),
+                        user_ticks: 0,
+                        system_ticks: 0,
+                        idle_ticks: 0,
+                        total_ticks: 0,
+                    });
+                }
+            }
             self.samples.push(CpuSample {
                 trial_id: self.trial_id,
                 t_ns,

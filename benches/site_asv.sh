@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Site build vs asv publish on the same history: ../shared/scripts/asv-history.sh DIR 1000 20
+# builds an asv project of 1,000 commits × 20 series (a real asv result replicated with noise,
+# one planted +30 % regression in series 3 after 60 % of the history). Times `asv publish`,
+# `perfhouse ingest` of those results, a full `perfhouse site`, an incremental one after one
+# more run, and checks that the planted regression is flagged at its commit.
+# Usage: benches/site_asv.sh [DIR] [N] [S]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/perfhouse-target}
+cargo build --release --quiet
+BIN=$CARGO_TARGET_DIR/release/perfhouse
+DIR=${1:-/tmp/perfhouse-asv}; N=${2:-1000}; S=${3:-20}
+[ -f "$DIR/proj/results/benchmarks.json" ] && [ "$(ls "$DIR/proj/results/m1" | wc -l)" -gt "$N" ] || \
+  bash ../shared/scripts/asv-history.sh "$DIR" "$N" "$S" > /dev/null
+WH=$DIR/wh; SITE=$DIR/site
+rm -rf "$WH" "$SITE" "$DIR/proj/html"
+t() { /usr/bin/time -f "%e s, %M KB peak" "$@" 2>&1 >/dev/null | tail -1; }
+echo "asv publish:            $(cd "$DIR/proj" && t ../venv/bin/asv publish)"
+echo "perfhouse ingest (asv): $(t "$BIN" --warehouse "$WH" ingest --suite asv "$DIR/proj/results")"
+echo "perfhouse site (full):  $(t "$BIN" --warehouse "$WH" site --out "$SITE")"
+echo "perfhouse site (again, nothing new): $(t "$BIN" --warehouse "$WH" site --out "$SITE")"
+echo "page weight: perfhouse $(du -sh "$SITE" | cut -f1) in $(find "$SITE" -type f | wc -l) files; asv $(du -sh "$DIR/proj/html" | cut -f1) in $(find "$DIR/proj/html" -type f | wc -l) files"
+"$BIN" --warehouse "$WH" history --suite asv --changes-only --format csv | head -5
+planted=$(cd "$DIR/proj" && git rev-list --reverse HEAD | awk -v n="$N" 'NR - 1 > 0.6 * n {print; exit}')
+echo "planted regression begins at commit $planted"
