@@ -307,6 +307,13 @@ fn pytest_benchmark_statistics_land_value_for_value() {
         scalar(wh.path(), "select source from runs"),
         "ingest:pytest-benchmark"
     );
+    // commit_info of the file becomes the run's commit (dirty: the file says so).
+    let r = query(wh.path(), "select git_commit, git_dirty from runs");
+    assert_eq!(
+        r[0]["git_commit"],
+        "5b78858eb718649a31fb93d8dc96ca2cee41a4cd"
+    );
+    assert_eq!(r[0]["git_dirty"], true);
     let t = query(wh.path(), "select arm, params from trials");
     assert_eq!(t[0]["arm"], "test_xfast_parametrized");
     assert_eq!(t[0]["params"], r#"{"param":"0"}"#);

@@ -243,6 +243,14 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     if parsed.is_empty() {
         bail!("no input could be read:\n  {}", failed.join("\n  "));
     }
+    // A commit the files name (pytest-benchmark's commit_info) when --commit does not; files
+    // that disagree name none.
+    let named: std::collections::BTreeSet<_> = parsed
+        .iter()
+        .filter_map(|p| p.commit.as_ref())
+        .map(|c| (c.id.clone(), c.branch.clone(), c.dirty))
+        .collect();
+    let file_commit = (named.len() == 1).then(|| named.into_iter().next().expect("one"));
     let (mut data, sources) = ingest::assemble(parsed, &opts.defaults)?;
 
     // The digest covers what the run means: each file's content and trials, and the options.
@@ -311,9 +319,18 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         finished_at_us: finished,
         ingested_at_us: now,
         source,
-        git_commit: opts.commit.clone(),
-        git_branch: opts.branch.clone(),
-        git_dirty: None,
+        git_commit: opts
+            .commit
+            .clone()
+            .or_else(|| file_commit.as_ref().map(|c| c.0.clone())),
+        git_branch: opts
+            .branch
+            .clone()
+            .or_else(|| file_commit.as_ref().and_then(|c| c.1.clone())),
+        git_dirty: file_commit
+            .as_ref()
+            .filter(|_| opts.commit.is_none())
+            .and_then(|c| c.2),
         host: None,
         env_fingerprint: None,
         env: "{}".to_string(),
@@ -376,6 +393,7 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
             trials: r.trials,
             warnings: Vec::new(),
             joined: Vec::new(),
+            commit: None,
         };
         let (mut data, _) = ingest::assemble(vec![file], &opts.defaults)?;
         let identity = serde_json::json!({

@@ -352,6 +352,14 @@ pub struct ParsedTrial {
     pub streamed: Option<aiperf::StreamSummary>,
 }
 
+/// The commit a tool says its results belong to (pytest-benchmark's `commit_info`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommitInfo {
+    pub id: String,
+    pub branch: Option<String>,
+    pub dirty: Option<bool>,
+}
+
 /// One parsed input file: one trial (an aiperf JSONL) or several (a hyperfine export).
 #[derive(Debug)]
 pub struct ParsedFile {
@@ -362,6 +370,7 @@ pub struct ParsedFile {
     /// Files of the same artifact directory whose figures joined this file's trial
     /// (see [`artifact_groups`]).
     pub joined: Vec<PathBuf>,
+    pub commit: Option<CommitInfo>,
 }
 
 impl ParsedFile {
@@ -466,11 +475,24 @@ pub fn parse_file_with(
                         }],
                         warnings,
                         joined: Vec::new(),
+                        commit: None,
                     });
                 }
                 _ => metrics_json::parse(path, &text)?,
             };
-            (trials, Vec::new())
+            let commit = if format == Format::PytestBenchmark {
+                pytest_benchmark::commit_info(&text)
+            } else {
+                None
+            };
+            return Ok(ParsedFile {
+                path: path.to_path_buf(),
+                format,
+                trials,
+                warnings: Vec::new(),
+                joined: Vec::new(),
+                commit,
+            });
         }
         Format::Asv => {
             return Err(IngestError::Parse {
@@ -487,6 +509,7 @@ pub fn parse_file_with(
         trials,
         warnings,
         joined: Vec::new(),
+        commit: None,
     })
 }
 

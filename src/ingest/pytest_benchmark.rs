@@ -40,6 +40,17 @@ pub fn sniff(doc: &serde_json::Value) -> bool {
 
 const TIMES: &[&str] = &["min", "max", "mean", "median", "stddev", "iqr", "q1", "q3"];
 
+/// The `commit_info` pytest-benchmark records (id, branch, dirty), when present.
+pub fn commit_info(text: &str) -> Option<super::CommitInfo> {
+    let doc: serde_json::Value = serde_json::from_str(text).ok()?;
+    let c = doc.get("commit_info")?;
+    Some(super::CommitInfo {
+        id: c.get("id")?.as_str()?.to_string(),
+        branch: c.get("branch").and_then(|b| b.as_str()).map(String::from),
+        dirty: c.get("dirty").and_then(|d| d.as_bool()),
+    })
+}
+
 pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     let saved: Saved = serde_json::from_str(text).map_err(|e| IngestError::Parse {
         path: path.to_path_buf(),

@@ -199,7 +199,10 @@ impl State {
             else {
                 continue;
             };
-            for kid in kids.split_whitespace().filter_map(|k| k.parse::<i32>().ok()) {
+            for kid in kids
+                .split_whitespace()
+                .filter_map(|k| k.parse::<i32>().ok())
+            {
                 if !self.tracked.contains_key(&kid) {
                     self.tracked.insert(kid, name.clone());
                     frontier.push((kid, name.clone()));

@@ -57,7 +57,7 @@ struct RunRow {
     n_trials: Option<u64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct TrialRow {
     trial_id: i64,
     seq: i64,
@@ -78,7 +78,7 @@ struct TrialRow {
     littles_law_ratio: Option<f64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct MedianRow {
     arm: String,
     params: String,
@@ -94,7 +94,7 @@ struct MedianRow {
     littles_law_ratio: Option<f64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct MetricMedianRow {
     arm: String,
     params: String,
@@ -1042,6 +1042,87 @@ impl Writer {
     }
 }
 
+/// What every run page needs, read in a few queries for the whole warehouse instead of a
+/// dozen per run (a 1,000-run asv history would otherwise cost ~10,000 queries).
+struct Prefetch {
+    medians: BTreeMap<String, Vec<MedianRow>>,
+    metric_medians: BTreeMap<String, Vec<MetricMedianRow>>,
+    trials: BTreeMap<String, Vec<TrialRow>>,
+    /// Arms of each run in order of first execution.
+    arms: BTreeMap<String, Vec<String>>,
+    with_requests: std::collections::HashSet<String>,
+    with_cpu: std::collections::HashSet<String>,
+    with_stacks: std::collections::HashSet<String>,
+}
+
+#[derive(Deserialize)]
+struct Keyed<T> {
+    run_id: String,
+    #[serde(flatten)]
+    row: T,
+}
+
+#[derive(Deserialize)]
+struct RunArm {
+    run_id: String,
+    arm: String,
+}
+
+#[derive(Deserialize)]
+struct RunOnly {
+    run_id: String,
+}
+
+async fn grouped<T: serde::de::DeserializeOwned>(
+    query: &Query,
+    sql: &str,
+) -> Result<BTreeMap<String, Vec<T>>, SiteError> {
+    let rows: Vec<Keyed<T>> = query.rows(sql).await?;
+    let mut out: BTreeMap<String, Vec<T>> = BTreeMap::new();
+    for k in rows {
+        out.entry(k.run_id).or_default().push(k.row);
+    }
+    Ok(out)
+}
+
+async fn ids(query: &Query, sql: &str) -> Result<std::collections::HashSet<String>, SiteError> {
+    let rows: Vec<RunOnly> = query.rows(sql).await?;
+    Ok(rows.into_iter().map(|r| r.run_id).collect())
+}
+
+impl Prefetch {
+    async fn load(query: &Query) -> Result<Prefetch, SiteError> {
+        let arm_rows: Vec<RunArm> = query
+            .rows("SELECT run_id, arm FROM trials GROUP BY run_id, arm ORDER BY run_id, min(seq), arm")
+            .await?;
+        let mut arms: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for a in arm_rows {
+            arms.entry(a.run_id).or_default().push(a.arm);
+        }
+        Ok(Prefetch {
+            medians: grouped(
+                query,
+                "SELECT * FROM arm_medians ORDER BY run_id, params, arm",
+            )
+            .await?,
+            metric_medians: grouped(
+                query,
+                "SELECT * FROM metric_medians ORDER BY run_id, name, params, arm",
+            )
+            .await?,
+            trials: grouped(
+                query,
+                "SELECT * FROM trial_figures ORDER BY run_id, seq, trial_id",
+            )
+            .await?,
+            arms,
+            with_requests: ids(query, "SELECT DISTINCT run_id FROM requests").await?,
+            with_cpu: ids(query, "SELECT DISTINCT run_id FROM cpu_samples").await?,
+            with_stacks: ids(query, "SELECT DISTINCT run_id FROM stacks").await?,
+        })
+    }
+}
+
 /// Newest runs per suite listed on the index; the rest are reached from the suite's series.
 const INDEX_RUNS: usize = 15;
 
@@ -1114,25 +1195,29 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
         },
     )?;
 
+    let pre = Prefetch::load(query).await?;
+    let none = Vec::new();
     for r in &runs {
-        let mut page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css).await?;
-        page.cpu_charts = cpu_charts(query, &r.run_id).await?;
-        let medians: Vec<MetricMedianRow> = query
-            .rows(&format!(
-                "SELECT * FROM metric_medians WHERE run_id = {} ORDER BY name, params, arm",
-                lit(&r.run_id)
-            ))
-            .await?;
-        if let Some(t) = transfer_page(r, &medians, &css)? {
+        let mut page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css, &pre).await?;
+        if pre.with_cpu.contains(&r.run_id) {
+            page.cpu_charts = cpu_charts(query, &r.run_id).await?;
+        }
+        let medians = pre.metric_medians.get(&r.run_id).unwrap_or(&none);
+        if let Some(t) = transfer_page(r, medians, &css)? {
             w.page(&format!("runs/{}/transfer.html", r.run_id), &t)?;
             page.transfer = true;
         }
-        let profiles = load_profiles(query, &r.run_id).await?;
+        let profiles = if pre.with_stacks.contains(&r.run_id) {
+            load_profiles(query, &r.run_id).await?
+        } else {
+            Profiles::new()
+        };
         for (file, bytes, view) in profile_views(&profiles)? {
             w.put(&format!("runs/{}/{file}", r.run_id), &bytes)?;
             page.profiles.push(view);
         }
-        for (file, mut compare) in compare_pages(query, r, &css).await? {
+        let arms = pre.arms.get(&r.run_id).map(Vec::as_slice).unwrap_or(&[]);
+        for (file, mut compare) in compare_pages(query, r, arms, &css).await? {
             // Differential flamegraphs: baseline arm → this candidate, per target × kind.
             let n = file
                 .trim_start_matches("compare-")
@@ -1181,18 +1266,13 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
 async fn compare_pages(
     query: &Query,
     r: &RunRow,
+    arms: &[String],
     css: &str,
 ) -> Result<Vec<(String, ComparePage)>, SiteError> {
-    #[derive(Deserialize)]
     struct Arm {
         arm: String,
     }
-    let arms: Vec<Arm> = query
-        .rows(&format!(
-            "SELECT arm FROM trials WHERE run_id = {} GROUP BY arm ORDER BY min(seq)",
-            lit(&r.run_id)
-        ))
-        .await?;
+    let arms: Vec<Arm> = arms.iter().map(|a| Arm { arm: a.clone() }).collect();
     let mut out = Vec::new();
     let Some((first, rest)) = arms.split_first() else {
         return Ok(out);
@@ -1264,32 +1344,29 @@ async fn run_page(
     r: &RunRow,
     notes: Option<&Vec<&NoteRow>>,
     css: &str,
+    pre: &Prefetch,
 ) -> Result<RunPage, SiteError> {
     let id = lit(&r.run_id);
-    let medians: Vec<MedianRow> = query
-        .rows(&format!(
-            "SELECT * FROM arm_medians WHERE run_id = {id} ORDER BY params, arm"
-        ))
-        .await?;
-    let metric_medians: Vec<MetricMedianRow> = query
-        .rows(&format!(
-            "SELECT * FROM metric_medians WHERE run_id = {id} ORDER BY name, params, arm"
-        ))
-        .await?;
-    let trials: Vec<TrialRow> = query
-        .rows(&format!(
-            "SELECT * FROM trial_figures WHERE run_id = {id} ORDER BY seq, trial_id"
-        ))
-        .await?;
-    let latencies: Vec<LatencyRow> = query
-        .rows(&format!(
-            "SELECT t.arm, t.params, q.latency_ns FROM requests q \
+    let medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
+    let metric_medians: Vec<MetricMedianRow> = pre
+        .metric_medians
+        .get(&r.run_id)
+        .cloned()
+        .unwrap_or_default();
+    let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
+    let latencies: Vec<LatencyRow> = if !pre.with_requests.contains(&r.run_id) {
+        Vec::new()
+    } else {
+        query
+            .rows(&format!(
+                "SELECT t.arm, t.params, q.latency_ns FROM requests q \
              JOIN trials t ON q.run_id = t.run_id AND q.trial_id = t.trial_id \
              WHERE q.run_id = {id} AND coalesce(q.phase, 'measured') = 'measured' \
              AND q.error_code IS NULL AND NOT q.cancelled AND q.latency_ns IS NOT NULL \
              AND t.kept"
-        ))
-        .await?;
+            ))
+            .await?
+    };
 
     let mut meta = vec![
         KeyValue {
