@@ -148,6 +148,21 @@ pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
             )?;
         }
     }
+    // Bundled runs kept as Parquet (a real `perfhouse run`, with CPU samples and stacks that no
+    // tool output format carries): `datasets/<name>/warehouse/`.
+    let mut bundles: Vec<PathBuf> = fs::read_dir(&root)?
+        .filter_map(|e| e.ok().map(|e| e.path().join("warehouse")))
+        .filter(|w| w.join("runs").is_dir())
+        .collect();
+    bundles.sort();
+    for b in bundles {
+        let added = wh
+            .import(&Warehouse::open(&b)?)
+            .with_context(|| format!("importing bundled runs from {}", b.display()))?;
+        if !quiet {
+            writeln!(out, "{}: {added} bundled run(s) added", b.display())?;
+        }
+    }
     let q = Query::open(wh).await?;
     let report = crate::site::build(&q, &args.out).await?;
     if !quiet {

@@ -97,10 +97,17 @@ pub fn e_divisive(series: &[f64], opts: &Options) -> Vec<(usize, f64)> {
         let (a, b) = segments[si];
         let mut perm = series[a..b].to_vec();
         let mut at_least = 0usize;
+        // p = (at_least + 1) / (permutations + 1) can only grow: once it exceeds alpha the
+        // split is rejected whatever the remaining permutations say, so stop there (on noise
+        // that is after a handful of permutations instead of 199).
+        let limit = (opts.alpha * (opts.permutations + 1) as f64).floor() as usize;
         for _ in 0..opts.permutations {
             rng.shuffle(&mut perm);
             if best_split(&perm, opts.min_size).is_some_and(|(_, pq)| pq >= q) {
                 at_least += 1;
+                if at_least + 1 > limit {
+                    break;
+                }
             }
         }
         let p = (at_least + 1) as f64 / (opts.permutations + 1) as f64;

@@ -426,6 +426,57 @@ impl Warehouse {
         })
     }
 
+    /// Copies the runs of another warehouse (a bundled dataset kept as Parquet, e.g. a real
+    /// `perfhouse run` with its CPU samples and stacks) that this one lacks: every table's
+    /// files first, `runs` last, each file landing without replacing anything. Returns how
+    /// many runs were added. Files are copied whole, so a bundle should hold whole runs only.
+    pub fn import(&self, bundle: &Warehouse) -> Result<usize> {
+        let _lock = Lock::acquire(&self.root)?;
+        let have: std::collections::HashSet<String> = self
+            .runs()?
+            .into_iter()
+            .flat_map(|r| [r.run_id, r.input_digest])
+            .collect();
+        let new: Vec<RunEntry> = bundle
+            .runs()?
+            .into_iter()
+            .filter(|r| !have.contains(&r.run_id) && !have.contains(&r.input_digest))
+            .collect();
+        if new.is_empty() {
+            return Ok(0);
+        }
+        let ids: std::collections::HashSet<&str> = new.iter().map(|r| r.run_id.as_str()).collect();
+        let mut tables: Vec<Table> = Table::ALL
+            .iter()
+            .copied()
+            .filter(|t| *t != Table::Runs)
+            .collect();
+        tables.push(Table::Runs);
+        for table in tables {
+            for (suite, path) in bundle.table_files(table)? {
+                let name = path
+                    .file_name()
+                    .expect("a file")
+                    .to_string_lossy()
+                    .into_owned();
+                let Some(id) = name.get(..36) else { continue };
+                if !ids.contains(id) {
+                    continue;
+                }
+                let dir = self.partition_dir(table, &suite);
+                fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+                let tmp = dir.join(format!("{name}.tmp"));
+                fs::copy(&path, &tmp).map_err(io_err(&tmp))?;
+                File::open(&tmp)
+                    .and_then(|f| f.sync_all())
+                    .map_err(io_err(&tmp))?;
+                rename_noreplace(&tmp, &dir.join(&name))?;
+                fsync_dir(&dir)?;
+            }
+        }
+        Ok(new.len())
+    }
+
     /// Appends a note to an existing run.
     pub fn annotate(&self, run_id: &str, text: &str, at_us: i64) -> Result<()> {
         let entry = self.find_run(run_id)?;
