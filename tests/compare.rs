@@ -36,9 +36,9 @@ fn a_a_run_is_never_called_a_regression() {
     let args = [
         "compare",
         "--baseline",
-        "latest@default",
+        "dynamo-frontend#1@default",
         "--candidate",
-        "latest@fastokens",
+        "dynamo-frontend#1@fastokens",
         "--format",
         "json",
         "--fail-on-regression",
@@ -66,7 +66,7 @@ fn a_a_run_is_never_called_a_regression() {
         .unwrap();
     let view = scalar(
         wh.path(),
-        "select throughput_rps from arm_medians where arm = 'default' and params like '%\"concurrency\":\"8\"%'",
+        "select throughput_rps from arm_medians where arm = 'default' and params like '%\"concurrency\":\"8\"%' and run_id in (select run_id from runs where run_no = 1 and suite = 'dynamo-frontend')",
     );
     assert_eq!(tp["median_baseline"], view);
     // The capture ran client and server on two cores: Little's law says so.
@@ -255,7 +255,8 @@ fn figures_match_aiperfs_own_summary() {
             &format!(
                 "select latency_p50_ms, latency_p90_ms, latency_p99_ms, latency_mean_ms, ttft_p50_ms, ttft_p99_ms, \
                  throughput_rps, completed from trial_figures \
-                 where arm = '{arm}' and params like '%\"concurrency\":\"{c}\"%' and repeat = {r}"
+                 where arm = '{arm}' and params like '%\"concurrency\":\"{c}\"%' and repeat = {r} \
+                 and run_id in (select run_id from runs where source like 'ingest%')"
             ),
         );
         assert_eq!(ours.len(), 1);

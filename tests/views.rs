@@ -120,17 +120,21 @@ fn fixture() -> (Run, RunData) {
     d.requests.push(cancel);
     d.requests.push(req(2, 0, 100 * MS, 10 * MS, MS));
     d.requests.push(req(2, 0, 300 * MS, 10 * MS, MS));
+    // Samples at the trial's measured window (1.0 s to 2.0 s) and, for two scopes, one more
+    // during the load generator's wind-down, outside the window: it must not count.
     d.cpu_samples = vec![
-        cpu(1, 0, "cpu0", 0, 0, 100, 200),
-        cpu(1, S, "cpu0", 0, 0, 150, 300),
-        cpu(1, 0, "cpu1", 0, 0, 0, 0),
-        cpu(1, S, "cpu1", 0, 0, 10, 100),
-        cpu(1, 0, "cpu", 0, 0, 0, 0),
-        cpu(1, S, "cpu", 0, 0, 999, 1000),
-        cpu(1, 0, "proc:frontend:100", 0, 0, 0, 0),
-        cpu(1, S, "proc:frontend:100", 30, 20, 0, 0),
-        cpu(1, 0, "proc:frontend:101", 10, 0, 0, 0),
-        cpu(1, S, "proc:frontend:101", 20, 0, 0, 0),
+        cpu(1, S, "cpu0", 0, 0, 100, 200),
+        cpu(1, 2 * S, "cpu0", 0, 0, 150, 300),
+        cpu(1, 3 * S, "cpu0", 0, 0, 151, 400),
+        cpu(1, S, "cpu1", 0, 0, 0, 0),
+        cpu(1, 2 * S, "cpu1", 0, 0, 10, 100),
+        cpu(1, S, "cpu", 0, 0, 0, 0),
+        cpu(1, 2 * S, "cpu", 0, 0, 999, 1000),
+        cpu(1, S, "proc:frontend:100", 0, 0, 0, 0),
+        cpu(1, 2 * S, "proc:frontend:100", 30, 20, 0, 0),
+        cpu(1, 3 * S, "proc:frontend:100", 90, 20, 0, 0),
+        cpu(1, S, "proc:frontend:101", 10, 0, 0, 0),
+        cpu(1, 2 * S, "proc:frontend:101", 20, 0, 0, 0),
     ];
     let metric = |trial_id, value| Metric {
         trial_id,

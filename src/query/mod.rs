@@ -31,6 +31,10 @@ pub const VIEWS: &[(&str, &str)] = &[
         "trial_requests",
         include_str!("views/11_trial_requests.sql"),
     ),
+    (
+        "trial_cpu_samples",
+        include_str!("views/12_trial_cpu_samples.sql"),
+    ),
     ("trial_cpu", include_str!("views/12_trial_cpu.sql")),
     ("trial_proc", include_str!("views/13_trial_proc.sql")),
     ("trial_figures", include_str!("views/20_trial_figures.sql")),

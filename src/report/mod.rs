@@ -74,11 +74,7 @@ pub fn table(c: &Comparison, color: bool) -> String {
         .iter()
         .map(|r| {
             [
-                if r.unit.is_empty() {
-                    r.metric.clone()
-                } else {
-                    format!("{} ({})", r.metric, r.unit)
-                },
+                metric_label(r),
                 r.arm.clone(),
                 params(&r.params),
                 format!("{}/{}", r.n_baseline, r.n_candidate),
@@ -215,31 +211,7 @@ pub fn markdown(c: &Comparison) -> String {
     );
     let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
-        let icon = match r.verdict {
-            "regressed" => "🔴",
-            "improved" => "🟢",
-            "inconclusive" => "🟡",
-            _ => "⚪",
-        };
-        let _ = writeln!(
-            out,
-            "| {icon} {} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {} |",
-            r.verdict,
-            md_escape(&if r.unit.is_empty() {
-                r.metric.clone()
-            } else {
-                format!("{} ({})", r.metric, r.unit)
-            }),
-            md_escape(&r.arm),
-            md_escape(&params(&r.params)),
-            r.n_baseline,
-            r.n_candidate,
-            fmt_value(r.median_baseline),
-            fmt_value(r.median_candidate),
-            pct(r.ratio),
-            ci(r),
-            p(r)
-        );
+        out.push_str(&md_row(r, &params(&r.params)));
     }
     for (title, list) in [("Flags", &c.flags), ("Diagnoses", &c.diagnoses)] {
         if !list.is_empty() {
@@ -346,6 +318,40 @@ pub fn history(
     out
 }
 
+/// One Markdown table row of a comparison (verdict icon, metric with unit, medians, change,
+/// CI, p), ending in a newline.
+fn md_row(r: &Row, params: &str) -> String {
+    let icon = match r.verdict {
+        "regressed" => "🔴",
+        "improved" => "🟢",
+        "inconclusive" => "🟡",
+        _ => "⚪",
+    };
+    format!(
+        "| {icon} {} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {} |\n",
+        r.verdict,
+        md_escape(&metric_label(r)),
+        md_escape(&r.arm),
+        md_escape(params),
+        r.n_baseline,
+        r.n_candidate,
+        fmt_value(r.median_baseline),
+        fmt_value(r.median_candidate),
+        pct(r.ratio),
+        ci(r),
+        p(r)
+    )
+}
+
+/// `metric (unit)`, or the metric alone when it has no unit.
+fn metric_label(r: &Row) -> String {
+    if r.unit.is_empty() {
+        r.metric.clone()
+    } else {
+        format!("{} ({})", r.metric, r.unit)
+    }
+}
+
 /// How bad a row is for sorting: regressions by how far they went the wrong way, first.
 fn badness(r: &Row) -> f64 {
     let change = r.ratio.unwrap_or(1.0) - 1.0;
@@ -402,32 +408,7 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
             .map(|f| format!("; all rows at {}", md_escape(&f)))
             .unwrap_or_default()
     );
-    let line = |r: &Row| {
-        let icon = match r.verdict {
-            "regressed" => "🔴",
-            "improved" => "🟢",
-            "inconclusive" => "🟡",
-            _ => "⚪",
-        };
-        format!(
-            "| {icon} {} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {} |\n",
-            r.verdict,
-            md_escape(&if r.unit.is_empty() {
-                r.metric.clone()
-            } else {
-                format!("{} ({})", r.metric, r.unit)
-            }),
-            md_escape(&r.arm),
-            md_escape(&params(&r.params)),
-            r.n_baseline,
-            r.n_candidate,
-            fmt_value(r.median_baseline),
-            fmt_value(r.median_candidate),
-            pct(r.ratio),
-            ci(r),
-            p(r)
-        )
-    };
+    let line = |r: &Row| md_row(r, &params(&r.params));
     let header = "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
     let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
         .iter()
@@ -628,11 +609,7 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
             s,
             "<tr><td class=\"verdict-{0}\">{0}</td><td>{1}</td><td>{2}</td><td>{3}</td><td class=\"num\">{4}/{5}</td><td class=\"num\">{6}</td><td class=\"num\">{7}</td><td class=\"num\">{8}</td><td class=\"num\">{9}</td><td class=\"num\">{10}</td><td class=\"why\">{11}</td></tr>",
             r.verdict,
-            html_escape(&if r.unit.is_empty() {
-                r.metric.clone()
-            } else {
-                format!("{} ({})", r.metric, r.unit)
-            }),
+            html_escape(&metric_label(r)),
             html_escape(&r.arm),
             html_escape(&l.varying(&r.params)),
             r.n_baseline,

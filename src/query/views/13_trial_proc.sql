@@ -1,4 +1,5 @@
--- Per sampled process (scope proc:<name>:<pid>, all pids of a name summed):
+-- Per sampled process (scope proc:<name>:<pid>, all pids of a name summed), over the samples
+-- trial_cpu_samples counts (the measured request window where there is one):
 -- proc_cores = Δ(utime+stime) / CLK_TCK ÷ wall seconds, with CLK_TCK = USER_HZ = 100 on Linux;
 -- cpu_ms_per_req = process CPU ms ÷ completed requests of the trial.
 CREATE VIEW trial_proc AS
@@ -6,7 +7,7 @@ WITH per_pid AS (
     SELECT run_id, trial_id, split_part(scope, ':', 2) AS process,
            max(user_ticks + system_ticks) - min(user_ticks + system_ticks) AS d_ticks,
            min(t_ns) AS t0, max(t_ns) AS t1
-    FROM cpu_samples
+    FROM trial_cpu_samples
     WHERE scope LIKE 'proc:%'
     GROUP BY run_id, trial_id, scope
 ),
