@@ -21,15 +21,39 @@ pub struct Profiler {
     pids: Vec<i32>,
 }
 
-/// Whether `perf` can be run at all (installed and permitted), with the reason when not.
+/// Whether `perf` can record here (installed, and permitted: containers often forbid
+/// perf_event_open), with the reason when not. Checked once per run with a 1-sample recording.
 pub fn available() -> Result<(), String> {
     match Command::new("perf").arg("--version").output() {
-        Ok(o) if o.status.success() => Ok(()),
-        Ok(o) => Err(format!(
-            "`perf --version` failed: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        )),
-        Err(e) => Err(format!("perf is not installed ({e}); install linux-perf")),
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            return Err(format!(
+                "`perf --version` failed: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            ));
+        }
+        Err(e) => return Err(format!("perf is not installed ({e}); install linux-perf")),
+    }
+    let out =
+        std::env::temp_dir().join(format!("perfhouse-perf-check-{}.data", std::process::id()));
+    let o = Command::new("perf")
+        .args(["record", "-q", "-g", "-o"])
+        .arg(&out)
+        .args(["--", "true"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&out);
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "perf record is not permitted here ({}); see /proc/sys/kernel/perf_event_paranoid",
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+        ))
     }
 }
 
