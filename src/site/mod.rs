@@ -611,6 +611,8 @@ pub struct RunPage {
     pub notes: Vec<NoteView>,
     pub medians: Vec<MedianView>,
     pub metric_medians: Vec<MetricMedianView>,
+    /// aiperf summary medians left off the page (the run has the records they summarise).
+    pub summary_hidden: usize,
     pub trials: Vec<TrialView>,
     pub charts: Vec<ChartView>,
     /// Links to the run's A/B pages (`compare-<arm>.html`).
@@ -1348,11 +1350,18 @@ async fn run_page(
 ) -> Result<RunPage, SiteError> {
     let id = lit(&r.run_id);
     let medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
-    let metric_medians: Vec<MetricMedianRow> = pre
+    let mut metric_medians: Vec<MetricMedianRow> = pre
         .metric_medians
         .get(&r.run_id)
         .cloned()
         .unwrap_or_default();
+    // aiperf's own summary restates the per-request figures ~600 ways: with the records here,
+    // it stays in the warehouse (and the query interface) but off the page.
+    let before = metric_medians.len();
+    if pre.with_requests.contains(&r.run_id) {
+        metric_medians.retain(|m| !m.name.starts_with("aiperf."));
+    }
+    let summary_hidden = before - metric_medians.len();
     let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
     let latencies: Vec<LatencyRow> = if !pre.with_requests.contains(&r.run_id) {
         Vec::new()
@@ -1508,6 +1517,7 @@ async fn run_page(
                 littles_law_ratio: num(m.littles_law_ratio, 3),
             })
             .collect(),
+        summary_hidden,
         metric_medians: metric_medians
             .into_iter()
             .map(|m| MetricMedianView {
