@@ -335,8 +335,14 @@ frequency = 199
             // ~1.5 s at 199 Hz of a process that is always on CPU.
             assert!(w >= 100.0, "{w} samples");
         } else {
-            // Weights are µs off-CPU: most of the 1.5 s is spent in usleep.
-            assert!((0.8e6..=1.6e6).contains(&w), "{w} µs off-CPU");
+            // Weights are µs off-CPU: the sleeper spends nearly all of the ~1.5 s recorded in
+            // usleep, and no weight can exceed the recording. On a saturated 2-core machine
+            // perf drops sched_switch events, so the floor is loose; the share is not.
+            assert!((0.1e6..=1.6e6).contains(&w), "{w} µs off-CPU");
+            let total = scalar(&wh, "select sum(weight) from stacks where kind = 'offcpu'")
+                .as_f64()
+                .unwrap();
+            assert!(w / total >= 0.5, "{w} of {total} µs in the sleeping frame");
         }
     }
 }
