@@ -316,19 +316,9 @@ impl Warehouse {
                 source,
             }
         };
-        let mut tables: Vec<(Table, Vec<RecordBatch>)> = [
-            Table::Trials,
-            Table::Metrics,
-            Table::Requests,
-            Table::CpuSamples,
-            Table::Stacks,
-            Table::Artifacts,
-            Table::Annotations,
-            Table::Runs,
-        ]
-        .into_iter()
-        .map(|t| (t, Vec::new()))
-        .collect();
+        // `Table::ALL` ends with `runs`, which must land last.
+        let mut tables: Vec<(Table, Vec<RecordBatch>)> =
+            Table::ALL.into_iter().map(|t| (t, Vec::new())).collect();
         let mut push =
             |table: Table, rows: usize, b: Result<RecordBatch, ArrowError>| -> Result<()> {
                 if rows > 0 {
@@ -446,13 +436,8 @@ impl Warehouse {
             return Ok(0);
         }
         let ids: std::collections::HashSet<&str> = new.iter().map(|r| r.run_id.as_str()).collect();
-        let mut tables: Vec<Table> = Table::ALL
-            .iter()
-            .copied()
-            .filter(|t| *t != Table::Runs)
-            .collect();
-        tables.push(Table::Runs);
-        for table in tables {
+        // `Table::ALL` ends with `runs`: every other table's files land first.
+        for table in Table::ALL {
             for (suite, path) in bundle.table_files(table)? {
                 let name = path
                     .file_name()

@@ -24,6 +24,8 @@ pub enum Table {
 }
 
 impl Table {
+    /// Every table, `runs` last: the order appends write them in (a run is visible only once
+    /// its `runs` row lands).
     pub const ALL: [Table; 8] = [
         Table::Trials,
         Table::Metrics,
