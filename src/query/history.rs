@@ -141,29 +141,46 @@ pub async fn history(
         });
     }
     let mut out: Vec<Series> = series.into_values().collect();
-    for s in &mut out {
-        let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
-        s.changes = change_points(&values, opts)
-            .into_iter()
-            .map(|c| {
-                let p = &s.points[c.index];
-                let worse = if s.better == "higher" {
-                    c.magnitude < 0.0
-                } else {
-                    c.magnitude > 0.0
-                };
-                Change {
-                    run_id: p.run_id.clone(),
-                    run_no: p.run_no,
-                    git_commit: p.git_commit.clone(),
-                    mean_before: c.mean_before,
-                    mean_after: c.mean_after,
-                    magnitude: c.magnitude,
-                    p_value: c.p_value,
-                    regression: worse,
+    // Each series' change points are independent (and seeded the same): spread them over the
+    // cores; the permutation tests dominate a large history's build.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(out.len().max(1));
+    let chunk = out.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for part in out.chunks_mut(chunk) {
+            scope.spawn(move || {
+                for s in part {
+                    find_changes(s, opts);
                 }
-            })
-            .collect();
-    }
+            });
+        }
+    });
     Ok(out)
+}
+
+/// Fills `s.changes` from its points.
+fn find_changes(s: &mut Series, opts: &Options) {
+    let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+    s.changes = change_points(&values, opts)
+        .into_iter()
+        .map(|c| {
+            let p = &s.points[c.index];
+            let worse = if s.better == "higher" {
+                c.magnitude < 0.0
+            } else {
+                c.magnitude > 0.0
+            };
+            Change {
+                run_id: p.run_id.clone(),
+                run_no: p.run_no,
+                git_commit: p.git_commit.clone(),
+                mean_before: c.mean_before,
+                mean_after: c.mean_after,
+                magnitude: c.magnitude,
+                p_value: c.p_value,
+                regression: worse,
+            }
+        })
+        .collect();
 }
