@@ -63,6 +63,14 @@ pub struct Run {
     pub status: String,
 }
 
+/// The closed-loop concurrency a trial's `concurrency` parameter (any case) gives, if numeric.
+pub fn concurrency_param(params: &Params) -> Option<i64> {
+    params
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("concurrency"))
+        .and_then(|(_, v)| v.parse().ok())
+}
+
 /// One execution of one arm with one parameter set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trial {

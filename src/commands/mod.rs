@@ -23,6 +23,11 @@ use crate::warehouse::Warehouse;
 pub use demo::demo;
 pub use ingest::{IngestOptions, IngestOutcome, ingest};
 
+fn open_warehouse(cli: &Cli) -> Result<Warehouse> {
+    Warehouse::open(&cli.warehouse)
+        .with_context(|| format!("opening warehouse {}", cli.warehouse.display()))
+}
+
 /// Runs one command line to completion.
 pub fn run(cli: Cli) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -33,8 +38,7 @@ pub fn run(cli: Cli) -> Result<()> {
         .context("starting the async runtime")?;
     // The runner drives processes from this thread and samples on the runtime's workers.
     if let Command::Run(args) = &cli.command {
-        let wh = Warehouse::open(&cli.warehouse)
-            .with_context(|| format!("opening warehouse {}", cli.warehouse.display()))?;
+        let wh = open_warehouse(&cli)?;
         let opts = crate::runner::RunOptions {
             plan: args.plan.clone(),
             labels: args.labels.iter().cloned().collect(),
@@ -60,18 +64,14 @@ pub fn run(cli: Cli) -> Result<()> {
     if let Command::Demo(args) = &cli.command
         && !args.no_plans
     {
-        let wh = Warehouse::open(&cli.warehouse)
-            .with_context(|| format!("opening warehouse {}", cli.warehouse.display()))?;
+        let wh = open_warehouse(&cli)?;
         demo::run_plans(&wh, runtime.handle(), args, cli.quiet)?;
     }
     runtime.block_on(dispatch(cli))
 }
 
 async fn dispatch(cli: Cli) -> Result<()> {
-    let wh = || {
-        Warehouse::open(&cli.warehouse)
-            .with_context(|| format!("opening warehouse {}", cli.warehouse.display()))
-    };
+    let wh = || open_warehouse(&cli);
     let mut stdout = std::io::stdout().lock();
     match &cli.command {
         Command::Ingest(args) => {

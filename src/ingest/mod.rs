@@ -631,11 +631,7 @@ pub fn assemble(
                 p.trial.requests.iter().filter_map(|r| r.end_ns).max(),
             ),
         };
-        let concurrency = p
-            .params
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("concurrency"))
-            .and_then(|(_, v)| v.parse::<i64>().ok());
+        let concurrency = crate::model::concurrency_param(&p.params);
         data.trials.push(Trial {
             concurrency,
             exit_code: p.trial.exit_code,

@@ -150,7 +150,6 @@ struct MetricRow {
     unit: String,
     better: String,
     value: f64,
-    origin: String,
 }
 
 /// The load-test figures every comparison carries, in display order.
@@ -215,7 +214,7 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
         .rows(&format!("SELECT trial_id, process, cpu_ms_per_req FROM trial_proc WHERE run_id = {id} ORDER BY process"))
         .await?;
     let metrics: Vec<MetricRow> = q
-        .rows(&format!("SELECT trial_id, name, unit, better, value, origin FROM metrics WHERE run_id = {id} ORDER BY name"))
+        .rows(&format!("SELECT trial_id, name, unit, better, value FROM trial_metrics WHERE run_id = {id} AND NOT restates_requests ORDER BY name"))
         .await?;
     let by_trial: BTreeMap<i64, &FigRow> = trials
         .iter()
@@ -256,16 +255,6 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
         }
     }
     for m in &metrics {
-        // aiperf's own summary of a trial whose records we have says again, in ~600 figures
-        // (min, max, std of every statistic), what the per-request figures above say: kept
-        // for cross-checks, left out of comparisons where it would only add false alarms.
-        let summarised = m.origin == "aiperf-summary"
-            && by_trial
-                .get(&m.trial_id)
-                .is_some_and(|t| t.throughput_rps.is_some());
-        if summarised {
-            continue;
-        }
         if let Some(t) = by_trial.get(&m.trial_id) {
             let dir = if m.better == "higher" {
                 Direction::HigherIsBetter

@@ -1,9 +1,8 @@
 //! History: one series per (suite, metric, arm, params), the run medians in run order, and the
 //! change points E-divisive finds in it, each reported at the first run after the change.
 //!
-//! aiperf's own summary metrics (`aiperf.*`) are left out for runs whose request records are
-//! in the warehouse: the per-request figures are the series there, and ~600 restatements of
-//! them would bury them (as `compare` does). Runs are ordered by start time; a run's git commit is shown beside it (ordering by commit
+//! Metrics that restate request records (`metric_medians.restates_requests`, aiperf's own
+//! summary) are left out: the per-request figures are the series there. Runs are ordered by start time; a run's git commit is shown beside it (ordering by commit
 //! topology needs the repository, which the warehouse does not hold).
 
 use std::collections::BTreeMap;
@@ -91,7 +90,7 @@ pub async fn history(
     let mut parts = vec![format!(
         "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi \
          FROM metric_medians m JOIN runs r ON m.run_id = r.run_id \
-         WHERE NOT (starts_with(m.name, 'aiperf.') AND m.run_id IN (SELECT run_id FROM trial_requests))"
+         WHERE NOT m.restates_requests"
     )];
     for (col, unit, better) in FIGURES {
         parts.push(format!(

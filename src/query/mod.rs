@@ -37,6 +37,7 @@ pub const VIEWS: &[(&str, &str)] = &[
     ),
     ("trial_cpu", include_str!("views/12_trial_cpu.sql")),
     ("trial_proc", include_str!("views/13_trial_proc.sql")),
+    ("trial_metrics", include_str!("views/14_trial_metrics.sql")),
     ("trial_figures", include_str!("views/20_trial_figures.sql")),
     ("arm_medians", include_str!("views/30_arm_medians.sql")),
     (

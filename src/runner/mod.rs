@@ -19,7 +19,7 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use crate::ingest::{self, Format};
-use crate::model::{Better, Metric, Params, Phase, Run, RunData, Trial, now_us, params_text};
+use crate::model::{Better, Metric, Phase, Run, RunData, Trial, now_us, params_text};
 use crate::warehouse::Warehouse;
 use plan::{MetricRule, Plan, Planned, Source};
 
@@ -272,13 +272,6 @@ pub fn execute(
     })
 }
 
-fn concurrency_of(params: &Params) -> Option<i64> {
-    params
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("concurrency"))
-        .and_then(|(_, v)| v.parse().ok())
-}
-
 #[allow(clippy::too_many_arguments)]
 fn run_trial(
     wh: &Warehouse,
@@ -327,7 +320,7 @@ fn run_trial(
         } else {
             Phase::Measured
         },
-        concurrency: concurrency_of(&planned.params),
+        concurrency: crate::model::concurrency_param(&planned.params),
         ..Trial::measured(
             trial_id,
             &planned.arm.name,

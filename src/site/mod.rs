@@ -105,6 +105,7 @@ struct MetricMedianRow {
     median: f64,
     min: f64,
     max: f64,
+    restates_requests: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1355,12 +1356,9 @@ async fn run_page(
         .get(&r.run_id)
         .cloned()
         .unwrap_or_default();
-    // aiperf's own summary restates the per-request figures ~600 ways: with the records here,
-    // it stays in the warehouse (and the query interface) but off the page.
+    // Figures that restate the run's own request records (aiperf's summary) stay off the page.
     let before = metric_medians.len();
-    if pre.with_requests.contains(&r.run_id) {
-        metric_medians.retain(|m| !m.name.starts_with("aiperf."));
-    }
+    metric_medians.retain(|m| !m.restates_requests);
     let summary_hidden = before - metric_medians.len();
     let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
     let latencies: Vec<LatencyRow> = if !pre.with_requests.contains(&r.run_id) {
