@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Site build vs asv publish on the same history: ../shared/scripts/asv-history.sh DIR 1000 20
+# Site build vs asv publish on the same history: benches/asv-history.sh DIR 1000 20
 # builds an asv project of 1,000 commits × 20 series (a real asv result replicated with noise,
 # one planted +30 % regression in series 3 after 60 % of the history). Times `asv publish`,
 # `perfhouse ingest` of those results, a full `perfhouse site`, an incremental one after one
@@ -12,7 +12,7 @@ cargo build --release --quiet
 BIN=$CARGO_TARGET_DIR/release/perfhouse
 DIR=${1:-/tmp/perfhouse-asv}; N=${2:-1000}; S=${3:-20}
 [ -f "$DIR/proj/results/benchmarks.json" ] && [ "$(ls "$DIR/proj/results/m1" | wc -l)" -gt "$N" ] || \
-  bash ../shared/scripts/asv-history.sh "$DIR" "$N" "$S" > /dev/null
+  bash benches/asv-history.sh "$DIR" "$N" "$S" > /dev/null
 WH=$DIR/wh; SITE=$DIR/site
 rm -rf "$WH" "$SITE" "$DIR/proj/html"
 t() { /usr/bin/time -f "%e s, %M KB peak" "$@" 2>&1 >/dev/null | tail -1; }

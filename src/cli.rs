@@ -93,10 +93,34 @@ pub enum Command {
     Annotate(AnnotateArgs),
     /// Merge each suite's small Parquet files into one per table, atomically.
     Compact,
-    /// Verify every file, schema, run linkage and kept raw input (exit 1 on damage).
+    /// Verify every file, schema, run linkage and kept raw input (exit 1 on damage), and list
+    /// the leftovers of writers that died (what `perfhouse gc` removes; exit 0).
     Check,
+    /// Remove what writers that died left behind: temporary files, rows of runs that never
+    /// committed, unfinished runs whose writer is gone, kept inputs no committed run uses.
+    ///
+    /// Safe while other perfhouse processes ingest, compact or read: rows in the tables are
+    /// judged under the warehouse lock (every write into a table holds it), and unfinished
+    /// runs and kept inputs are removed only once older than --grace and no writer holds them.
+    /// Damaged files are never removed (`perfhouse check` reports them).
+    Gc(GcArgs),
     /// Load the bundled datasets into the warehouse and build the site.
     Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GcArgs {
+    /// Spare unfinished runs and unreferenced kept inputs younger than this (`30s`, `15m`,
+    /// `2h`): an ingest may have stored an input it has not committed yet.
+    #[arg(long, default_value = "1h", value_parser = parse_duration)]
+    pub grace: std::time::Duration,
+    /// Only list what would be removed.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    crate::runner::plan::parse_duration(s)
 }
 
 #[derive(Debug, Args)]

@@ -89,6 +89,10 @@ pub struct Trial {
     /// `ok`, `failed` or `timeout`.
     pub status: String,
     pub stderr_tail: Option<String>,
+    /// How the runner made sure no process of the trial outlived it: `cgroup` (a cgroup v2
+    /// per trial, ended with `cgroup.kill`) or `marker-sweep` (process group + a `/proc` sweep
+    /// for the trial's environment marker). `None` for ingested trials.
+    pub containment: Option<String>,
     pub started_at_us: Option<i64>,
     pub finished_at_us: Option<i64>,
     pub wall_ns: Option<i64>,
@@ -110,6 +114,7 @@ impl Trial {
             exit_code: None,
             status: "ok".to_string(),
             stderr_tail: None,
+            containment: None,
             started_at_us: None,
             finished_at_us: None,
             wall_ns: None,
@@ -217,6 +222,14 @@ pub fn params_text(json: &str) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         Err(_) => json.to_string(),
+    }
+}
+
+/// The first 10 characters of a commit id (characters, not bytes: a `--commit` is user input).
+pub fn short_commit(commit: &str) -> &str {
+    match commit.char_indices().nth(10) {
+        Some((i, _)) => &commit[..i],
+        None => commit,
     }
 }
 

@@ -29,7 +29,10 @@ fn chromium() -> Option<&'static str> {
 }
 
 /// Serves `root` under PREFIX; records every request and its status.
-fn serve(root: PathBuf, extra: BTreeMap<String, String>) -> (u16, Arc<Mutex<Vec<(String, u16)>>>) {
+/// Every request served: (path, status).
+type RequestLog = Arc<Mutex<Vec<(String, u16)>>>;
+
+fn serve(root: PathBuf, extra: BTreeMap<String, String>) -> (u16, RequestLog) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -208,7 +211,10 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
     assert!(broken.is_empty(), "broken links: {broken:#?}");
 
     let Some(bin) = chromium() else {
-        println!("SKIPPED browser part: no chromium (tests/run.sh installs Debian's chromium)");
+        skip(
+            "chromium",
+            "no chromium: the browser part did not run (tests/run.sh installs Debian's chromium)",
+        );
         return;
     };
     // One page that loads every page in an iframe, so one browser start covers them all.

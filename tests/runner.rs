@@ -282,7 +282,7 @@ processes = {{ burner = "perfhouse-burn busy" }}
 fn perf_profiles_show_the_known_function_on_and_off_cpu() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     if let Err(why) = perfhouse::runner::profile::available() {
-        println!("SKIPPED: perf cannot run here: {why}");
+        skip("perf", &format!("perf cannot run here: {why}"));
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -113,23 +113,6 @@ impl IngestOutcome {
     }
 }
 
-/// Rows of one input streamed into the warehouse before the run commits; removed again unless
-/// the run lands.
-struct Staged {
-    files: Vec<PathBuf>,
-    committed: bool,
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if !self.committed {
-            for f in &self.files {
-                let _ = std::fs::remove_file(f);
-            }
-        }
-    }
-}
-
 pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     let asv = opts.format == Format::Asv
         || opts.format == Format::Auto
@@ -155,10 +138,8 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         })
     };
     let run_id = uuid::Uuid::now_v7().to_string();
-    let mut staged = Staged {
-        files: Vec::new(),
-        committed: false,
-    };
+    // Streamed rows wait outside the tables until the run commits (removed if it never does).
+    let inflight = wh.begin_run(&run_id)?;
     let mut parsed: Vec<ingest::ParsedFile> = Vec::with_capacity(files.len());
     let mut index_of: Vec<Option<usize>> = vec![None; files.len()];
     let mut warnings = Vec::new();
@@ -195,7 +176,8 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
                 |e: crate::warehouse::WarehouseError| ingest::IngestError::Store(e.to_string());
             if part.is_none() {
                 part = Some(
-                    wh.part_writer(Table::Requests, &opts.suite, &run_id, i)
+                    inflight
+                        .part_writer(Table::Requests, &opts.suite, &run_id, i)
                         .map_err(store)?,
                 );
             }
@@ -221,7 +203,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
             Err(e) => return Err(e.into()),
         };
         if let Some(w) = part {
-            staged.files.push(w.finish()?);
+            w.finish()?;
         }
         streamed += p
             .trials
@@ -348,7 +330,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     if let Some(existing) = wh.append_run(&run, &data)? {
         return Ok(IngestOutcome::existing(existing, warnings, failed));
     }
-    staged.committed = true;
+    drop(inflight);
     Ok(IngestOutcome {
         run_id: run.run_id,
         suite: run.suite,
@@ -383,11 +365,12 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     let now = now_us();
     let mut built = Vec::with_capacity(runs.len());
     let mut nulls = 0usize;
+    let mut asv_warnings = Vec::new();
     for r in runs {
         bar.inc(1);
         nulls += r.failed.len();
         let (sha, bytes) = sha256_file(&r.path)?;
-        let file = ingest::ParsedFile {
+        let mut file = ingest::ParsedFile {
             path: r.path.clone(),
             format: Format::Asv,
             trials: r.trials,
@@ -395,6 +378,8 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
             joined: Vec::new(),
             commit: None,
         };
+        file.drop_non_finite();
+        asv_warnings.append(&mut file.warnings);
         let (mut data, _) = ingest::assemble(vec![file], &opts.defaults)?;
         let identity = serde_json::json!({
             "formats": ["asv"], "suite": opts.suite, "sha256": sha, "labels": opts.labels,
@@ -433,7 +418,7 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     let refs: Vec<(&Run, &crate::model::RunData)> = built.iter().map(|(r, d)| (r, d)).collect();
     let outcome = wh.append_runs(&refs)?;
     let added = outcome.iter().filter(|o| o.is_none()).count();
-    let mut warnings = Vec::new();
+    let mut warnings = asv_warnings;
     if nulls > 0 {
         warnings.push(format!(
             "{nulls} asv results were null (the benchmark failed or was skipped in asv); those runs are marked partial"

@@ -216,10 +216,36 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 }
             }
         }
+        Command::Gc(args) => {
+            let r = wh()?.gc(args.grace, args.dry_run)?;
+            for s in &r.spared {
+                eprintln!("spared: {s}");
+            }
+            if !cli.quiet {
+                let verb = if args.dry_run {
+                    "would remove"
+                } else {
+                    "removed"
+                };
+                for p in &r.removed {
+                    writeln!(stdout, "{verb} {p}")?;
+                }
+                writeln!(
+                    stdout,
+                    "gc: {verb} {} leftovers ({} bytes), spared {}",
+                    r.removed.len(),
+                    r.bytes,
+                    r.spared.len()
+                )?;
+            }
+        }
         Command::Check => {
             let r = wh()?.check()?;
             for n in &r.notes {
                 eprintln!("note: {n}");
+            }
+            for l in &r.leftovers {
+                eprintln!("leftover: {l}");
             }
             for p in &r.problems {
                 eprintln!("problem: {p}");
@@ -227,11 +253,17 @@ async fn dispatch(cli: Cli) -> Result<()> {
             if !cli.quiet {
                 writeln!(
                     stdout,
-                    "checked {} files, {} rows, {} runs: {} problems",
+                    "checked {} files, {} rows, {} runs: {} problems, {} leftovers{}",
                     r.files,
                     r.rows,
                     r.runs,
-                    r.problems.len()
+                    r.problems.len(),
+                    r.leftovers.len(),
+                    if r.leftovers.is_empty() {
+                        ""
+                    } else {
+                        " (`perfhouse gc` removes them)"
+                    }
                 )?;
             }
             if !r.problems.is_empty() {

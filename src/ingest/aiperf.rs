@@ -284,12 +284,22 @@ pub fn stream_jsonl(
     let mut pending: Option<(usize, serde_json::Error)> = None;
     loop {
         buf.clear();
-        let n = reader
-            .read_line(&mut buf)
-            .map_err(|source| IngestError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        let n = reader.read_line(&mut buf).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::InvalidData {
+                IngestError::Parse {
+                    path: path.to_path_buf(),
+                    line: line_no + 1,
+                    message:
+                        "not UTF-8 text (expected one aiperf record as a JSON object per line)"
+                            .to_string(),
+                }
+            } else {
+                IngestError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            }
+        })?;
         if n == 0 {
             break;
         }
@@ -330,6 +340,15 @@ pub fn stream_jsonl(
                 });
             }
         }
+    }
+    if out.count == 0 {
+        // An empty export is a run that measured nothing, not a trial of zero requests.
+        return Err(IngestError::Parse {
+            path: path.to_path_buf(),
+            line: pending.map_or(line_no.max(1), |(l, _)| l),
+            message: "no complete aiperf record in the file (expected one JSON object per line)"
+                .to_string(),
+        });
     }
     if !batch.is_empty() {
         sink(batch)?;

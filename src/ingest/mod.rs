@@ -47,6 +47,8 @@ pub enum IngestError {
     Unknown { path: PathBuf, known: String },
     #[error("{path}: no input files found here (looked for {looked_for})")]
     NothingFound { path: PathBuf, looked_for: String },
+    #[error("{path}: {kind}; give a regular file or a directory")]
+    NotAFile { path: PathBuf, kind: &'static str },
     /// Writing streamed rows failed (disk full, permissions).
     #[error("{0}")]
     Store(String),
@@ -213,6 +215,28 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                 });
             }
         } else {
+            // A FIFO, socket or device would block or never end: only regular files are read.
+            let meta = std::fs::metadata(path).map_err(|source| IngestError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            if !meta.is_file() {
+                let ft = meta.file_type();
+                use std::os::unix::fs::FileTypeExt;
+                let kind = if ft.is_fifo() {
+                    "a FIFO"
+                } else if ft.is_socket() {
+                    "a socket"
+                } else if ft.is_block_device() || ft.is_char_device() {
+                    "a device"
+                } else {
+                    "not a regular file"
+                };
+                return Err(IngestError::NotAFile {
+                    path: path.clone(),
+                    kind,
+                });
+            }
             File::open(path).map_err(|source| IngestError::Io {
                 path: path.clone(),
                 source,
@@ -374,6 +398,38 @@ pub struct ParsedFile {
 }
 
 impl ParsedFile {
+    /// perfhouse's one policy for values that are not finite (`inf`, `nan`, `1e400` read as
+    /// `inf`, a scale that overflows): they are not measurements, so they are not stored. Each
+    /// is left out with a warning naming the file, trial and metric; the rest of the file
+    /// lands. The warehouse refuses any that reach it ([`crate::warehouse::Warehouse::append_runs`]).
+    pub fn drop_non_finite(&mut self) {
+        for (i, t) in self.trials.iter_mut().enumerate() {
+            let path = &self.path;
+            let warnings = &mut self.warnings;
+            t.metrics.retain(|m| {
+                let keep = m.value.is_finite();
+                if !keep {
+                    warnings.push(format!(
+                        "{}: trial {i}: metric `{}` is {} (not a finite number); left out",
+                        path.display(),
+                        m.name,
+                        m.value
+                    ));
+                }
+                keep
+            });
+            let before = t.stacks.len();
+            t.stacks.retain(|s| s.weight.is_finite() && s.weight >= 0.0);
+            if t.stacks.len() < before {
+                warnings.push(format!(
+                    "{}: trial {i}: {} stacks with a weight that is not a finite, non-negative number; left out",
+                    path.display(),
+                    before - t.stacks.len()
+                ));
+            }
+        }
+    }
+
     /// Adds an aiperf summary's metrics to this file's (one) trial.
     pub fn join(&mut self, other: ParsedFile) {
         if let Some(t) = self.trials.first_mut() {
@@ -397,6 +453,16 @@ pub fn parse_file(path: &Path, format: Format) -> Result<ParsedFile, IngestError
 
 /// Parses one file; aiperf requests go to `sink` in chunks of [`CHUNK`] where one is given.
 pub fn parse_file_with(
+    path: &Path,
+    format: Format,
+    sink: Option<RequestSink>,
+) -> Result<ParsedFile, IngestError> {
+    let mut parsed = parse_any(path, format, sink)?;
+    parsed.drop_non_finite();
+    Ok(parsed)
+}
+
+fn parse_any(
     path: &Path,
     format: Format,
     sink: Option<RequestSink>,

@@ -149,7 +149,8 @@ struct MetricRow {
     name: String,
     unit: String,
     better: String,
-    value: f64,
+    /// `None` for a value JSON cannot carry (a non-finite one stored by an older perfhouse).
+    value: Option<f64>,
 }
 
 /// The load-test figures every comparison carries, in display order.
@@ -223,6 +224,10 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
         .collect();
     let mut samples: Samples = BTreeMap::new();
     let mut push = |t: &FigRow, name: &str, unit: &str, dir: Direction, v: f64| {
+        // Statistics take finite values only (the ingest policy: non-finite is not a value).
+        if !v.is_finite() {
+            return;
+        }
         let list = samples
             .entry((t.arm.clone(), t.params.clone()))
             .or_default();
@@ -261,7 +266,9 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
             } else {
                 Direction::LowerIsBetter
             };
-            push(t, &m.name, &m.unit, dir, m.value);
+            if let Some(v) = m.value {
+                push(t, &m.name, &m.unit, dir, v);
+            }
         }
     }
     Ok(Side {

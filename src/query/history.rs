@@ -98,7 +98,9 @@ pub async fn history(
              FROM arm_medians a JOIN runs r ON a.run_id = r.run_id"
         ));
     }
-    let mut filter = vec!["value IS NOT NULL".to_string()];
+    // Finite values only (NaN fails both comparisons; ±inf the bounds).
+    let mut filter =
+        vec!["value >= -1.7976931348623157e308 AND value <= 1.7976931348623157e308".to_string()];
     if let Some(s) = suite {
         filter.push(format!("suite = {}", lit(s)));
     }
@@ -113,6 +115,9 @@ pub async fn history(
     let rows: Vec<Row> = q.rows(&sql).await?;
     let mut series: BTreeMap<(String, String, String, String), Series> = BTreeMap::new();
     for r in rows {
+        let Some(value) = r.value.filter(|v| v.is_finite()) else {
+            continue;
+        };
         let key = (
             r.suite.clone(),
             r.metric.clone(),
@@ -134,7 +139,7 @@ pub async fn history(
             run_no: r.run_no,
             started_at: r.started_at,
             git_commit: r.git_commit,
-            value: r.value.expect("filtered to non-null"),
+            value,
             lo: r.lo,
             hi: r.hi,
         });

@@ -63,16 +63,27 @@ pub enum QueryError {
     Decode(String),
 }
 
+/// A reading session. It holds the warehouse's readers lock for as long as it lives, so a
+/// concurrent `compact` waits to swap partitions until it is dropped: every query of one
+/// session sees the same files (see `warehouse::Lock`).
 pub struct Query {
     ctx: SessionContext,
+    _readers: crate::warehouse::Lock,
 }
 
 impl Query {
     pub async fn open(warehouse: &Warehouse) -> Result<Query, QueryError> {
-        Self::open_root(warehouse.root()).await
+        let readers = warehouse
+            .read_lock()
+            .map_err(|e| QueryError::Decode(e.to_string()))?;
+        let ctx = Self::context_over(warehouse.root()).await?;
+        Ok(Query {
+            ctx,
+            _readers: readers,
+        })
     }
 
-    async fn open_root(root: &Path) -> Result<Query, QueryError> {
+    async fn context_over(root: &Path) -> Result<SessionContext, QueryError> {
         let config = SessionConfig::new().with_information_schema(true);
         let ctx = SessionContext::new_with_config(config);
         ctx.register_udaf(udf::quantile_cont_udaf());
@@ -93,7 +104,7 @@ impl Query {
                 .await
                 .map_err(|source| QueryError::View { view, source })?;
         }
-        Ok(Query { ctx })
+        Ok(ctx)
     }
 
     pub fn context(&self) -> &SessionContext {

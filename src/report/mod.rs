@@ -262,7 +262,7 @@ pub fn history(
                         c.run_no,
                         c.git_commit
                             .as_ref()
-                            .map(|g| format!(" {}", &g[..g.len().min(10)]))
+                            .map(|g| format!(" {}", crate::model::short_commit(g)))
                             .unwrap_or_default(),
                         c.magnitude * 100.0,
                         c.p_value

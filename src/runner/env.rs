@@ -30,6 +30,8 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
 
 #[derive(Debug, Clone)]
 pub struct Captured {
+    /// Allow-listed variables that look like secrets (their values are not stored).
+    pub warnings: Vec<String>,
     pub env: Value,
     pub fingerprint: String,
     pub host: Option<String>,
@@ -58,9 +60,17 @@ pub fn capture(plan_dir: &Path, allowlist: &[String]) -> Captured {
         .and_then(|_| git(plan_dir, &["status", "--porcelain"]))
         .map(|s| !s.is_empty());
     let mut vars = Map::new();
+    let mut warnings = Vec::new();
     for k in allowlist {
         if let Ok(v) = std::env::var(k) {
-            vars.insert(k.clone(), Value::String(v));
+            if is_secret_name(k) {
+                warnings.push(format!(
+                    "env_allowlist names `{k}`, which looks like a secret: stored as [redacted]"
+                ));
+                vars.insert(k.clone(), Value::String("[redacted]".to_string()));
+            } else {
+                vars.insert(k.clone(), Value::String(v));
+            }
         }
     }
     let env = json!({
@@ -76,6 +86,7 @@ pub fn capture(plan_dir: &Path, allowlist: &[String]) -> Captured {
     });
     let fp = format!("{cpu_model:?}|{cores:?}|{numa:?}|{kernel:?}|{governor:?}");
     Captured {
+        warnings,
         env,
         fingerprint: hex::encode(&Sha256::digest(fp.as_bytes())[..8]),
         host,
@@ -91,4 +102,68 @@ pub fn numa_nodes() -> usize {
         .and_then(|s| crate::runner::plan::parse_cores(&s).ok())
         .map(|v| v.len())
         .unwrap_or(1)
+}
+
+/// Whether a variable's name says it holds a secret (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
+/// `DB_PASSWORD`, `API_KEY`, …).
+pub fn is_secret_name(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    [
+        "TOKEN",
+        "SECRET",
+        "KEY",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "AUTH",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+/// `text` with the value of every secret-looking variable (of perfhouse's environment and
+/// `extra`, the trial's own) replaced by `[redacted NAME]`, and any `NAME=value` whose name
+/// looks secret too: a failing command's output is stored, and it may have printed `env`.
+pub fn redact(text: &str, extra: &[(String, String)]) -> String {
+    let mut secrets: Vec<(String, String)> = std::env::vars()
+        .chain(extra.iter().cloned())
+        .filter(|(k, v)| is_secret_name(k) && v.len() >= 4)
+        .collect();
+    // Longest first, so a value that contains another is replaced whole.
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.1.len()));
+    let mut out = text.to_string();
+    for (k, v) in &secrets {
+        out = out.replace(v.as_str(), &format!("[redacted {k}]"));
+    }
+    static ASSIGN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = ASSIGN.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b([A-Z0-9_]*(?:TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Z0-9_]*)=([^\s\[]\S*)")
+            .expect("a valid pattern")
+    });
+    re.replace_all(&out, "$1=[redacted]").into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted_by_value_and_by_assignment() {
+        let extra = vec![
+            ("MY_API_TOKEN".to_string(), "tok-123456".to_string()),
+            (
+                "PLAIN".to_string(),
+                "tok-123456-not-secret-name".to_string(),
+            ),
+        ];
+        let text =
+            "curl -H 'Authorization: tok-123456' failed\nDB_PASSWORD=hunter22 x\nPATH=/usr/bin";
+        let r = redact(text, &extra);
+        assert!(!r.contains("tok-123456'"), "{r}");
+        assert!(r.contains("[redacted MY_API_TOKEN]"), "{r}");
+        assert!(r.contains("DB_PASSWORD=[redacted]"), "{r}");
+        assert!(!r.contains("hunter22"), "{r}");
+        assert!(r.contains("PATH=/usr/bin"), "{r}");
+        assert!(is_secret_name("GITHUB_TOKEN") && !is_secret_name("PATH"));
+    }
 }

@@ -27,6 +27,10 @@ use plan::{MetricRule, Plan, Planned, Source};
 /// the run lands with what was done.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// The cancel flag of commands that must run to the end even after an interruption: the
+/// teardown (bounded by the plan's timeout instead), so servers are stopped cleanly.
+static NEVER: AtomicBool = AtomicBool::new(false);
+
 extern "C" fn on_signal(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
@@ -146,6 +150,7 @@ pub fn execute(
             schedule: Some(schedule_text(&plan)),
         });
     }
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
@@ -161,7 +166,7 @@ pub fn execute(
     let scratch = std::env::temp_dir().join(format!("perfhouse-run-{run_id}"));
     std::fs::create_dir_all(&scratch).with_context(|| scratch.display().to_string())?;
     let captured = env::capture(&workdir, &plan.env_allowlist);
-    let mut warnings = Vec::new();
+    let mut warnings = captured.warnings.clone();
     let profiling = match &plan.profile {
         Some(p) => match profile::available() {
             Ok(()) => Some(p.clone()),
@@ -234,7 +239,16 @@ pub fn execute(
     }
     data.notes.extend(plan.note.iter().cloned());
     let ran = data.trials.len();
-    let status = if ran > 0 && failed == 0 && ran == schedule.len() {
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    if interrupted {
+        data.notes.push(format!(
+            "interrupted (SIGINT/SIGTERM) after {ran} of {} trials",
+            schedule.len()
+        ));
+    }
+    let status = if interrupted {
+        "interrupted"
+    } else if ran > 0 && failed == 0 && ran == schedule.len() {
         "ok"
     } else if failed == ran {
         "failed"
@@ -329,12 +343,43 @@ fn run_trial(
         )
     };
     let mut failure: Option<(String, Option<i32>, PathBuf)> = None;
-    let run =
-        |cmd: &str, o: &File, e: &File, t| proc::run(cmd, workdir, &env, &marker, o, e, t, cancel);
+    // Every command of the trial in a cgroup of its own where the machine allows it; the
+    // environment-marker sweep below stays as the fallback (and the check).
+    let cgroup = match proc::Cgroup::create(&format!("perfhouse-{run_id}-t{trial_id}")) {
+        Ok(cg) => {
+            trial.containment = Some("cgroup".to_string());
+            Some(cg)
+        }
+        Err(_) => {
+            trial.containment = Some("marker-sweep".to_string());
+            None
+        }
+    };
+    let cg = cgroup.as_ref();
+    let run = |cmd: &str, o: &File, e: &File, t| {
+        proc::run(cmd, workdir, &env, &marker, o, e, t, cancel, cg)
+    };
+    let run_to_end = |cmd: &str, o: &File, e: &File, t| {
+        proc::run(cmd, workdir, &env, &marker, o, e, t, &NEVER, cg)
+    };
+    let interrupted = |what: &str| {
+        (
+            format!("interrupted (SIGINT/SIGTERM) during the {what}"),
+            None,
+            dir.join(if what == "command" {
+                "stderr.log"
+            } else {
+                "setup.log"
+            }),
+        )
+    };
 
     if let Some(setup) = &plan.run.setup {
         let r = run(setup, &setup_log, &setup_log, timeout)?;
-        if !r.ok() {
+        if r.cancelled {
+            trial.status = "interrupted".to_string();
+            failure = Some(interrupted("setup"));
+        } else if !r.ok() {
             failure = Some((
                 format!("setup {}", describe(&r)),
                 r.code,
@@ -351,7 +396,12 @@ fn run_trial(
             if r.ok() {
                 break;
             }
-            if Instant::now() >= deadline || cancel.load(Ordering::SeqCst) {
+            if cancel.load(Ordering::SeqCst) {
+                trial.status = "interrupted".to_string();
+                failure = Some(interrupted("readiness check"));
+                break;
+            }
+            if Instant::now() >= deadline {
                 failure = Some((
                     format!(
                         "not ready after {:?} (`{ready}` {})",
@@ -443,7 +493,10 @@ fn run_trial(
                 Err(why) => warnings.push(format!("trial {trial_id}: profile lost: {why}")),
             }
         }
-        if r.timed_out {
+        if r.cancelled {
+            trial.status = "interrupted".to_string();
+            failure = Some(interrupted("command"));
+        } else if r.timed_out {
             trial.status = "timeout".to_string();
             failure = Some((
                 format!("command timed out after {timeout:?}"),
@@ -458,11 +511,23 @@ fn run_trial(
             ));
         }
     }
-    // Teardown always, then no process of this trial may survive.
+    // Teardown always, to its end even after an interruption (bounded by the timeout), then
+    // no process of this trial may survive.
     if let Some(td) = &plan.run.teardown {
-        let r = run(td, &teardown_log, &teardown_log, timeout)?;
+        let r = run_to_end(td, &teardown_log, &teardown_log, timeout)?;
         if !r.ok() {
             warnings.push(format!("trial {trial_id}: teardown {}", describe(&r)));
+        }
+    }
+    if let Some(cg) = &cgroup {
+        match cg.kill() {
+            Ok(0) => {}
+            Ok(n) => warnings.push(format!(
+                "trial {trial_id}: killed {n} leftover process(es) of the trial's cgroup"
+            )),
+            Err(left) => {
+                bail!("trial {trial_id}: processes {left:?} survived cgroup.kill; stopping the run")
+            }
         }
     }
     match proc::sweep(&marker) {
@@ -479,15 +544,26 @@ fn run_trial(
             trial.status = "failed".to_string();
         }
         trial.exit_code = trial.exit_code.or(code);
-        let tail = proc::tail(&log_path, 2000);
+        let tail = env::redact(&proc::tail(&log_path, 2000), &env);
         trial.stderr_tail = Some(format!("{why}\n{tail}").trim_end().to_string());
     } else {
         for m in &plan.metrics {
-            match extract(m, &dir) {
+            match extract(m, &dir).and_then(|v| {
+                let scaled = v * m.scale;
+                // The ingest policy for values that are not finite, here too: not stored.
+                if scaled.is_finite() {
+                    Ok(scaled)
+                } else {
+                    Err(format!(
+                        "value {v} × scale {} is not a finite number; left out",
+                        m.scale
+                    ))
+                }
+            }) {
                 Ok(v) => data.metrics.push(Metric {
                     trial_id,
                     name: m.name.clone(),
-                    value: v * m.scale,
+                    value: v,
                     unit: m.unit.clone(),
                     better: if m.better == "higher" {
                         Better::Higher
@@ -537,8 +613,8 @@ pub fn extract_from(m: &MetricRule, text: &str) -> Result<f64, String> {
         let re = regex::Regex::new(re).expect("validated");
         let caps = text
             .lines()
-            .filter_map(|l| re.captures(l))
-            .last()
+            .rev()
+            .find_map(|l| re.captures(l))
             .ok_or_else(|| format!("no line matches /{re}/"))?;
         let s = caps
             .get(1)

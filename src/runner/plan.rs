@@ -232,7 +232,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "us" | "µs" => n / 1e6,
         other => return Err(format!("`{s}`: unknown unit `{other}` (ms, s, m, h)")),
     };
-    Ok(Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("`{s}`: not a duration this machine can wait"))
 }
 
 mod duration {

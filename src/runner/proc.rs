@@ -18,6 +18,8 @@ pub struct Outcome {
     /// Exit code; `None` when killed by a signal.
     pub code: Option<i32>,
     pub timed_out: bool,
+    /// Stopped because the run was interrupted (SIGINT/SIGTERM to perfhouse).
+    pub cancelled: bool,
     pub wall: Duration,
 }
 
@@ -27,8 +29,89 @@ impl Outcome {
     }
 }
 
-/// Runs `bash -c cmd` in a new process group, output appended to the given files, killed
-/// (whole group) when `timeout` passes.
+/// A cgroup v2 of one trial, where the machine lets perfhouse make one (cgroup2 mounted and
+/// writable, as for root here): every command of the trial starts inside it, so no process
+/// escapes it (`setsid`, double forks and `env -i` daemons included), and [`Cgroup::kill`]
+/// ends them all with `cgroup.kill`, as systemd does.
+#[derive(Debug)]
+pub struct Cgroup {
+    dir: std::path::PathBuf,
+    /// `<dir>/cgroup.procs` as a C string, written from the child before `exec`.
+    procs: std::ffi::CString,
+}
+
+impl Cgroup {
+    /// A new cgroup `name` beside perfhouse's own, or why there is none.
+    pub fn create(name: &str) -> Result<Cgroup, String> {
+        let mountinfo =
+            std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| e.to_string())?;
+        // Fields: … mount-point … - fstype source options
+        let mount = mountinfo
+            .lines()
+            .find_map(|l| {
+                let (pre, post) = l.split_once(" - ")?;
+                (post.split_whitespace().next()? == "cgroup2")
+                    .then(|| pre.split_whitespace().nth(4).map(str::to_string))?
+            })
+            .ok_or("no cgroup2 file system is mounted")?;
+        let own = std::fs::read_to_string("/proc/self/cgroup")
+            .map_err(|e| e.to_string())?
+            .lines()
+            .find_map(|l| l.strip_prefix("0::").map(str::to_string))
+            .ok_or("perfhouse is in no cgroup v2")?;
+        let parent = Path::new(&mount).join(own.trim_start_matches('/'));
+        let dir = parent.join(name);
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if !dir.join("cgroup.kill").exists() {
+            let _ = std::fs::remove_dir(&dir);
+            return Err("the kernel has no cgroup.kill (Linux < 5.14)".to_string());
+        }
+        let procs = std::ffi::CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes())
+            .map_err(|e| e.to_string())?;
+        Ok(Cgroup { dir, procs })
+    }
+
+    /// Pids still in the cgroup.
+    pub fn pids(&self) -> Vec<i32> {
+        std::fs::read_to_string(self.dir.join("cgroup.procs"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+
+    /// SIGKILLs every process in the cgroup and waits (≤ 2 s) until it is empty. Returns how
+    /// many there were, or the pids that are still there.
+    pub fn kill(&self) -> Result<usize, Vec<i32>> {
+        let found = self.pids().len();
+        if found == 0 {
+            return Ok(0);
+        }
+        let _ = std::fs::write(self.dir.join("cgroup.kill"), "1");
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            let left = self.pids();
+            if left.is_empty() {
+                return Ok(found);
+            }
+            if Instant::now() > deadline {
+                return Err(left);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        let _ = self.kill();
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+/// Runs `bash -c cmd` in a new process group (inside `cgroup` when given), output appended
+/// to the given files, killed (whole group) when `timeout` passes.
 pub fn run(
     cmd: &str,
     dir: &Path,
@@ -38,9 +121,31 @@ pub fn run(
     stderr: &File,
     timeout: Duration,
     cancel: &std::sync::atomic::AtomicBool,
+    cgroup: Option<&Cgroup>,
 ) -> std::io::Result<Outcome> {
     let start = Instant::now();
-    let mut child = Command::new("bash")
+    let mut command = Command::new("bash");
+    if let Some(cg) = cgroup {
+        let procs = cg.procs.clone();
+        // SAFETY: the closure runs in the forked child before exec and calls only
+        // async-signal-safe functions (open, write, close) on memory prepared before the fork.
+        unsafe {
+            command.pre_exec(move || {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // "0" moves the writing process itself.
+                let n = libc::write(fd, b"0".as_ptr().cast(), 1);
+                libc::close(fd);
+                if n != 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let mut child = command
         .arg("-c")
         .arg(cmd)
         .current_dir(dir)
@@ -62,12 +167,13 @@ pub fn run(
     // Wait in short slices so Ctrl-C (which only perfhouse's own group receives) is noticed.
     let deadline = start + timeout;
     let mut timed_out = false;
+    let mut cancelled = false;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left.min(Duration::from_millis(100))) {
             Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let cancelled = cancel.load(std::sync::atomic::Ordering::SeqCst);
+                cancelled = cancel.load(std::sync::atomic::Ordering::SeqCst);
                 if cancelled || left.is_zero() {
                     timed_out = !cancelled;
                     kill_group(pid);
@@ -80,22 +186,26 @@ pub fn run(
     Ok(Outcome {
         code: status.code(),
         timed_out,
+        cancelled,
         wall: start.elapsed(),
     })
 }
 
 /// SIGTERM to the group, then SIGKILL after a grace period.
 pub fn kill_group(pgid: i32) {
+    // SAFETY: killpg has no memory preconditions; a stale pgid only makes it fail (ESRCH).
     unsafe {
         libc::killpg(pgid, libc::SIGTERM);
     }
     let deadline = Instant::now() + Duration::from_millis(500);
     while Instant::now() < deadline {
+        // SAFETY: signal 0 only probes whether the group still exists.
         if unsafe { libc::killpg(pgid, 0) } != 0 {
             return;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+    // SAFETY: as above; SIGKILL to a group that may already be gone.
     unsafe {
         libc::killpg(pgid, libc::SIGKILL);
     }
@@ -144,6 +254,7 @@ pub fn sweep(marker: &str) -> Result<usize, Vec<i32>> {
         return Ok(0);
     }
     for &p in &found {
+        // SAFETY: kill has no memory preconditions; a pid that exited only makes it fail.
         unsafe {
             libc::kill(p, libc::SIGTERM);
         }
@@ -156,6 +267,7 @@ pub fn sweep(marker: &str) -> Result<usize, Vec<i32>> {
         }
         if Instant::now() > deadline {
             for &p in &left {
+                // SAFETY: as above.
                 unsafe {
                     libc::kill(p, libc::SIGKILL);
                 }

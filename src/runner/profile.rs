@@ -109,6 +109,7 @@ pub fn start(
 impl Profiler {
     /// Stops recording (SIGINT, as Ctrl-C) and returns folded stacks (`stack weight` lines).
     pub fn finish(mut self, dir: &Path) -> Result<Vec<u8>, String> {
+        // SAFETY: kill has no memory preconditions; the child is ours and not yet reaped.
         unsafe {
             libc::kill(self.child.id() as i32, libc::SIGINT);
         }
@@ -257,7 +258,6 @@ x 30/30 100.005000: sched:sched_switch: prev_comm=x prev_pid=30 prev_prio=120 pr
                 ("app;epoll_wait;schedule".to_string(), 3000.0),
             ]
             .into_iter()
-            .map(|(s, w)| (s, w))
             .collect::<Vec<_>>()
             .into_iter()
             .fold(Vec::new(), |mut v, x| {

@@ -63,7 +63,10 @@ pub fn line_chart(
         title: title.to_string(),
         message: e.to_string(),
     };
-    let pts = series.iter().flat_map(|s| s.points.iter());
+    let pts = series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .filter(|(x, y)| x.is_finite() && y.is_finite());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(x, y) in pts {
         x0 = x0.min(x);
@@ -81,6 +84,8 @@ pub fn line_chart(
         y1 = y0 + 1.0;
     }
     let y0 = y0.min(0.0);
+    let (x0, x1) = drawable(x0, x1);
+    let (y0, y1) = drawable(y0, y1);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
@@ -104,7 +109,10 @@ pub fn line_chart(
             let color = PALETTE[i % PALETTE.len()];
             chart
                 .draw_series(LineSeries::new(
-                    s.points.iter().copied(),
+                    s.points
+                        .iter()
+                        .copied()
+                        .filter(|(x, y)| x.is_finite() && y.is_finite()),
                     color.stroke_width(2),
                 ))
                 .map_err(|e| err(&e))?
@@ -148,10 +156,13 @@ pub fn trend_chart(t: &Trend) -> Result<String, ChartError> {
     let n = t.values.len().max(1);
     let mut y0 = f64::MAX;
     let mut y1 = f64::MIN;
-    for (i, v) in t.values.iter().enumerate() {
+    for (i, v) in t.values.iter().enumerate().filter(|(_, v)| v.is_finite()) {
         y0 = y0.min(*v);
         y1 = y1.max(*v);
-        if let Some(Some((lo, hi))) = t.bands.get(i) {
+        if let Some(Some((lo, hi))) = t.bands.get(i)
+            && lo.is_finite()
+            && hi.is_finite()
+        {
             y0 = y0.min(*lo);
             y1 = y1.max(*hi);
         }
@@ -160,7 +171,7 @@ pub fn trend_chart(t: &Trend) -> Result<String, ChartError> {
         (y0, y1) = (0.0, 1.0);
     }
     let pad = ((y1 - y0).abs() * 0.1).max(y1.abs() * 0.01).max(1e-12);
-    let (y0, y1) = (y0 - pad, y1 + pad);
+    let (y0, y1) = drawable(y0 - pad, y1 + pad);
     let x1 = (n as f64 - 1.0).max(1.0);
     let mut svg = String::new();
     {
@@ -209,7 +220,11 @@ pub fn trend_chart(t: &Trend) -> Result<String, ChartError> {
         }
         chart
             .draw_series(LineSeries::new(
-                t.values.iter().enumerate().map(|(i, v)| (i as f64, *v)),
+                t.values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.is_finite())
+                    .map(|(i, v)| (i as f64, *v)),
                 PALETTE[0].stroke_width(2),
             ))
             .map_err(|e| err(&e))?;
@@ -225,13 +240,39 @@ pub fn trend_chart(t: &Trend) -> Result<String, ChartError> {
     Ok(add_accessibility(&svg, t.title, t.description))
 }
 
+/// The largest magnitude an axis end may have: plotters computes tick positions from the
+/// span, which must stay finite (a series spanning ±1e308 made it loop forever).
+const AXIS_LIMIT: f64 = 1e300;
+
+/// An axis range plotters can always draw: finite, ends within ±[`AXIS_LIMIT`] (values past
+/// them are drawn at the edge), and a span that is not lost in the ends' magnitude. A range
+/// that already is one comes back unchanged.
+pub fn drawable(lo: f64, hi: f64) -> (f64, f64) {
+    let (lo, hi) = if lo.is_finite() && hi.is_finite() && lo <= hi {
+        (
+            lo.clamp(-AXIS_LIMIT, AXIS_LIMIT),
+            hi.clamp(-AXIS_LIMIT, AXIS_LIMIT),
+        )
+    } else {
+        (0.0, 1.0)
+    };
+    let magnitude = lo.abs().max(hi.abs());
+    if hi - lo > magnitude * 1e-9 && hi - lo > 1e-300 {
+        return (lo, hi);
+    }
+    let pad = (magnitude * 0.01).max(1e-9);
+    (lo - pad, hi + pad)
+}
+
 /// A 120×24 sparkline (inline SVG, no axes), last point marked.
 pub fn sparkline(values: &[f64], label: &str) -> String {
     let (w, h) = (120.0, 24.0);
     let (lo, hi) = values
         .iter()
+        .filter(|v| v.is_finite())
         .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
-    let span = if hi > lo { hi - lo } else { 1.0 };
+    let (lo, hi) = drawable(lo, hi);
+    let span = hi - lo;
     let n = values.len();
     let xy = |i: usize, v: f64| {
         let x = if n > 1 {

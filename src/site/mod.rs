@@ -334,7 +334,7 @@ pub fn slug(name: &str) -> String {
 
 fn short_commit(c: &Option<String>) -> String {
     c.as_deref()
-        .map(|c| c[..c.len().min(10)].to_string())
+        .map(|c| crate::model::short_commit(c).to_string())
         .unwrap_or_default()
 }
 
@@ -1423,7 +1423,6 @@ async fn run_page(
     }
     let mut medians = medians;
     medians.sort_by(|a, b| cmp_params(&a.params, &b.params).then_with(|| a.arm.cmp(&b.arm)));
-    let mut metric_medians = metric_medians;
     metric_medians.sort_by(|a, b| {
         a.name
             .cmp(&b.name)

@@ -27,7 +27,18 @@ pub fn quantile_cont(values: &mut [f64], p: f64) -> Option<f64> {
         .copied()
         .min_by(|x, y| x.total_cmp(y))
         .expect("non-empty");
-    Some(a + frac * (b - a))
+    Some(lerp(a, b, frac))
+}
+
+/// `a + frac·(b − a)` (numpy's and DuckDB's form, so results agree to the last digit), or,
+/// where `b − a` overflows (values near ±1.8e308), the form that cannot.
+fn lerp(a: f64, b: f64, frac: f64) -> f64 {
+    let span = b - a;
+    if span.is_finite() {
+        a + frac * span
+    } else {
+        a * (1.0 - frac) + b * frac
+    }
 }
 
 /// [`quantile_cont`] over values already sorted ascending.
@@ -38,7 +49,7 @@ pub fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
     if lo == hi {
         a
     } else {
-        a + (h - lo as f64) * (b - a)
+        lerp(a, b, h - lo as f64)
     }
 }
 
@@ -49,7 +60,17 @@ pub fn median(values: &[f64]) -> Option<f64> {
 }
 
 pub fn mean(values: &[f64]) -> Option<f64> {
-    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    if values.is_empty() {
+        return None;
+    }
+    let n = values.len() as f64;
+    let sum = values.iter().sum::<f64>();
+    // A sum past f64::MAX of finite values: divide first (less exact, never infinite).
+    Some(if sum.is_finite() {
+        sum / n
+    } else {
+        values.iter().map(|v| v / n).sum()
+    })
 }
 
 /// A small, fast, seedable generator (SplitMix64): the bootstrap and permutation tests must

@@ -95,6 +95,7 @@ pub fn trials(run_id: &str, rows: &[Trial]) -> Result<RecordBatch, ArrowError> {
             ts(rows.iter().map(|t| t.started_at_us)),
             ts(rows.iter().map(|t| t.finished_at_us)),
             opt_i64s(rows.iter().map(|t| t.wall_ns)),
+            opt_strs(rows.iter().map(|t| t.containment.as_deref())),
         ],
     )
 }

@@ -13,6 +13,7 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::error::ArrowError;
@@ -46,6 +47,16 @@ pub enum WarehouseError {
     EmptySuite,
     #[error("no run {0} in the warehouse (see `perfhouse query \"select run_id from runs\"`)")]
     UnknownRun(String),
+    #[error("{path}: still locked after {waited:?} ({holder}); nothing was changed")]
+    Busy {
+        path: PathBuf,
+        waited: Duration,
+        holder: String,
+    },
+    #[error("{path}: {what}")]
+    Schema { path: PathBuf, what: String },
+    #[error("run {run}: {what}: values that are not finite are never stored; nothing was written")]
+    NonFinite { run: String, what: String },
 }
 
 type Result<T, E = WarehouseError> = std::result::Result<T, E>;
@@ -99,23 +110,76 @@ pub struct RunEntry {
     pub input_digest: String,
 }
 
-/// An exclusive advisory lock on the warehouse (`<root>/.lock`), held by appends and
-/// compaction so a compaction never drops a file that a concurrent append is writing.
-struct Lock(File);
+/// An advisory `flock(2)` on a file of the warehouse, released when dropped (or when the
+/// process dies, so a killed writer never leaves a lock behind).
+///
+/// Two locks make the commit protocol:
+/// * `<root>/.lock`, exclusive: held by every write *into a table partition* (a run's commit,
+///   `annotate`, `import`, `compact`, `gc`). Streamed part files are written outside the
+///   partitions (under `.inflight/<run>/`) and moved in under this lock, so a compaction never
+///   sees a file of a run that is still being written, and `gc` (holding it) may treat every
+///   uncommitted row it finds in a partition as garbage.
+/// * `<root>/.readers.lock`: shared by every reader (a [`crate::query::Query`], the `runs`
+///   listing) for as long as it reads; `compact` takes it exclusively only around each swap of
+///   a partition, so a reader sees the old files or the new ones, never a missing file.
+pub struct Lock(File);
 
 impl Lock {
     fn acquire(root: &Path) -> Result<Lock> {
-        let path = root.join(".lock");
-        let file = File::options()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_err(&path))?;
-        // SAFETY: flock on a descriptor we own; blocks until the lock is free.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(io_err(&path)(io::Error::last_os_error()));
+        Self::take(&root.join(".lock"), libc::LOCK_EX)
+    }
+
+    /// Blocks until `op` (`LOCK_EX` / `LOCK_SH`) is granted on `path` (created if needed).
+    fn take(path: &Path, op: libc::c_int) -> Result<Lock> {
+        let file = Self::open(path)?;
+        // SAFETY: flock on a descriptor we own; it blocks until the lock is free.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } != 0 {
+            return Err(io_err(path)(io::Error::last_os_error()));
         }
         Ok(Lock(file))
+    }
+
+    /// Tries `op` without blocking: `None` while another descriptor holds a conflicting lock.
+    fn try_take(path: &Path, op: libc::c_int) -> Result<Option<Lock>> {
+        let file = Self::open(path)?;
+        // SAFETY: flock on a descriptor we own; LOCK_NB makes it return at once.
+        if unsafe { libc::flock(file.as_raw_fd(), op | libc::LOCK_NB) } == 0 {
+            return Ok(Some(Lock(file)));
+        }
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            Ok(None)
+        } else {
+            Err(io_err(path)(err))
+        }
+    }
+
+    /// `op` on `path`, polling until `wait` has passed; then an error saying who holds it.
+    fn take_within(path: &Path, op: libc::c_int, wait: Duration, holder: &str) -> Result<Lock> {
+        let deadline = Instant::now() + wait;
+        loop {
+            if let Some(lock) = Self::try_take(path, op)? {
+                return Ok(lock);
+            }
+            if Instant::now() >= deadline {
+                return Err(WarehouseError::Busy {
+                    path: path.to_path_buf(),
+                    waited: wait,
+                    holder: holder.to_string(),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn open(path: &Path) -> Result<File> {
+        File::options()
+            .create(true)
+            .append(true)
+            .open(path)
+            // A warehouse the reader may not write to: a read-only descriptor still locks.
+            .or_else(|_| File::open(path))
+            .map_err(io_err(path))
     }
 }
 
@@ -125,6 +189,9 @@ impl Drop for Lock {
         unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
     }
 }
+
+/// How long `compact` waits for readers to finish before it gives up on a partition swap.
+pub const READERS_WAIT: Duration = Duration::from_secs(600);
 
 pub struct Warehouse {
     root: PathBuf,
@@ -197,27 +264,35 @@ impl Warehouse {
 
     /// Every committed run (one row per `runs` row).
     pub fn runs(&self) -> Result<Vec<RunEntry>> {
+        let _readers = self.read_lock()?;
         let mut out = Vec::new();
         for (suite, path) in self.table_files(Table::Runs)? {
-            for batch in Self::read_file(&path)? {
-                let ids = batch
-                    .column_by_name("run_id")
-                    .expect("runs.run_id")
-                    .as_string::<i32>();
-                let digests = batch
-                    .column_by_name("input_digest")
-                    .expect("runs.input_digest")
-                    .as_string::<i32>();
-                for i in 0..batch.num_rows() {
-                    out.push(RunEntry {
-                        run_id: ids.value(i).to_string(),
-                        suite: suite.clone(),
-                        input_digest: digests.value(i).to_string(),
-                    });
-                }
+            out.extend(Self::read_runs_file(&suite, &path)?);
+        }
+        Ok(out)
+    }
+
+    /// The runs of one `runs` file; a file of another schema is an error naming the column.
+    fn read_runs_file(suite: &str, path: &Path) -> Result<Vec<RunEntry>> {
+        let mut out = Vec::new();
+        for batch in Self::read_file(path)? {
+            let ids = utf8_column(&batch, "run_id", path)?;
+            let digests = utf8_column(&batch, "input_digest", path)?;
+            for i in 0..batch.num_rows() {
+                out.push(RunEntry {
+                    run_id: ids.value(i).to_string(),
+                    suite: suite.to_string(),
+                    input_digest: digests.value(i).to_string(),
+                });
             }
         }
         Ok(out)
+    }
+
+    /// A shared lock on `.readers.lock` for as long as the guard lives: `compact` swaps no
+    /// partition while it is held (see [`Lock`]).
+    pub fn read_lock(&self) -> Result<Lock> {
+        Lock::take(&self.root.join(".readers.lock"), libc::LOCK_SH)
     }
 
     pub fn find_by_digest(&self, digest: &str) -> Result<Option<RunEntry>> {
@@ -236,17 +311,39 @@ impl Warehouse {
     /// the caller has already computed for the run's digest. Storing the same bytes twice keeps
     /// one copy.
     pub fn store_blob(&self, source: &Path, name: &str, sha: &str, bytes: i64) -> Result<Artifact> {
-        let rel = format!("artifacts/blobs/{}/{}", &sha[..2], sha);
+        let prefix = sha
+            .get(..2)
+            .filter(|p| p.bytes().all(|b| b.is_ascii_hexdigit()));
+        let Some(prefix) = prefix else {
+            return Err(WarehouseError::Schema {
+                path: source.to_path_buf(),
+                what: format!("`{sha}` is not a SHA-256"),
+            });
+        };
+        let rel = format!("artifacts/blobs/{prefix}/{sha}");
         let dest = self.root.join(&rel);
-        if !dest.exists() {
-            let dir = dest.parent().expect("blob has a parent");
-            fs::create_dir_all(dir).map_err(io_err(dir))?;
-            let tmp = dest.with_extension("tmp");
+        if dest.exists() {
+            // Reused by a run not yet committed: young again, so `gc`'s grace period spares it.
+            let _ = File::options()
+                .append(true)
+                .open(&dest)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+        } else {
+            let dir = self.root.join("artifacts/blobs").join(prefix);
+            fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+            // A temporary name of this writer's own: concurrent ingests of the same new file
+            // each copy to their own, and the first rename wins (content-addressed: the others
+            // are the same bytes and are dropped).
+            let tmp = dir.join(format!("{sha}.{}.tmp", uuid::Uuid::now_v7()));
             fs::copy(source, &tmp).map_err(io_err(&tmp))?;
             File::open(&tmp)
                 .and_then(|f| f.sync_all())
                 .map_err(io_err(&tmp))?;
-            fs::rename(&tmp, &dest).map_err(io_err(&dest))?;
+            match rename_noreplace(&tmp, &dest) {
+                Ok(()) | Err(WarehouseError::Exists(_)) => {}
+                Err(e) => return Err(e),
+            }
+            fsync_dir(&dir)?;
         }
         Ok(Artifact {
             trial_id: None,
@@ -292,6 +389,18 @@ impl Warehouse {
         let mut outcome = Vec::with_capacity(runs.len());
         let mut fresh = Vec::new();
         for (run, data) in runs {
+            if let Some(m) = data.metrics.iter().find(|m| !m.value.is_finite()) {
+                return Err(WarehouseError::NonFinite {
+                    run: run.run_id.clone(),
+                    what: format!("metric `{}` of trial {} is {}", m.name, m.trial_id, m.value),
+                });
+            }
+            if let Some(s) = data.stacks.iter().find(|s| !s.weight.is_finite()) {
+                return Err(WarehouseError::NonFinite {
+                    run: run.run_id.clone(),
+                    what: format!("a stack of trial {} weighs {}", s.trial_id, s.weight),
+                });
+            }
             if let Some(existing) = by_digest.get(run.input_digest.as_str()) {
                 outcome.push(Some((*existing).clone()));
                 continue;
@@ -374,7 +483,22 @@ impl Warehouse {
             push(Table::Annotations, notes.len(), batch::annotations(&notes))?;
             push(Table::Runs, 1, batch::runs(run))?;
         }
-        // `runs` is last in the list: until its file lands, none of these rows is visible.
+        // Streamed parts first, then one file per table; `runs` is last in the list: until
+        // its file lands, none of these rows is visible.
+        for (run, data) in &fresh {
+            // A kept input removed between storing and committing (a `gc` racing an ingest of
+            // an old, unreferenced blob): fail the commit rather than refer to nothing.
+            for a in &data.artifacts {
+                let blob = self.root.join(&a.stored_path);
+                if !blob.is_file() {
+                    return Err(io_err(&blob)(io::Error::new(
+                        io::ErrorKind::NotFound,
+                        "kept input vanished before the run committed; ingest again",
+                    )));
+                }
+            }
+            self.land_inflight(&run.run_id)?;
+        }
         for (table, batches) in tables {
             if !batches.is_empty() {
                 let dir = self.partition_dir(table, suite);
@@ -384,36 +508,56 @@ impl Warehouse {
         Ok(outcome)
     }
 
-    /// Opens a writer for one more file of `table` rows of a run not yet committed (requests
-    /// streamed from a large input). Its rows stay invisible until the run's `runs` row lands;
-    /// a run that never lands leaves an orphan file that `check` reports and `discard` removes.
-    pub fn part_writer(
-        &self,
-        table: Table,
-        suite: &str,
-        run_id: &str,
-        part: usize,
-    ) -> Result<PartWriter> {
-        let dir = self.partition_dir(table, suite);
+    /// Starts writing a run whose rows are too many to hold (requests streamed from a large
+    /// input): its part files go under `<root>/.inflight/<run_id>/`, outside every table, and
+    /// move into their partitions when the run commits ([`Warehouse::append_runs`], under the
+    /// lock). The returned guard holds a lock on that directory for as long as it lives, so
+    /// `gc` knows the writer is alive; dropped, it removes the directory (after a commit it is
+    /// empty, before one it holds rows nobody will see).
+    pub fn begin_run(&self, run_id: &str) -> Result<InFlight> {
+        let dir = self.inflight_dir(run_id);
         fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        let name = format!("{run_id}-p{part}.parquet");
-        let tmp = dir.join(format!("{name}.tmp"));
-        let file = File::create(&tmp).map_err(io_err(&tmp))?;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .build();
-        let writer = ArrowWriter::try_new(file, table.schema(), Some(props)).map_err(|source| {
-            WarehouseError::Parquet {
-                path: tmp.clone(),
-                source,
+        let lock = Lock::take(&dir.join(".lock"), libc::LOCK_EX)?;
+        Ok(InFlight { dir, _lock: lock })
+    }
+
+    fn inflight_dir(&self, run_id: &str) -> PathBuf {
+        self.root
+            .join(".inflight")
+            .join(encode_partition_value(run_id))
+    }
+
+    /// Moves the part files a run streamed under `.inflight/<run_id>/` into their partitions
+    /// (without replacing anything). Called under the lock, before any other file of the run.
+    fn land_inflight(&self, run_id: &str) -> Result<()> {
+        let dir = self.inflight_dir(run_id);
+        if !dir.is_dir() {
+            return Ok(());
+        }
+        for table in Table::ALL {
+            let tdir = dir.join(table.name());
+            let Ok(parts) = fs::read_dir(&tdir) else {
+                continue;
+            };
+            for part in parts {
+                let part = part.map_err(io_err(&tdir))?.path();
+                let Some(suite_dir) = part.file_name().map(|n| n.to_owned()) else {
+                    continue;
+                };
+                let live = self.table_dir(table).join(&suite_dir);
+                fs::create_dir_all(&live).map_err(io_err(&live))?;
+                for file in fs::read_dir(&part).map_err(io_err(&part))? {
+                    let file = file.map_err(io_err(&part))?.path();
+                    if file.extension().is_some_and(|e| e == "parquet")
+                        && let Some(name) = file.file_name()
+                    {
+                        rename_noreplace(&file, &live.join(name))?;
+                    }
+                }
+                fsync_dir(&live)?;
             }
-        })?;
-        Ok(PartWriter {
-            writer: Some(writer),
-            path: dir.join(name),
-            tmp,
-            dir,
-        })
+        }
+        Ok(())
     }
 
     /// Copies the runs of another warehouse (a bundled dataset kept as Parquet, e.g. a real
@@ -504,12 +648,23 @@ impl Warehouse {
                 let (mut kept_files, mut orphan_files) = (0, 0);
                 for path in &files {
                     let batches = Self::read_file(path)?;
-                    let all_committed = batches.iter().all(|b| {
-                        let ids = b.column_by_name("run_id").expect("every table has run_id");
-                        let ids = ids.as_string::<i32>();
-                        (0..b.num_rows())
-                            .all(|i| ids.is_null(i) || committed.contains(ids.value(i)))
-                    });
+                    check_schema(table, &batches, path)?;
+                    let mut all_committed = true;
+                    for b in &batches {
+                        let ids = utf8_column(b, "run_id", path)?;
+                        all_committed &= (0..b.num_rows())
+                            .all(|i| ids.is_null(i) || committed.contains(ids.value(i)));
+                    }
+                    // Files written before a column was added lack it: give them the
+                    // table's schema (NULLs) so one file can hold them all.
+                    let batches = batches
+                        .iter()
+                        .map(|b| conform(table, b))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|source| WarehouseError::Arrow {
+                            table: table.name(),
+                            source,
+                        })?;
                     if all_committed {
                         kept_files += 1;
                         kept.extend(batches);
@@ -533,8 +688,16 @@ impl Warehouse {
                     write_atomic(&staging, &format!("uncommitted-{stamp}.parquet"), &orphans)?;
                 }
                 let live = self.partition_dir(table, &suite);
+                // No reader may hold the old file names across the swap.
+                let readers = Lock::take_within(
+                    &self.root.join(".readers.lock"),
+                    libc::LOCK_EX,
+                    READERS_WAIT,
+                    "a reader of the warehouse is still open",
+                )?;
                 exchange(&staging, &live)?;
                 fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
+                drop(readers);
                 report
                     .merged
                     .push((table.name(), suite.clone(), files.len()));
@@ -555,68 +718,147 @@ pub struct CheckReport {
     pub problems: Vec<String>,
     /// Rows of runs that never committed (a writer died): invisible, kept, worth knowing.
     pub notes: Vec<String>,
+    /// What a writer that died left behind and `perfhouse gc` removes: temporary files, rows
+    /// of runs that never committed, unfinished runs in `.inflight/`, kept inputs no run uses.
+    pub leftovers: Vec<String>,
+}
+
+/// What `perfhouse gc` removed (or, with `dry_run`, would remove) and what it left alone.
+#[derive(Debug, Default)]
+pub struct GcReport {
+    pub removed: Vec<String>,
+    pub bytes: u64,
+    /// Leftovers younger than the grace period, or of a writer still running.
+    pub spared: Vec<String>,
+}
+
+fn age(path: &Path) -> Duration {
+    fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .unwrap_or_default()
+}
+
+fn size_of(path: &Path) -> u64 {
+    walkdir::WalkDir::new(path)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Files in a table directory that are not landed Parquet (`*.tmp` of a writer that died).
+fn stray_files(table_dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(table_dir)
+        .min_depth(2)
+        .max_depth(2)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_none_or(|e| e != "parquet"))
+        .collect()
 }
 
 impl Warehouse {
+    /// Committed runs read file by file: a `runs` file that cannot be read is a problem of
+    /// its own, not the end of the check.
+    fn runs_tolerant(&self, problems: &mut Vec<String>) -> Result<Vec<RunEntry>> {
+        let _readers = self.read_lock()?;
+        let mut out = Vec::new();
+        for (suite, path) in self.table_files(Table::Runs)? {
+            if fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
+                problems.push(format!(
+                    "{}: 0 bytes (a runs file must never be empty: the runs it held are invisible)",
+                    path.display()
+                ));
+                continue;
+            }
+            match Self::read_runs_file(&suite, &path) {
+                Ok(r) => out.extend(r),
+                Err(e) => problems.push(format!("unreadable runs file: {e}")),
+            }
+        }
+        Ok(out)
+    }
+
     /// Verifies every Parquet file (readable, schema as `schema.rs` says), the linkage of every
-    /// row to a committed run, and every kept raw input against its SHA-256.
+    /// row to a committed run, every kept raw input against its SHA-256, and lists every
+    /// leftover `gc` would remove.
     pub fn check(&self) -> Result<CheckReport> {
         let mut report = CheckReport::default();
-        let committed: std::collections::HashSet<String> =
-            self.runs()?.into_iter().map(|r| r.run_id).collect();
+        let committed: std::collections::HashSet<String> = self
+            .runs_tolerant(&mut report.problems)?
+            .into_iter()
+            .map(|r| r.run_id)
+            .collect();
         report.runs = committed.len();
+        let mut referenced = std::collections::HashSet::new();
         for table in Table::ALL {
-            let expected = table.schema();
             let mut orphans = 0usize;
+            for stray in stray_files(&self.table_dir(table)) {
+                report.leftovers.push(format!(
+                    "{}: not a landed file (a writer died before renaming it)",
+                    stray.display()
+                ));
+            }
             for (_, path) in self.table_files(table)? {
                 report.files += 1;
+                if fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
+                    if table != Table::Runs {
+                        report.problems.push(format!("{}: 0 bytes", path.display()));
+                    }
+                    continue;
+                }
                 let batches = match Self::read_file(&path) {
                     Ok(b) => b,
                     Err(e) => {
-                        report.problems.push(format!("unreadable: {e}"));
+                        if table != Table::Runs {
+                            report.problems.push(format!("unreadable: {e}"));
+                        }
                         continue;
                     }
                 };
+                let mut file_orphans = 0usize;
                 for b in &batches {
                     report.rows += b.num_rows();
-                    for field in expected.fields() {
-                        match b.schema().field_with_name(field.name()) {
-                            Ok(f) if f.data_type() == field.data_type() => {}
-                            Ok(f) => report.problems.push(format!(
-                                "{}: column {} is {}, expected {}",
-                                path.display(),
-                                field.name(),
-                                f.data_type(),
-                                field.data_type()
-                            )),
-                            Err(_) if field.is_nullable() => {}
-                            Err(_) => report.problems.push(format!(
-                                "{}: column {} is missing",
-                                path.display(),
-                                field.name()
-                            )),
-                        }
+                    for what in schema_differences(table, b) {
+                        report.problems.push(format!("{}: {what}", path.display()));
                     }
                     if table != Table::Runs
                         && let Some(ids) = b.column_by_name("run_id")
+                        && let Some(ids) = ids.as_string_opt::<i32>()
                     {
-                        let ids = ids.as_string::<i32>();
-                        orphans += (0..b.num_rows())
+                        file_orphans += (0..b.num_rows())
                             .filter(|&i| !committed.contains(ids.value(i)))
                             .count();
                     }
                 }
+                orphans += file_orphans;
+                if file_orphans > 0 {
+                    report.leftovers.push(format!(
+                        "{}: {file_orphans} rows of runs that never committed",
+                        path.display()
+                    ));
+                }
                 if table == Table::Artifacts {
                     for b in &batches {
-                        let shas = b
-                            .column_by_name("sha256")
-                            .expect("artifacts.sha256")
-                            .as_string::<i32>();
-                        let stored = b
-                            .column_by_name("stored_path")
-                            .expect("artifacts.stored_path")
-                            .as_string::<i32>();
+                        let cols = (
+                            utf8_column(b, "run_id", &path),
+                            utf8_column(b, "sha256", &path),
+                            utf8_column(b, "stored_path", &path),
+                        );
+                        let (Ok(ids), Ok(shas), Ok(stored)) = cols else {
+                            continue; // reported above as a schema difference
+                        };
                         for i in 0..b.num_rows() {
+                            if !committed.contains(ids.value(i)) {
+                                continue;
+                            }
+                            referenced.insert(self.root.join(stored.value(i)));
                             let blob = self.root.join(stored.value(i));
                             match sha256_file(&blob) {
                                 Ok((sha, _)) if sha == shas.value(i) => {}
@@ -632,9 +874,154 @@ impl Warehouse {
             }
             if orphans > 0 {
                 report.notes.push(format!(
-                    "{}: {orphans} rows of runs that never committed (invisible; kept for inspection)",
+                    "{}: {orphans} rows of runs that never committed (invisible; `perfhouse gc` removes them)",
                     table.name()
                 ));
+            }
+        }
+        for (path, what) in self.loose_ends(&referenced) {
+            report.leftovers.push(format!("{}: {what}", path.display()));
+        }
+        Ok(report)
+    }
+
+    /// Leftovers outside the tables: compaction staging, unfinished runs, blobs no committed
+    /// run uses and temporary blob copies.
+    fn loose_ends(
+        &self,
+        referenced: &std::collections::HashSet<PathBuf>,
+    ) -> Vec<(PathBuf, String)> {
+        let mut out = Vec::new();
+        let staging = self.root.join(".staging");
+        if staging.exists() {
+            out.push((staging, "a compaction that did not finish".to_string()));
+        }
+        if let Ok(dirs) = fs::read_dir(self.root.join(".inflight")) {
+            for d in dirs.flatten() {
+                out.push((
+                    d.path(),
+                    "a run being written, or one whose writer died".to_string(),
+                ));
+            }
+        }
+        let blobs = self.root.join("artifacts/blobs");
+        for e in walkdir::WalkDir::new(&blobs)
+            .min_depth(2)
+            .max_depth(2)
+            .into_iter()
+            .flatten()
+        {
+            let p = e.path().to_path_buf();
+            if p.extension().is_some_and(|x| x == "tmp") {
+                out.push((p, "a temporary copy of a kept input".to_string()));
+            } else if !referenced.contains(&p) {
+                out.push((p, "a kept input no committed run refers to".to_string()));
+            }
+        }
+        out
+    }
+
+    /// Removes what writers that died left behind: `*.tmp` files and rows of runs that never
+    /// committed in the tables (safe at once: every write into a partition holds the lock that
+    /// `gc` holds), finished compaction staging, and, once older than `grace`, unfinished runs
+    /// whose writer no longer holds their lock and kept inputs that no committed run uses.
+    /// With `dry_run`, only says what it would remove.
+    pub fn gc(&self, grace: Duration, dry_run: bool) -> Result<GcReport> {
+        let _lock = Lock::acquire(&self.root)?;
+        let mut report = GcReport::default();
+        let committed: std::collections::HashSet<String> =
+            self.runs()?.into_iter().map(|r| r.run_id).collect();
+        let remove = |path: &Path, why: &str, report: &mut GcReport| -> Result<()> {
+            let bytes = size_of(path);
+            if !dry_run {
+                let r = if path.is_dir() {
+                    fs::remove_dir_all(path)
+                } else {
+                    fs::remove_file(path)
+                };
+                match r {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+                    Err(e) => return Err(io_err(path)(e)),
+                }
+            }
+            report.bytes += bytes;
+            report.removed.push(format!("{} ({why})", path.display()));
+            Ok(())
+        };
+        let mut referenced = std::collections::HashSet::new();
+        let mut blobs_unsure = false;
+        for table in Table::ALL {
+            for stray in stray_files(&self.table_dir(table)) {
+                remove(&stray, "temporary file of a writer that died", &mut report)?;
+            }
+            for (_, path) in self.table_files(table)? {
+                let Ok(batches) = Self::read_file(&path) else {
+                    // Damage, not a leftover: `check` reports it, gc keeps it, and keeps every
+                    // blob too, since this file may be what refers to them.
+                    blobs_unsure |= table == Table::Artifacts;
+                    continue;
+                };
+                if table == Table::Runs {
+                    continue;
+                }
+                let (mut rows, mut live) = (0usize, 0usize);
+                for b in &batches {
+                    let Ok(ids) = utf8_column(b, "run_id", &path) else {
+                        live += 1; // a foreign file: not ours to judge
+                        blobs_unsure |= table == Table::Artifacts;
+                        continue;
+                    };
+                    rows += b.num_rows();
+                    for i in 0..b.num_rows() {
+                        if committed.contains(ids.value(i)) {
+                            live += 1;
+                            if table == Table::Artifacts
+                                && let Ok(stored) = utf8_column(b, "stored_path", &path)
+                            {
+                                referenced.insert(self.root.join(stored.value(i)));
+                            }
+                        }
+                    }
+                }
+                if live == 0 && rows > 0 {
+                    remove(&path, "rows of runs that never committed", &mut report)?;
+                } else if live < rows {
+                    report.spared.push(format!(
+                        "{}: mixes committed rows with {} of runs that never committed (left as it is)",
+                        path.display(),
+                        rows - live
+                    ));
+                }
+            }
+        }
+        for (path, what) in self.loose_ends(&referenced) {
+            if path.ends_with(".staging") {
+                remove(&path, &what, &mut report)?;
+                continue;
+            }
+            let blob = path.starts_with(self.root.join("artifacts"));
+            if blob && blobs_unsure {
+                report.spared.push(format!(
+                    "{}: {what}, kept while an artifacts file cannot be read",
+                    path.display()
+                ));
+                continue;
+            }
+            let young = age(&path) < grace;
+            let writing = path.parent().is_some_and(|p| p.ends_with(".inflight"))
+                && Lock::try_take(&path.join(".lock"), libc::LOCK_EX)?.is_none();
+            if writing {
+                report
+                    .spared
+                    .push(format!("{}: its writer is still running", path.display()));
+            } else if young {
+                report.spared.push(format!(
+                    "{}: {what}, younger than the grace period ({grace:?})",
+                    path.display()
+                ));
+            } else {
+                remove(&path, &what, &mut report)?;
             }
         }
         Ok(report)
@@ -662,6 +1049,77 @@ pub fn sha256_file(path: &Path) -> Result<(String, i64)> {
         bytes += n as i64;
     }
     Ok((hex::encode(hasher.finalize()), bytes))
+}
+
+/// A Utf8 column of a warehouse file, or an error naming the file and what differs (a file
+/// written by another tool may carry `large_string` or an integer `run_id`).
+fn utf8_column<'a>(
+    batch: &'a RecordBatch,
+    name: &str,
+    path: &Path,
+) -> Result<&'a datafusion::arrow::array::StringArray> {
+    let col = batch
+        .column_by_name(name)
+        .ok_or_else(|| WarehouseError::Schema {
+            path: path.to_path_buf(),
+            what: format!("column {name} is missing"),
+        })?;
+    col.as_string_opt::<i32>()
+        .ok_or_else(|| WarehouseError::Schema {
+            path: path.to_path_buf(),
+            what: format!("column {name} is {}, expected Utf8", col.data_type()),
+        })
+}
+
+/// Every difference between a file's columns and the table's schema (empty when it fits).
+fn schema_differences(table: Table, batch: &RecordBatch) -> Vec<String> {
+    let mut out = Vec::new();
+    for field in table.schema().fields() {
+        match batch.schema().field_with_name(field.name()) {
+            Ok(f) if f.data_type() == field.data_type() => {}
+            Ok(f) => out.push(format!(
+                "column {} is {}, expected {}",
+                field.name(),
+                f.data_type(),
+                field.data_type()
+            )),
+            Err(_) if field.is_nullable() => {}
+            Err(_) => out.push(format!("column {} is missing", field.name())),
+        }
+    }
+    out
+}
+
+/// `batch` with the table's schema: its columns in the table's order, NULLs for a nullable
+/// column it lacks (call after [`check_schema`]).
+fn conform(table: Table, batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
+    let schema = table.schema();
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|f| match batch.column_by_name(f.name()) {
+            Some(c) => c.clone(),
+            None => datafusion::arrow::array::new_null_array(f.data_type(), batch.num_rows()),
+        })
+        .collect();
+    RecordBatch::try_new(schema, columns)
+}
+
+fn check_schema(table: Table, batches: &[RecordBatch], path: &Path) -> Result<()> {
+    match batches
+        .iter()
+        .flat_map(|b| schema_differences(table, b))
+        .next()
+    {
+        None => Ok(()),
+        Some(what) => Err(WarehouseError::Schema {
+            path: path.to_path_buf(),
+            what: format!(
+                "{what} (a {} file of another schema; see `perfhouse check`)",
+                table.name()
+            ),
+        }),
+    }
 }
 
 /// Renames `from` to `to` unless `to` exists (`renameat2(RENAME_NOREPLACE)`): a file that
@@ -712,6 +1170,53 @@ fn fsync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(io_err(dir))
+}
+
+/// A run being written (see [`Warehouse::begin_run`]).
+pub struct InFlight {
+    dir: PathBuf,
+    _lock: Lock,
+}
+
+impl InFlight {
+    /// A writer for one more file of `table` rows of this run (`part` numbers the files).
+    pub fn part_writer(
+        &self,
+        table: Table,
+        suite: &str,
+        run_id: &str,
+        part: usize,
+    ) -> Result<PartWriter> {
+        let dir = self
+            .dir
+            .join(table.name())
+            .join(format!("suite={}", encode_partition_value(suite)));
+        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let name = format!("{run_id}-p{part}.parquet");
+        let tmp = dir.join(format!("{name}.tmp"));
+        let file = File::create(&tmp).map_err(io_err(&tmp))?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let writer = ArrowWriter::try_new(file, table.schema(), Some(props)).map_err(|source| {
+            WarehouseError::Parquet {
+                path: tmp.clone(),
+                source,
+            }
+        })?;
+        Ok(PartWriter {
+            writer: Some(writer),
+            path: dir.join(name),
+            tmp,
+            dir,
+        })
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
 }
 
 /// A file of one table's rows written batch by batch (each batch flushed as a row group, so

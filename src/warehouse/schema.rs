@@ -89,6 +89,8 @@ impl Table {
                 f("started_at", ts(), true),
                 f("finished_at", ts(), true),
                 f("wall_ns", DataType::Int64, true),
+                // Added after v1; files written before it lack it and read it as NULL.
+                f("containment", DataType::Utf8, true),
             ],
             Table::Metrics => vec![
                 f("run_id", DataType::Utf8, false),

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The shared samples of real tool outputs, read in place (never copied into the project).
+/// Real tool outputs copied from the team's sample collection (tests/fixtures/samples/README.md).
 pub fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/samples")
 }
 
 pub fn repo() -> PathBuf {
@@ -54,4 +54,15 @@ pub fn scalar(warehouse: &Path, sql: &str) -> serde_json::Value {
     let rows = query(warehouse, sql);
     assert_eq!(rows.len(), 1, "{sql} gave {rows:?}");
     rows[0].values().next().cloned().expect("one column")
+}
+
+/// Says on stderr that a test part was skipped for want of `tool`, and fails instead when the
+/// environment requires it (`PERFHOUSE_REQUIRE=chromium,perf`, set by `.ci/run`): CI must not
+/// pass green because a tool it should have installed is missing.
+pub fn skip(tool: &str, why: &str) {
+    let required = std::env::var("PERFHOUSE_REQUIRE").unwrap_or_default();
+    if required.split(',').any(|t| t.trim() == tool) {
+        panic!("{tool} is required here (PERFHOUSE_REQUIRE={required}) but {why}");
+    }
+    eprintln!("SKIPPED ({tool}): {why}");
 }
