@@ -314,7 +314,7 @@ frequency = 199
         // Off-CPU stacks are unwound with frame pointers through libc, which has none: the
         // sleeping function's own frame is skipped, the syscall wrapper is always there.
         if kind == "offcpu" && err.contains("profile lost") {
-            println!("SKIPPED off-CPU: {err}");
+            skip("perf", &format!("off-CPU profile lost: {err}"));
             continue;
         }
         assert!(o.status.success(), "{err}");
@@ -345,4 +345,150 @@ frequency = 199
             assert!(w / total >= 0.5, "{w} of {total} µs in the sleeping frame");
         }
     }
+}
+
+#[test]
+fn ctrl_c_lets_the_teardown_finish_and_marks_the_trial_and_run_interrupted() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        r#"
+suite = "intr"
+[run]
+command = "touch started; sleep 30"
+teardown = "sleep 0.5; echo done > teardown-finished"
+timeout = "20s"
+repeats = 2
+"#,
+    );
+    let wh = dir.path().join("wh");
+    let child = Command::new(env!("CARGO_BIN_EXE_perfhouse"))
+        .arg("--warehouse")
+        .arg(&wh)
+        .args(["run", plan.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = dir.path().join("started");
+    let t0 = std::time::Instant::now();
+    while !started.exists() {
+        assert!(t0.elapsed().as_secs() < 20, "the trial never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // SAFETY: signalling a child we spawned and have not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("teardown-finished"))
+            .ok()
+            .as_deref(),
+        Some("done\n"),
+        "the teardown ran to its end: {}",
+        stderr(&o)
+    );
+    let rows = query(&wh, "select status, stderr_tail from trials order by seq");
+    assert_eq!(rows.len(), 1, "the second trial never ran: {rows:?}");
+    assert_eq!(rows[0]["status"], "interrupted");
+    assert!(
+        rows[0]["stderr_tail"]
+            .as_str()
+            .unwrap()
+            .starts_with("interrupted (SIGINT/SIGTERM) during the command"),
+        "{rows:?}"
+    );
+    assert_eq!(scalar(&wh, "select status from runs"), "interrupted");
+    assert_eq!(
+        scalar(&wh, "select text from annotations"),
+        "interrupted (SIGINT/SIGTERM) after 1 of 2 trials"
+    );
+}
+
+#[test]
+fn secrets_in_a_failing_commands_output_and_the_allowlist_are_redacted() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        r#"
+suite = "sec"
+env_allowlist = ["PH_TEST_API_TOKEN"]
+[run]
+command = "env >&2; echo \"token is $PH_TEST_API_TOKEN and $PLAN_SECRET_KEY\" >&2; exit 3"
+env = { PLAN_SECRET_KEY = "plan-secret-0042" }
+"#,
+    );
+    let wh = dir.path().join("wh");
+    let o = Command::new(env!("CARGO_BIN_EXE_perfhouse"))
+        .arg("--warehouse")
+        .arg(&wh)
+        .args(["run", plan.to_str().unwrap()])
+        .env("PH_TEST_API_TOKEN", "ghp_0123456789abcdef")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("env_allowlist names `PH_TEST_API_TOKEN`, which looks like a secret"),
+        "{}",
+        stderr(&o)
+    );
+    let tail = scalar(&wh, "select stderr_tail from trials");
+    let tail = tail.as_str().unwrap();
+    assert!(
+        tail.contains("token is [redacted PH_TEST_API_TOKEN]"),
+        "{tail}"
+    );
+    for secret in ["ghp_0123456789abcdef", "plan-secret-0042"] {
+        assert!(!tail.contains(secret), "{secret} stored: {tail}");
+        let env = scalar(&wh, "select env from runs");
+        assert!(!env.as_str().unwrap().contains(secret), "{env}");
+    }
+}
+
+#[test]
+fn daemons_started_with_env_i_do_not_outlive_their_trial() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Err(why) =
+        perfhouse::runner::proc::Cgroup::create(&format!("perfhouse-probe-{}", std::process::id()))
+    {
+        skip(
+            "cgroup",
+            &format!(
+                "no writable cgroup v2 here ({why}); the marker sweep cannot see env -i daemons"
+            ),
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let token = format!("ph-env-i-{}", std::process::id());
+    let plan = write_plan(
+        dir.path(),
+        &format!(
+            r#"
+suite = "daemons"
+[run]
+command = "env -i setsid bash -c 'exec -a {token} sleep 300' < /dev/null > /dev/null 2>&1 & env -i nohup bash -c 'exec -a {token} sleep 301' > /dev/null 2>&1 & sleep 0.3"
+"#
+        ),
+    );
+    let wh = dir.path().join("wh");
+    let o = run(&wh, &plan);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("killed 2 leftover process(es) of the trial's cgroup"),
+        "{}",
+        stderr(&o)
+    );
+    let survivors: Vec<String> = fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).into_owned())
+        .filter(|c| c.starts_with(&token))
+        .collect();
+    assert!(survivors.is_empty(), "{survivors:?}");
+    assert_eq!(scalar(&wh, "select containment from trials"), "cgroup");
 }

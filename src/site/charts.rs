@@ -111,8 +111,8 @@ pub fn line_chart(
                 .draw_series(LineSeries::new(
                     s.points
                         .iter()
-                        .copied()
-                        .filter(|(x, y)| x.is_finite() && y.is_finite()),
+                        .filter(|(x, y)| x.is_finite() && y.is_finite())
+                        .map(|&(x, y)| (x.clamp(x0, x1), y.clamp(y0, y1))),
                     color.stroke_width(2),
                 ))
                 .map_err(|e| err(&e))?
@@ -197,12 +197,21 @@ pub fn trend_chart(t: &Trend) -> Result<String, ChartError> {
             .bands
             .iter()
             .enumerate()
-            .filter_map(|(i, b)| b.map(|b| (i, b)))
+            .filter_map(|(i, b)| {
+                b.filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
+                    .map(|b| (i, b))
+            })
             .collect();
         if band.len() >= 2 {
-            let mut poly: Vec<(f64, f64)> =
-                band.iter().map(|(i, (_, hi))| (*i as f64, *hi)).collect();
-            poly.extend(band.iter().rev().map(|(i, (lo, _))| (*i as f64, *lo)));
+            let mut poly: Vec<(f64, f64)> = band
+                .iter()
+                .map(|(i, (_, hi))| (*i as f64, hi.clamp(y0, y1)))
+                .collect();
+            poly.extend(
+                band.iter()
+                    .rev()
+                    .map(|(i, (lo, _))| (*i as f64, lo.clamp(y0, y1))),
+            );
             chart
                 .draw_series(std::iter::once(Polygon::new(poly, band_color.filled())))
                 .map_err(|e| err(&e))?;
@@ -224,15 +233,15 @@ pub fn trend_chart(t: &Trend) -> Result<String, ChartError> {
                     .iter()
                     .enumerate()
                     .filter(|(_, v)| v.is_finite())
-                    .map(|(i, v)| (i as f64, *v)),
+                    .map(|(i, v)| (i as f64, v.clamp(y0, y1))),
                 PALETTE[0].stroke_width(2),
             ))
             .map_err(|e| err(&e))?;
         chart
             .draw_series(t.notes.iter().filter_map(|&i| {
-                t.values
-                    .get(i)
-                    .map(|v| TriangleMarker::new((i as f64, *v), 6, PALETTE[1].filled()))
+                t.values.get(i).filter(|v| v.is_finite()).map(|v| {
+                    TriangleMarker::new((i as f64, v.clamp(y0, y1)), 6, PALETTE[1].filled())
+                })
             }))
             .map_err(|e| err(&e))?;
         root.present().map_err(|e| err(&e))?;

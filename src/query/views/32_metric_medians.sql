@@ -3,7 +3,9 @@
 CREATE VIEW metric_medians AS
 SELECT t.suite, t.run_id, t.arm, t.params, m.name, m.unit, m.better,
        count(*) AS n_trials,
-       median(m.value) AS median,
+       -- quantile_cont, not median(): DataFusion's median of two values near f64::MAX
+       -- overflows to inf ((a + b) / 2); quantile_cont interpolates without overflowing.
+       quantile_cont(m.value, 0.5) AS median,
        min(m.value) AS min,
        max(m.value) AS max,
        bool_or(m.restates_requests) AS restates_requests
