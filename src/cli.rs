@@ -108,6 +108,20 @@ pub enum Command {
     Demo(DemoArgs),
 }
 
+impl Cli {
+    /// Parses the process's arguments; `query --help` lists the figure registry's columns.
+    pub fn parse_args() -> Cli {
+        use clap::{CommandFactory, FromArgMatches};
+        let figures = format!(
+            "Derived figures (columns of trial_figures, medians in arm_medians):\n{}",
+            crate::query::figures::help()
+        );
+        let cmd = Cli::command().mut_subcommand("query", |q| q.after_help(figures));
+        let matches = cmd.get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct GcArgs {
     /// Spare unfinished runs and unreferenced kept inputs younger than this (`30s`, `15m`,

@@ -1,14 +1,12 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
 // DataFusion allocates and frees large buffers per batch; mimalloc keeps them out of the
 // kernel (glibc's malloc spent ~0.6 s of system time in the 10M-row benchmark).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = perfhouse::cli::Cli::parse();
+    let cli = perfhouse::cli::Cli::parse_args();
     match perfhouse::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

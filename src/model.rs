@@ -59,7 +59,7 @@ pub struct Run {
     pub env: String,
     pub labels: BTreeMap<String, String>,
     pub input_digest: String,
-    /// `ok`, `failed` or `partial` (some trials failed).
+    /// `ok`, `failed`, `partial` (some trials failed) or `interrupted` (SIGINT/SIGTERM).
     pub status: String,
 }
 

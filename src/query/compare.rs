@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::figures::FIGURES;
 use super::{Query, QueryError, lit};
 use crate::model::params_text;
 use crate::stats::verdict::{Direction, Judged, Verdict, VerdictOptions, judge};
@@ -125,15 +126,16 @@ struct FigRow {
     /// `trials.kept`: counts in medians (measured, not discarded, successful).
     kept: bool,
     concurrency: Option<i64>,
-    throughput_rps: Option<f64>,
-    output_tps: Option<f64>,
-    latency_p50_ms: Option<f64>,
-    latency_p99_ms: Option<f64>,
-    ttft_p50_ms: Option<f64>,
-    ttft_p99_ms: Option<f64>,
-    itl_p50_ms: Option<f64>,
-    cores_busy: Option<f64>,
-    littles_law_ratio: Option<f64>,
+    /// Every other column of `trial_figures`: the registry's figures among them.
+    #[serde(flatten)]
+    columns: BTreeMap<String, serde_json::Value>,
+}
+
+impl FigRow {
+    /// The trial's value of a figure of the registry (`figures::FIGURES`).
+    fn fig(&self, name: &str) -> Option<f64> {
+        self.columns.get(name).and_then(serde_json::Value::as_f64)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -151,34 +153,6 @@ struct MetricRow {
     better: String,
     /// `None` for a value JSON cannot carry (a non-finite one stored by an older perfhouse).
     value: Option<f64>,
-}
-
-/// The load-test figures every comparison carries, in display order.
-const FIGURES: &[(&str, &str, Direction)] = &[
-    ("throughput_rps", "req/s", Direction::HigherIsBetter),
-    ("output_tps", "tok/s", Direction::HigherIsBetter),
-    ("latency_p50_ms", "ms", Direction::LowerIsBetter),
-    ("latency_p99_ms", "ms", Direction::LowerIsBetter),
-    ("ttft_p50_ms", "ms", Direction::LowerIsBetter),
-    ("ttft_p99_ms", "ms", Direction::LowerIsBetter),
-    ("itl_p50_ms", "ms", Direction::LowerIsBetter),
-    ("cores_busy", "cores", Direction::LowerIsBetter),
-    ("littles_law_ratio", "", Direction::Info),
-];
-
-fn figure(r: &FigRow, name: &str) -> Option<f64> {
-    match name {
-        "throughput_rps" => r.throughput_rps,
-        "output_tps" => r.output_tps,
-        "latency_p50_ms" => r.latency_p50_ms,
-        "latency_p99_ms" => r.latency_p99_ms,
-        "ttft_p50_ms" => r.ttft_p50_ms,
-        "ttft_p99_ms" => r.ttft_p99_ms,
-        "itl_p50_ms" => r.itl_p50_ms,
-        "cores_busy" => r.cores_busy,
-        "littles_law_ratio" => r.littles_law_ratio,
-        _ => None,
-    }
 }
 
 /// The values of one metric over the kept trials of one arm × params.
@@ -242,9 +216,9 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
         }
     };
     for t in by_trial.values() {
-        for (name, unit, dir) in FIGURES {
-            if let Some(v) = figure(t, name) {
-                push(t, name, unit, *dir, v);
+        for f in FIGURES.iter().filter(|f| f.compare) {
+            if let Some(v) = t.fig(f.name) {
+                push(t, f.name, f.unit, f.direction, v);
             }
         }
     }
@@ -501,7 +475,7 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
 fn client_bound(s: &Side) -> Vec<String> {
     let mut groups: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
     for t in s.trials.iter().filter(|t| t.kept) {
-        if let Some(r) = t.littles_law_ratio {
+        if let Some(r) = t.fig("littles_law_ratio") {
             groups.entry((&t.arm, &t.params)).or_default().push(r);
         }
     }
@@ -541,9 +515,11 @@ fn by_concurrency(
 /// TTFT's share of request latency by concurrency: a share that rises with load means
 /// requests queue before generation starts (tokenizer, router, admission), not in decode.
 fn decomposition(s: &Side) -> Vec<String> {
-    let by_arm = by_concurrency(s, |t| match (t.ttft_p50_ms, t.latency_p50_ms) {
-        (Some(ttft), Some(lat)) if lat > 0.0 => Some(ttft / lat),
-        _ => None,
+    let by_arm = by_concurrency(s, |t| {
+        match (t.fig("ttft_p50_ms"), t.fig("latency_p50_ms")) {
+            (Some(ttft), Some(lat)) if lat > 0.0 => Some(ttft / lat),
+            _ => None,
+        }
     });
     by_arm
         .into_iter()
@@ -570,7 +546,7 @@ fn decomposition(s: &Side) -> Vec<String> {
 
 /// The knee of a concurrency sweep: the highest throughput before it falls.
 fn knees(s: &Side) -> Vec<String> {
-    let by_arm = by_concurrency(s, |t| t.throughput_rps);
+    let by_arm = by_concurrency(s, |t| t.fig("throughput_rps"));
     by_arm
         .into_iter()
         .filter(|(_, v)| v.len() >= 2)
@@ -614,8 +590,8 @@ fn cold_starts(s: &Side) -> Vec<String> {
         .into_iter()
         .filter_map(|((arm, params), v)| {
             let first = v.iter().min_by_key(|t| t.repeat)?;
-            let rest: Vec<f64> = v.iter().filter(|t| t.trial_id != first.trial_id).filter_map(|t| t.throughput_rps).collect();
-            let (x, m) = (first.throughput_rps?, median(&rest)?);
+            let rest: Vec<f64> = v.iter().filter(|t| t.trial_id != first.trial_id).filter_map(|t| t.fig("throughput_rps")).collect();
+            let (x, m) = (first.fig("throughput_rps")?, median(&rest)?);
             let off = (x - m) / m;
             (off.abs() > 0.10).then(|| format!(
                 "{} {arm} at {}: first repeat {:+.0}% off the others' median throughput ({x:.1} vs {m:.1} req/s){}",

@@ -69,17 +69,6 @@ struct Row {
     hi: Option<f64>,
 }
 
-/// Figures of `arm_medians` that make a history series: (column, unit, better).
-const FIGURES: &[(&str, &str, &str)] = &[
-    ("throughput_rps", "req/s", "higher"),
-    ("output_tps", "tok/s", "higher"),
-    ("latency_p50_ms", "ms", "lower"),
-    ("latency_p99_ms", "ms", "lower"),
-    ("ttft_p50_ms", "ms", "lower"),
-    ("itl_p50_ms", "ms", "lower"),
-    ("cores_busy", "cores", "lower"),
-];
-
 pub async fn history(
     q: &Query,
     suite: Option<&str>,
@@ -92,7 +81,12 @@ pub async fn history(
          FROM metric_medians m JOIN runs r ON m.run_id = r.run_id \
          WHERE NOT m.restates_requests"
     )];
-    for (col, unit, better) in FIGURES {
+    for f in super::figures::FIGURES.iter().filter(|f| f.history) {
+        let (col, unit) = (f.name, f.unit);
+        let better = match f.direction {
+            crate::stats::verdict::Direction::HigherIsBetter => "higher",
+            _ => "lower",
+        };
         parts.push(format!(
             "SELECT {run_cols}, '{col}' AS metric, '{unit}' AS unit, '{better}' AS better, a.arm, a.params, a.{col} AS value, CAST(NULL AS DOUBLE) AS lo, CAST(NULL AS DOUBLE) AS hi \
              FROM arm_medians a JOIN runs r ON a.run_id = r.run_id"

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use crate::warehouse::{Table, Warehouse};
 
 pub mod compare;
+pub mod figures;
 pub mod history;
 pub mod udf;
 
@@ -39,7 +40,8 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("trial_proc", include_str!("views/13_trial_proc.sql")),
     ("trial_metrics", include_str!("views/14_trial_metrics.sql")),
     ("trial_figures", include_str!("views/20_trial_figures.sql")),
-    ("arm_medians", include_str!("views/30_arm_medians.sql")),
+    // Generated from the figure registry (`figures::arm_medians_sql`).
+    ("arm_medians", ""),
     (
         "arm_proc_medians",
         include_str!("views/31_arm_proc_medians.sql"),
@@ -99,7 +101,13 @@ impl Query {
             ctx.register_parquet(format!("raw_{}", table.name()), &dir, options)
                 .await?;
         }
+        let arm_medians = figures::arm_medians_sql();
         for (view, sql) in VIEWS {
+            let sql = if *view == "arm_medians" {
+                arm_medians.as_str()
+            } else {
+                sql
+            };
             ctx.sql(sql)
                 .await
                 .map_err(|source| QueryError::View { view, source })?;

@@ -83,15 +83,9 @@ struct MedianRow {
     arm: String,
     params: String,
     n_trials: i64,
-    throughput_rps: Option<f64>,
-    output_tps: Option<f64>,
-    latency_p50_ms: Option<f64>,
-    latency_p99_ms: Option<f64>,
-    ttft_p50_ms: Option<f64>,
-    ttft_p99_ms: Option<f64>,
-    itl_p50_ms: Option<f64>,
-    cores_busy: Option<f64>,
-    littles_law_ratio: Option<f64>,
+    /// The registry's figures (`query::figures`), by column name.
+    #[serde(flatten)]
+    figures: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -551,15 +545,8 @@ pub struct MedianView {
     pub arm: String,
     pub params: String,
     pub n: String,
-    pub throughput_rps: String,
-    pub output_tps: String,
-    pub latency_p50_ms: String,
-    pub latency_p99_ms: String,
-    pub ttft_p50_ms: String,
-    pub ttft_p99_ms: String,
-    pub itl_p50_ms: String,
-    pub cores_busy: String,
-    pub littles_law_ratio: String,
+    /// One cell per figure of [`RunPage::figure_labels`].
+    pub figures: Vec<String>,
 }
 
 pub struct MetricMedianView {
@@ -600,6 +587,11 @@ pub struct ChartView {
     pub svg: String,
 }
 
+/// The figures of the run page's per-arm medians table, in registry order.
+fn run_page_figures() -> impl Iterator<Item = &'static crate::query::figures::Figure> {
+    crate::query::figures::FIGURES.iter().filter(|f| f.run_page)
+}
+
 #[derive(Template)]
 #[template(path = "run.html")]
 pub struct RunPage {
@@ -611,6 +603,8 @@ pub struct RunPage {
     pub meta: Vec<KeyValue>,
     pub notes: Vec<NoteView>,
     pub medians: Vec<MedianView>,
+    /// Column headers of `medians`' figures (the registry's run-page figures).
+    pub figure_labels: Vec<&'static str>,
     pub metric_medians: Vec<MetricMedianView>,
     /// aiperf summary medians left off the page (the run has the records they summarise).
     pub summary_hidden: usize,
@@ -1503,17 +1497,12 @@ async fn run_page(
                 arm: m.arm,
                 params: layout.varying(&m.params),
                 n: m.n_trials.to_string(),
-                throughput_rps: num(m.throughput_rps, 2),
-                output_tps: num(m.output_tps, 1),
-                latency_p50_ms: num(m.latency_p50_ms, 2),
-                latency_p99_ms: num(m.latency_p99_ms, 2),
-                ttft_p50_ms: num(m.ttft_p50_ms, 2),
-                ttft_p99_ms: num(m.ttft_p99_ms, 2),
-                itl_p50_ms: num(m.itl_p50_ms, 3),
-                cores_busy: num(m.cores_busy, 2),
-                littles_law_ratio: num(m.littles_law_ratio, 3),
+                figures: run_page_figures()
+                    .map(|f| num(m.figures.get(f.name).and_then(|v| v.as_f64()), f.decimals))
+                    .collect(),
             })
             .collect(),
+        figure_labels: run_page_figures().map(|f| f.label).collect(),
         summary_hidden,
         metric_medians: metric_medians
             .into_iter()
