@@ -71,14 +71,14 @@ row "$N × kill -9 during ingest (${REC}-record JSONL)" "$killed killed mid-way,
 WH=$W/kill-compact; mkdir -p "$WH"
 expected=0
 for i in $(seq 1 20); do
-  gen 300 "$i" > "$W/s$i.jsonl"
-  ph "$WH" --quiet ingest --suite c "$W/s$i.jsonl" >/dev/null 2>&1 && expected=$((expected + 300))
+  gen 20000 "$i" > "$W/s$i.jsonl"
+  ph "$WH" --quiet ingest --suite c "$W/s$i.jsonl" >/dev/null 2>&1 && expected=$((expected + 20000))
 done
 killed=0
 for i in $(seq 1 "$N"); do
   "$BIN" --warehouse "$WH" --quiet compact >/dev/null 2>&1 &
   pid=$!
-  sleep "0.$(printf %03d $(( RANDOM % 150 )))"
+  sleep "0.$(printf %03d $(( RANDOM % 400 )))"
   if kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null; then killed=$((killed + 1)); fi
   wait "$pid" 2>/dev/null
   # something new to merge next time

@@ -122,6 +122,18 @@ impl Cli {
     }
 }
 
+/// `--format` values are the ingest layer's own names (`ingest::Format`), which knows
+/// nothing of clap.
+impl ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Format::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()).help(self.description()))
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct GcArgs {
     /// Spare unfinished runs and unreferenced kept inputs younger than this (`30s`, `15m`,

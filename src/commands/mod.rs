@@ -178,7 +178,8 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
             let text = match args.format {
                 OutputFormat::Json => serde_json::to_string_pretty(&series)? + "\n",
-                OutputFormat::Table | OutputFormat::Csv => report::history(&series, args.format),
+                OutputFormat::Table => report::history(&series, report::TextLayout::Table),
+                OutputFormat::Csv => report::history(&series, report::TextLayout::Csv),
             };
             stdout.write_all(text.as_bytes())?;
         }

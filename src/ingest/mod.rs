@@ -61,7 +61,7 @@ pub enum IngestError {
 }
 
 /// Input formats this build ingests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// Detect from the file name and content.
     Auto,
@@ -85,7 +85,6 @@ pub enum Format {
     /// Raw `perf script` text, collapsed by inferno's collapse-perf into on-CPU stacks.
     PerfScript,
     /// LMCache `transfer-channel-benchmark` client output: one trial per result block.
-    #[value(name = "lmcache-transfer")]
     Lmcache,
     /// airspeed velocity results (`results/benchmarks.json` + `results/<machine>/*.json`):
     /// every results file (one commit on one machine) becomes its own run.
@@ -93,6 +92,69 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, `auto` first, in the order `--help` lists them.
+    pub const ALL: [Format; 12] = [
+        Format::Auto,
+        Format::Aiperf,
+        Format::Hyperfine,
+        Format::MetricsJson,
+        Format::Folded,
+        Format::Gbench,
+        Format::PytestBenchmark,
+        Format::Criterion,
+        Format::AiperfSummary,
+        Format::PerfScript,
+        Format::Lmcache,
+        Format::Asv,
+    ];
+
+    /// The format a `--format` / plan `format` value names (case-insensitive).
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// One line for `--help`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Auto => "Detect from the file name and content",
+            Format::Aiperf => {
+                "aiperf profile_export.jsonl (per-request records, both schema generations)"
+            }
+            Format::Hyperfine => {
+                "hyperfine --export-json: every timed run of every command is a trial"
+            }
+            Format::MetricsJson => {
+                "perfhouse's own metrics JSON (name, value, unit, better, arm, params, repeat)"
+            }
+            Format::Folded => {
+                "Folded stacks (stackcollapse/inferno, bcc offcputime -f): one profile per file"
+            }
+            Format::Gbench => {
+                "Google Benchmark JSON: every repetition of every benchmark is a trial"
+            }
+            Format::PytestBenchmark => {
+                "pytest-benchmark JSON: one trial per benchmark, its statistics as metrics"
+            }
+            Format::Criterion => {
+                "criterion.rs target/criterion/**/new/estimates.json: one trial per benchmark"
+            }
+            Format::AiperfSummary => {
+                "aiperf's summaries (profile_export_aiperf.json/.csv, phase_manifest.json) as metrics of their artifact directory's trial"
+            }
+            Format::PerfScript => {
+                "Raw `perf script` text, collapsed by inferno's collapse-perf into on-CPU stacks"
+            }
+            Format::Lmcache => {
+                "LMCache transfer-channel-benchmark client output: one trial per result block"
+            }
+            Format::Asv => {
+                "airspeed velocity results/: every results file (one commit on one machine) is its own run"
+            }
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Format::Auto => "auto",

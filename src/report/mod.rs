@@ -4,30 +4,7 @@
 use std::fmt::Write;
 
 use crate::query::compare::{Comparison, Row};
-use crate::site::ParamLayout;
-
-/// A figure with a precision that suits its size.
-pub fn fmt_value(v: Option<f64>) -> String {
-    match v {
-        None => "—".into(),
-        Some(v) if !v.is_finite() => "—".into(),
-        Some(v) if v.abs() >= 1000.0 => format!("{v:.0}"),
-        Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
-        Some(v) if v.abs() >= 1.0 => format!("{v:.2}"),
-        Some(v) => format!("{v:.4}"),
-    }
-}
-
-pub fn pct(r: Option<f64>) -> String {
-    r.map_or("—".into(), |r| format!("{:+.1}%", (r - 1.0) * 100.0))
-}
-
-pub fn ci(row: &Row) -> String {
-    match (row.ci_low, row.ci_high) {
-        (Some(lo), Some(hi)) => format!("{} … {}", pct(Some(lo)), pct(Some(hi))),
-        _ => "—".into(),
-    }
-}
+pub use crate::site::format::{ParamLayout, ci, fmt_value, p, pct};
 
 /// Parameters common to every row are said once in the header; rows name what varies.
 fn layout(c: &Comparison) -> ParamLayout {
@@ -37,10 +14,6 @@ fn layout(c: &Comparison) -> ParamLayout {
 fn fixed_text(l: &ParamLayout) -> Option<String> {
     let parts: Vec<String> = l.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
     (!parts.is_empty()).then(|| parts.join(" "))
-}
-
-pub fn p(row: &Row) -> String {
-    row.p_value.map_or("—".into(), |p| format!("{p:.3}"))
 }
 
 fn severity(verdict: &str) -> u8 {
@@ -237,11 +210,17 @@ pub fn markdown(c: &Comparison) -> String {
     out
 }
 
+/// How [`history`] lays out its lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextLayout {
+    /// Aligned columns, for people.
+    Table,
+    /// Comma-separated with a header row, for tools.
+    Csv,
+}
+
 /// History series, one line each: `table` aligned for people, `csv` for tools.
-pub fn history(
-    series: &[crate::query::history::Series],
-    format: crate::cli::OutputFormat,
-) -> String {
+pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> String {
     let header = [
         "suite", "metric", "arm", "params", "runs", "latest", "changes",
     ];
@@ -285,7 +264,7 @@ pub fn history(
         })
         .collect();
     let mut out = String::new();
-    if matches!(format, crate::cli::OutputFormat::Csv) {
+    if format == TextLayout::Csv {
         let quote = |c: &str| {
             if c.contains([',', '"', '\n']) {
                 format!("\"{}\"", c.replace('"', "\"\""))

@@ -650,7 +650,8 @@ fn collect(
     let format = if c.format == "auto" {
         Format::Auto
     } else {
-        <Format as clap::ValueEnum>::from_str(&c.format, true).map_err(anyhow::Error::msg)?
+        Format::from_name(&c.format)
+            .ok_or_else(|| anyhow::anyhow!("unknown format `{}`", c.format))?
     };
     let base = if Path::new(&c.path).is_absolute() {
         PathBuf::new()

@@ -370,9 +370,7 @@ impl Plan {
             }
         }
         for c in &plan.collect {
-            if c.format != "auto"
-                && <crate::ingest::Format as clap::ValueEnum>::from_str(&c.format, true).is_err()
-            {
+            if c.format != "auto" && crate::ingest::Format::from_name(&c.format).is_none() {
                 return Err(format!(
                     "{}`collect.format` `{}` is not an ingest format",
                     line_of("format"),

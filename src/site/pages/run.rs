@@ -1,0 +1,512 @@
+//! Run pages (`templates/run.html`): medians, trials, CPU over time, flamegraphs.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use serde::Deserialize;
+
+use crate::query::{Query, lit};
+use crate::site::charts::{self, Series};
+use crate::site::format::*;
+use crate::site::load::*;
+use crate::site::{SiteError, flame};
+use std::path::PathBuf;
+
+pub struct KeyValue {
+    pub key: String,
+    pub value: String,
+}
+
+pub struct MedianView {
+    pub arm: String,
+    pub params: String,
+    pub n: String,
+    /// One cell per figure of [`RunPage::figure_labels`].
+    pub figures: Vec<String>,
+}
+
+pub struct MetricMedianView {
+    pub arm: String,
+    pub params: String,
+    pub name: String,
+    pub unit: String,
+    pub better: String,
+    pub n: String,
+    pub median: String,
+    pub range: String,
+}
+
+pub struct TrialView {
+    pub seq: String,
+    pub trial_id: String,
+    pub arm: String,
+    pub params: String,
+    pub repeat: String,
+    pub status: String,
+    pub discarded: String,
+    pub requests: String,
+    pub completed: String,
+    pub failed: String,
+    pub throughput_rps: String,
+    pub latency_p50_ms: String,
+    pub latency_p99_ms: String,
+    pub ttft_p50_ms: String,
+    pub littles_law_ratio: String,
+}
+
+pub struct NoteView {
+    pub at: String,
+    pub text: String,
+}
+
+pub struct ChartView {
+    pub svg: String,
+}
+
+/// The figures of the run page's per-arm medians table, in registry order.
+pub(crate) fn run_page_figures() -> impl Iterator<Item = &'static crate::query::figures::Figure> {
+    crate::query::figures::FIGURES.iter().filter(|f| f.run_page)
+}
+
+#[derive(Template)]
+#[template(path = "run.html")]
+pub struct RunPage {
+    pub root: String,
+    pub css: String,
+    pub title: String,
+    pub suite: String,
+    pub number: String,
+    pub meta: Vec<KeyValue>,
+    pub notes: Vec<NoteView>,
+    pub medians: Vec<MedianView>,
+    /// Column headers of `medians`' figures (the registry's run-page figures).
+    pub figure_labels: Vec<&'static str>,
+    pub metric_medians: Vec<MetricMedianView>,
+    /// aiperf summary medians left off the page (the run has the records they summarise).
+    pub summary_hidden: usize,
+    pub trials: Vec<TrialView>,
+    pub charts: Vec<ChartView>,
+    /// Links to the run's A/B pages (`compare-<arm>.html`).
+    pub compares: Vec<KeyValue>,
+    pub profiles: Vec<ProfileView>,
+    pub cpu_charts: Vec<ChartView>,
+    /// `transfer.html` when the run has GB/s metrics by object or page size.
+    pub transfer: bool,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct CpuRow {
+    pub(crate) trial_id: i64,
+    pub(crate) arm: String,
+    pub(crate) params: String,
+    pub(crate) scope: String,
+    pub(crate) t_ns: i64,
+    pub(crate) user_ticks: i64,
+    pub(crate) system_ticks: i64,
+    pub(crate) idle_ticks: i64,
+    pub(crate) total_ticks: i64,
+}
+
+/// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
+/// last kept trial of every arm, one chart per parameter set.
+pub(crate) async fn cpu_charts(query: &Query, run_id: &str) -> Result<Vec<ChartView>, SiteError> {
+    let rows: Vec<CpuRow> = query
+        .rows(&format!(
+            "SELECT c.trial_id, t.arm, t.params, c.scope, c.t_ns, c.user_ticks, c.system_ticks, c.idle_ticks, c.total_ticks \
+             FROM cpu_samples c JOIN trials t ON c.run_id = t.run_id AND c.trial_id = t.trial_id \
+             WHERE c.run_id = {} AND t.kept AND c.scope <> 'cpu' ORDER BY c.trial_id, c.scope, c.t_ns",
+            lit(run_id)
+        ))
+        .await?;
+    // The last kept trial of each arm × params.
+    let mut chosen: BTreeMap<(String, String), i64> = BTreeMap::new();
+    for r in &rows {
+        let e = chosen
+            .entry((r.params.clone(), r.arm.clone()))
+            .or_insert(r.trial_id);
+        *e = (*e).max(r.trial_id);
+    }
+    let mut per_params: BTreeMap<String, Vec<charts::Series>> = BTreeMap::new();
+    for ((params, arm), trial) in &chosen {
+        let samples: Vec<&CpuRow> = rows.iter().filter(|r| r.trial_id == *trial).collect();
+        let t0 = samples.iter().map(|r| r.t_ns).min().unwrap_or(0);
+        let mut scopes: BTreeMap<&str, Vec<&CpuRow>> = BTreeMap::new();
+        for r in &samples {
+            scopes.entry(r.scope.as_str()).or_default().push(r);
+        }
+        let mut busy: BTreeMap<i64, f64> = BTreeMap::new();
+        let mut procs: BTreeMap<String, BTreeMap<i64, f64>> = BTreeMap::new();
+        for (scope, v) in scopes {
+            for pair in v.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                let dt = (b.t_ns - a.t_ns) as f64 / 1e9;
+                if dt <= 0.0 {
+                    continue;
+                }
+                if let Some(rest) = scope.strip_prefix("proc:") {
+                    let name = rest.split(':').next().unwrap_or(rest).to_string();
+                    let ticks =
+                        (b.user_ticks + b.system_ticks - a.user_ticks - a.system_ticks) as f64;
+                    *procs.entry(name).or_default().entry(b.t_ns).or_insert(0.0) +=
+                        ticks / 100.0 / dt;
+                } else {
+                    let dtot = (b.total_ticks - a.total_ticks) as f64;
+                    if dtot > 0.0 {
+                        *busy.entry(b.t_ns).or_insert(0.0) +=
+                            1.0 - (b.idle_ticks - a.idle_ticks) as f64 / dtot;
+                    }
+                }
+            }
+        }
+        let list = per_params.entry(params.clone()).or_default();
+        let secs = |t: i64| (t - t0) as f64 / 1e9;
+        if !busy.is_empty() {
+            list.push(charts::Series {
+                label: format!("cores busy · {arm}"),
+                points: busy.iter().map(|(t, v)| (secs(*t), *v)).collect(),
+            });
+        }
+        for (name, pts) in procs {
+            list.push(charts::Series {
+                label: format!("{name} · {arm}"),
+                points: pts.iter().map(|(t, v)| (secs(*t), *v)).collect(),
+            });
+        }
+    }
+    let layout = ParamLayout::new(per_params.keys().map(String::as_str));
+    let mut out = Vec::new();
+    for (params, series) in per_params.into_iter().take(8) {
+        let at = layout.varying(&params);
+        let title = if at.is_empty() {
+            "CPU over time".to_string()
+        } else {
+            format!("CPU over time · {at}")
+        };
+        let desc = "Cores busy (sum over sampled cores) and each sampled process's cores, per sample interval, for the last kept trial of each arm.";
+        out.push(ChartView {
+            svg: charts::line_chart(&title, desc, "seconds into the trial", "cores", &series)?,
+        });
+    }
+    Ok(out)
+}
+
+pub struct ShareView {
+    pub name: String,
+    pub weight: String,
+    pub share: String,
+}
+
+/// One flamegraph (arm × target × kind, merged over kept trials) and its tables.
+pub struct ProfileView {
+    pub title: String,
+    pub href: String,
+    pub kind: String,
+    pub unit: String,
+    /// On-CPU: top self frames. Off-CPU: innermost user frames.
+    pub top: Vec<ShareView>,
+    /// Off-CPU only: time by what it waited for.
+    pub categories: Vec<ShareView>,
+}
+
+pub(crate) fn share_views(v: Vec<flame::Share>) -> Vec<ShareView> {
+    v.into_iter()
+        .map(|s| ShareView {
+            name: s.name,
+            weight: if s.weight.fract() == 0.0 {
+                format!("{}", s.weight as i64)
+            } else {
+                format!("{:.1}", s.weight)
+            },
+            share: format!("{:.1}%", s.share * 100.0),
+        })
+        .collect()
+}
+
+#[derive(Deserialize)]
+pub(crate) struct StackRow {
+    pub(crate) arm: String,
+    pub(crate) target: String,
+    pub(crate) kind: String,
+    pub(crate) stack: String,
+    pub(crate) weight: f64,
+}
+
+/// Stacks of a run's kept trials, merged across repeats: (arm, target, kind) → stacks.
+pub(crate) type Profiles = BTreeMap<(String, String, String), Vec<(String, f64)>>;
+
+pub(crate) async fn load_profiles(query: &Query, run_id: &str) -> Result<Profiles, SiteError> {
+    let rows: Vec<StackRow> = query
+        .rows(&format!(
+            "SELECT t.arm, s.target, s.kind, s.stack, sum(s.weight) AS weight FROM stacks s \
+             JOIN trials t ON s.run_id = t.run_id AND s.trial_id = t.trial_id \
+             WHERE s.run_id = {} AND (t.kept OR t.phase = 'measured') \
+             GROUP BY t.arm, s.target, s.kind, s.stack ORDER BY t.arm, s.target, s.kind, s.stack",
+            lit(run_id)
+        ))
+        .await?;
+    let mut out: Profiles = BTreeMap::new();
+    for r in rows {
+        out.entry((r.arm, r.target, r.kind))
+            .or_default()
+            .push((r.stack, r.weight));
+    }
+    Ok(out)
+}
+
+/// Flamegraph SVGs and their views; files are numbered (names are user strings).
+pub(crate) fn profile_views(
+    profiles: &Profiles,
+) -> Result<Vec<(String, Vec<u8>, ProfileView)>, SiteError> {
+    let mut out = Vec::new();
+    for (i, ((arm, target, kind), stacks)) in profiles.iter().enumerate() {
+        let title = format!(
+            "{arm} · {target} · {}",
+            if kind == "offcpu" {
+                "off-CPU"
+            } else {
+                "on-CPU"
+            }
+        );
+        let bytes = flame::svg(&title, kind, stacks).map_err(|source| SiteError::Io {
+            path: PathBuf::from(format!("flame/{i}.svg")),
+            source,
+        })?;
+        let (top, categories) = if kind == "offcpu" {
+            let (c, f) = flame::offcpu_breakdown(stacks, 15);
+            (f, c)
+        } else {
+            (flame::top_self(stacks, 15), Vec::new())
+        };
+        let file = format!("flame/{i}.svg");
+        out.push((
+            file.clone(),
+            bytes,
+            ProfileView {
+                title,
+                href: file,
+                kind: kind.clone(),
+                unit: if kind == "offcpu" {
+                    "µs".into()
+                } else {
+                    "samples".into()
+                },
+                top: share_views(top),
+                categories: share_views(categories),
+            },
+        ));
+    }
+    Ok(out)
+}
+
+pub(crate) async fn run_page(
+    query: &Query,
+    r: &RunRow,
+    notes: Option<&Vec<&NoteRow>>,
+    css: &str,
+    pre: &Prefetch,
+) -> Result<RunPage, SiteError> {
+    let id = lit(&r.run_id);
+    let medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
+    let mut metric_medians: Vec<MetricMedianRow> = pre
+        .metric_medians
+        .get(&r.run_id)
+        .cloned()
+        .unwrap_or_default();
+    // Figures that restate the run's own request records (aiperf's summary) stay off the page.
+    let before = metric_medians.len();
+    metric_medians.retain(|m| !m.restates_requests);
+    let summary_hidden = before - metric_medians.len();
+    let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
+    let latencies: Vec<LatencyRow> = if !pre.with_requests.contains(&r.run_id) {
+        Vec::new()
+    } else {
+        query
+            .rows(&format!(
+                "SELECT t.arm, t.params, q.latency_ns FROM requests q \
+             JOIN trials t ON q.run_id = t.run_id AND q.trial_id = t.trial_id \
+             WHERE q.run_id = {id} AND coalesce(q.phase, 'measured') = 'measured' \
+             AND q.error_code IS NULL AND NOT q.cancelled AND q.latency_ns IS NOT NULL \
+             AND t.kept"
+            ))
+            .await?
+    };
+
+    let mut meta = vec![
+        KeyValue {
+            key: "run id".into(),
+            value: r.run_id.clone(),
+        },
+        KeyValue {
+            key: "started".into(),
+            value: time(&r.started_at),
+        },
+        KeyValue {
+            key: "finished".into(),
+            value: time(&r.finished_at),
+        },
+        KeyValue {
+            key: "source".into(),
+            value: r.source.clone(),
+        },
+        KeyValue {
+            key: "status".into(),
+            value: r.status.clone(),
+        },
+    ];
+    for (key, value) in [
+        ("git commit", &r.git_commit),
+        ("git branch", &r.git_branch),
+        ("host", &r.host),
+    ] {
+        if let Some(v) = value {
+            meta.push(KeyValue {
+                key: key.into(),
+                value: v.clone(),
+            });
+        }
+    }
+    let layout = ParamLayout::new(trials.iter().map(|t| t.params.as_str()));
+    if !layout.fixed.is_empty() {
+        let fixed: Vec<String> = layout
+            .fixed
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        meta.push(KeyValue {
+            key: "params (all trials)".into(),
+            value: fixed.join(" "),
+        });
+    }
+    let mut medians = medians;
+    medians.sort_by(|a, b| cmp_params(&a.params, &b.params).then_with(|| a.arm.cmp(&b.arm)));
+    metric_medians.sort_by(|a, b| {
+        a.name
+            .cmp(&b.name)
+            .then_with(|| cmp_params(&a.params, &b.params))
+            .then_with(|| a.arm.cmp(&b.arm))
+    });
+    if r.labels != "{}" {
+        meta.push(KeyValue {
+            key: "labels".into(),
+            value: params_text(&r.labels),
+        });
+    }
+
+    // Latency CDFs: one chart per parameter set, one line per arm, over kept trials' requests.
+    let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+    for l in &latencies {
+        groups
+            .entry(&l.params)
+            .or_default()
+            .entry(&l.arm)
+            .or_default()
+            .push(l.latency_ns as f64 / 1e6);
+    }
+    let mut groups: Vec<_> = groups.into_iter().collect();
+    groups.sort_by(|a, b| cmp_params(a.0, b.0));
+    let mut charts = Vec::new();
+    for (params, arms) in groups {
+        let series: Vec<Series> = arms
+            .into_iter()
+            .map(|(arm, mut v)| Series {
+                label: format!("{arm} (n={})", v.len()),
+                points: charts::cdf_points(&mut v, 400),
+            })
+            .collect();
+        let title = match layout.varying(params).as_str() {
+            "—" => "Request latency CDF".to_string(),
+            v => format!("Request latency CDF, {v}"),
+        };
+        let desc = format!(
+            "Cumulative distribution of request latency in milliseconds for arms {} at {}.",
+            series
+                .iter()
+                .map(|s| s.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            params_text(params)
+        );
+        let svg = charts::line_chart(
+            &title,
+            &desc,
+            "request latency (ms)",
+            "fraction of requests",
+            &series,
+        )?;
+        charts.push(ChartView { svg });
+    }
+
+    Ok(RunPage {
+        root: "../../".into(),
+        css: css.to_string(),
+        title: format!("{} #{}", r.suite, r.run_no),
+        suite: r.suite.clone(),
+        number: format!("#{}", r.run_no),
+        meta,
+        notes: notes
+            .map(|v| {
+                v.iter()
+                    .map(|n| NoteView {
+                        at: time(&n.at),
+                        text: n.text.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        medians: medians
+            .into_iter()
+            .map(|m| MedianView {
+                arm: m.arm,
+                params: layout.varying(&m.params),
+                n: m.n_trials.to_string(),
+                figures: run_page_figures()
+                    .map(|f| num(m.figures.get(f.name).and_then(|v| v.as_f64()), f.decimals))
+                    .collect(),
+            })
+            .collect(),
+        figure_labels: run_page_figures().map(|f| f.label).collect(),
+        summary_hidden,
+        metric_medians: metric_medians
+            .into_iter()
+            .map(|m| MetricMedianView {
+                arm: m.arm,
+                params: layout.varying(&m.params),
+                name: m.name,
+                unit: m.unit,
+                better: m.better,
+                n: m.n_trials.to_string(),
+                median: num(Some(m.median), 4),
+                range: format!("{} – {}", num(Some(m.min), 4), num(Some(m.max), 4)),
+            })
+            .collect(),
+        trials: trials
+            .into_iter()
+            .map(|t| TrialView {
+                seq: t.seq.to_string(),
+                trial_id: t.trial_id.to_string(),
+                arm: t.arm,
+                params: layout.varying(&t.params),
+                repeat: t.repeat.to_string(),
+                status: t.status,
+                discarded: if t.discarded {
+                    t.discard_reason.unwrap_or_else(|| "yes".into())
+                } else {
+                    String::new()
+                },
+                requests: int(t.requests),
+                completed: int(t.completed),
+                failed: format!("{} / {}", int(t.errors), int(t.cancelled)),
+                throughput_rps: num(t.throughput_rps, 2),
+                latency_p50_ms: num(t.latency_p50_ms, 2),
+                latency_p99_ms: num(t.latency_p99_ms, 2),
+                ttft_p50_ms: num(t.ttft_p50_ms, 2),
+                littles_law_ratio: num(t.littles_law_ratio, 3),
+            })
+            .collect(),
+        charts,
+        compares: Vec::new(),
+        profiles: Vec::new(),
+        cpu_charts: Vec::new(),
+        transfer: false,
+    })
+}

@@ -1,0 +1,276 @@
+//! Suite and series pages (`templates/suite.html`, `templates/series.html`).
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+
+use crate::query::Query;
+use crate::site::SiteError;
+use crate::site::charts::{self};
+use crate::site::format::*;
+use crate::site::load::*;
+use crate::site::writer::*;
+use crate::site::*;
+
+pub struct SeriesLink {
+    pub href: String,
+    pub metric: String,
+    pub arm: String,
+    pub params: String,
+    pub spark: String,
+    pub n: usize,
+    pub latest: String,
+    pub change: String,
+    pub change_class: String,
+}
+
+#[derive(Template)]
+#[template(path = "suite.html")]
+pub struct SuitePage {
+    pub root: String,
+    pub css: String,
+    pub title: String,
+    pub suite: String,
+    pub series: Vec<SeriesLink>,
+}
+
+pub struct ChangeView {
+    pub href: String,
+    pub run: String,
+    pub commit: String,
+    pub before: String,
+    pub after: String,
+    pub change: String,
+    pub p: String,
+    pub class: String,
+    pub kind: String,
+}
+
+pub struct PointView {
+    pub href: String,
+    pub run: String,
+    pub started: String,
+    pub commit: String,
+    pub value: String,
+    pub range: String,
+    pub note: String,
+}
+
+#[derive(Template)]
+#[template(path = "series.html")]
+pub struct SeriesPage {
+    pub root: String,
+    pub css: String,
+    pub title: String,
+    pub suite: String,
+    pub metric: String,
+    pub arm: String,
+    pub params: String,
+    pub unit: String,
+    pub summary: String,
+    pub chart: String,
+    pub changes: Vec<ChangeView>,
+    pub points: Vec<PointView>,
+}
+
+/// Suite and series pages; returns the open regressions (a series whose latest change point
+/// is a regression) for the index.
+pub(crate) async fn history_pages(
+    w: &mut Writer,
+    query: &Query,
+    css: &str,
+    notes: &BTreeMap<&str, Vec<&NoteRow>>,
+) -> Result<Vec<RegressionView>, SiteError> {
+    let all = crate::query::history::history(query, None, None, &Default::default()).await?;
+    let mut by_suite: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
+    for s in &all {
+        by_suite.entry(s.suite.as_str()).or_default().push(s);
+    }
+    let mut regressions = Vec::new();
+    for (suite, series) in by_suite {
+        let dir = format!("suites/{}", slug(suite));
+        let layout = ParamLayout::new(series.iter().map(|s| s.params.as_str()));
+        let mut links = Vec::new();
+        for s in series {
+            let file = format!(
+                "{}.html",
+                slug(&format!("{}|{}|{}", s.metric, s.arm, s.params))
+            );
+            let params = layout.varying(&s.params);
+            let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+            let latest_change = s.changes.last();
+            let (change, class) = match latest_change {
+                Some(c) => (
+                    format!(
+                        "{} at #{} ({:+.1}%)",
+                        if c.regression {
+                            "regressed"
+                        } else {
+                            "improved"
+                        },
+                        c.run_no,
+                        c.magnitude * 100.0
+                    ),
+                    if c.regression {
+                        "verdict-regressed"
+                    } else {
+                        "verdict-improved"
+                    }
+                    .to_string(),
+                ),
+                None => ("none".to_string(), String::new()),
+            };
+            if let Some(c) = latest_change.filter(|c| c.regression) {
+                regressions.push(RegressionView {
+                    suite: suite.to_string(),
+                    href: format!("{dir}/{file}"),
+                    series: format!("{} · {} {}", s.metric, s.arm, params),
+                    change: format!("{:+.1}% at #{}", c.magnitude * 100.0, c.run_no),
+                    run: format!("#{}", c.run_no),
+                    run_href: format!("runs/{}/index.html", c.run_id),
+                });
+            }
+            links.push(SeriesLink {
+                href: file.clone(),
+                metric: if s.unit.is_empty() {
+                    s.metric.clone()
+                } else {
+                    format!("{} ({})", s.metric, s.unit)
+                },
+                arm: s.arm.clone(),
+                params: params.clone(),
+                spark: charts::sparkline(&values, &format!("{} trend", s.metric)),
+                n: values.len(),
+                latest: values
+                    .last()
+                    .map(|v| fmt_value(Some(*v)))
+                    .unwrap_or_default(),
+                change,
+                change_class: class,
+            });
+            let index_of: BTreeMap<&str, usize> = s
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.run_id.as_str(), i))
+                .collect();
+            let changes: Vec<(usize, bool)> = s
+                .changes
+                .iter()
+                .filter_map(|c| index_of.get(c.run_id.as_str()).map(|i| (*i, c.regression)))
+                .collect();
+            let noted: Vec<usize> = s
+                .points
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| notes.contains_key(p.run_id.as_str()))
+                .map(|(i, _)| i)
+                .collect();
+            let bands: Vec<Option<(f64, f64)>> = s.points.iter().map(|p| p.lo.zip(p.hi)).collect();
+            let title = format!("{} · {}", s.metric, s.arm);
+            let description = format!(
+                "{} over {} runs of suite {suite}{}; dashed lines mark change points, diamonds runs with notes.",
+                s.metric,
+                values.len(),
+                if params.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {params}")
+                }
+            );
+            let chart = charts::trend_chart(&charts::Trend {
+                title: &title,
+                description: &description,
+                y_label: if s.unit.is_empty() {
+                    &s.metric
+                } else {
+                    &s.unit
+                },
+                values: &values,
+                bands: &bands,
+                changes: &changes,
+                notes: &noted,
+            })?;
+            let page = SeriesPage {
+                root: "../../".into(),
+                css: css.to_string(),
+                title: format!("{suite}: {}", s.metric),
+                suite: suite.to_string(),
+                metric: s.metric.clone(),
+                arm: s.arm.clone(),
+                params,
+                unit: s.unit.clone(),
+                summary: format!(
+                    "{} is better. {} runs; {} change point(s).",
+                    if s.better == "higher" {
+                        "Higher"
+                    } else {
+                        "Lower"
+                    },
+                    values.len(),
+                    s.changes.len()
+                ),
+                chart,
+                changes: s
+                    .changes
+                    .iter()
+                    .map(|c| ChangeView {
+                        href: format!("../../runs/{}/index.html", c.run_id),
+                        run: format!("#{}", c.run_no),
+                        commit: short_commit(&c.git_commit),
+                        before: fmt_value(Some(c.mean_before)),
+                        after: fmt_value(Some(c.mean_after)),
+                        change: format!("{:+.1}%", c.magnitude * 100.0),
+                        p: format!("{:.3}", c.p_value),
+                        class: if c.regression {
+                            "verdict-regressed"
+                        } else {
+                            "verdict-improved"
+                        }
+                        .into(),
+                        kind: if c.regression {
+                            "regression"
+                        } else {
+                            "improvement"
+                        }
+                        .into(),
+                    })
+                    .collect(),
+                points: s
+                    .points
+                    .iter()
+                    .map(|p| PointView {
+                        href: format!("../../runs/{}/index.html", p.run_id),
+                        run: format!("#{}", p.run_no),
+                        started: time(&p.started_at),
+                        commit: short_commit(&p.git_commit),
+                        value: fmt_value(Some(p.value)),
+                        range: match (p.lo, p.hi) {
+                            (Some(lo), Some(hi)) => {
+                                format!("{} – {}", fmt_value(Some(lo)), fmt_value(Some(hi)))
+                            }
+                            _ => String::new(),
+                        },
+                        note: notes
+                            .get(p.run_id.as_str())
+                            .and_then(|v| v.last())
+                            .map(|n| n.text.clone())
+                            .unwrap_or_default(),
+                    })
+                    .collect(),
+            };
+            w.page(&format!("{dir}/{file}"), &page)?;
+        }
+        w.page(
+            &format!("{dir}/index.html"),
+            &SuitePage {
+                root: "../../".into(),
+                css: css.to_string(),
+                title: format!("{suite}: series"),
+                suite: suite.to_string(),
+                series: links,
+            },
+        )?;
+    }
+    Ok(regressions)
+}

@@ -1,0 +1,54 @@
+//! Writing the site: byte-identical rebuilds, and a file whose bytes did not change is
+//! not rewritten (so a rebuild touches only what changed).
+
+use std::fs;
+
+use askama::Template;
+
+use crate::site::SiteError;
+use std::path::PathBuf;
+
+// ---- build ----------------------------------------------------------------------------------
+
+/// What a build did.
+#[derive(Debug, Default)]
+pub struct BuildReport {
+    pub written: usize,
+    pub unchanged: usize,
+    pub runs: usize,
+}
+
+pub(crate) struct Writer {
+    pub(crate) out: PathBuf,
+    pub(crate) report: BuildReport,
+}
+
+impl Writer {
+    /// Writes `bytes` to `rel` under the output directory unless the file already holds them.
+    pub(crate) fn put(&mut self, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
+        let path = self.out.join(rel);
+        if fs::read(&path).is_ok_and(|old| old == bytes) {
+            self.report.unchanged += 1;
+            return Ok(());
+        }
+        let dir = path.parent().expect("page has a parent");
+        fs::create_dir_all(dir).map_err(|source| SiteError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        fs::write(&path, bytes).map_err(|source| SiteError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        self.report.written += 1;
+        Ok(())
+    }
+
+    pub(crate) fn page(&mut self, rel: &str, page: &impl Template) -> Result<(), SiteError> {
+        let html = page.render().map_err(|source| SiteError::Render {
+            page: rel.to_string(),
+            source,
+        })?;
+        self.put(rel, html.as_bytes())
+    }
+}
