@@ -491,3 +491,44 @@ fn an_empty_aiperf_export_is_refused_not_landed_as_an_ok_trial() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(scalar(&root, "select count(*) from runs"), 0);
 }
+
+#[test]
+fn a_stream_of_overlapping_readers_does_not_starve_compact() {
+    // Readers that always overlap (one takes the lock before the other lets go) once kept
+    // compact waiting forever, and every ingest queued behind it.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("wh");
+    let f = dir.path().join("a.jsonl");
+    fs::write(&f, aiperf_jsonl(20, 0)).unwrap();
+    ok(&root, &["ingest", "--suite", "s", f.to_str().unwrap()]);
+    ok(
+        &root,
+        &["ingest", "--suite", "s", "--arm", "b", f.to_str().unwrap()],
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|i| {
+            let (root, stop) = (root.clone(), stop.clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(75 * i));
+                let wh = Warehouse::open(&root).unwrap();
+                let mut reads = 0;
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    let guard = wh.read_lock().unwrap();
+                    std::thread::sleep(Duration::from_millis(150));
+                    drop(guard);
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let report = Warehouse::open(&root).unwrap().compact().unwrap();
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(!report.merged.is_empty());
+    for r in readers {
+        assert!(r.join().unwrap() > 0);
+    }
+    assert_eq!(scalar(&root, "select count(*) from requests"), 40);
+}

@@ -190,6 +190,9 @@ impl Drop for Lock {
     }
 }
 
+/// How long a new reader waits for a compaction's swap before it goes in anyway.
+pub const INTENT_WAIT: Duration = Duration::from_secs(10);
+
 /// How long `compact` waits for readers to finish before it gives up on a partition swap.
 pub const READERS_WAIT: Duration = Duration::from_secs(600);
 
@@ -291,8 +294,22 @@ impl Warehouse {
 
     /// A shared lock on `.readers.lock` for as long as the guard lives: `compact` swaps no
     /// partition while it is held (see [`Lock`]).
+    ///
+    /// A compaction about to swap holds `.compact.lock` exclusively while it waits for the
+    /// readers already in; a new reader first passes through that lock (shared), so a stream
+    /// of readers cannot starve the swap (and, with it, every writer waiting on `.lock`). A
+    /// reader nested in another of the same process (which the waiting swap would deadlock)
+    /// goes in after [`INTENT_WAIT`] regardless.
     pub fn read_lock(&self) -> Result<Lock> {
-        Lock::take(&self.root.join(".readers.lock"), libc::LOCK_SH)
+        let intent = Lock::take_within(
+            &self.root.join(".compact.lock"),
+            libc::LOCK_SH,
+            INTENT_WAIT,
+            "a compaction is swapping a partition",
+        );
+        let readers = Lock::take(&self.root.join(".readers.lock"), libc::LOCK_SH)?;
+        drop(intent);
+        Ok(readers)
     }
 
     pub fn find_by_digest(&self, digest: &str) -> Result<Option<RunEntry>> {
@@ -688,7 +705,9 @@ impl Warehouse {
                     write_atomic(&staging, &format!("uncommitted-{stamp}.parquet"), &orphans)?;
                 }
                 let live = self.partition_dir(table, &suite);
-                // No reader may hold the old file names across the swap.
+                // No reader may hold the old file names across the swap; new readers wait
+                // at the intent lock meanwhile.
+                let intent = Lock::take(&self.root.join(".compact.lock"), libc::LOCK_EX)?;
                 let readers = Lock::take_within(
                     &self.root.join(".readers.lock"),
                     libc::LOCK_EX,
@@ -698,6 +717,7 @@ impl Warehouse {
                 exchange(&staging, &live)?;
                 fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
                 drop(readers);
+                drop(intent);
                 report
                     .merged
                     .push((table.name(), suite.clone(), files.len()));

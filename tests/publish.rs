@@ -1,0 +1,124 @@
+//! `perfhouse publish`: a gh-pages commit through a temporary worktree.
+
+mod common;
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+
+/// One run of two arms as metrics-json: `n` metrics × 3 repeats; the candidate's metric 0 is
+/// 40 % slower, metric 1 20 % slower, the rest identical up to ±0.5 % noise.
+fn two_arms(dir: &Path, n: usize) -> std::path::PathBuf {
+    let path = dir.join("m.json");
+    let mut f = fs::File::create(&path).unwrap();
+    let mut entries = Vec::new();
+    for arm in ["base", "cand"] {
+        for r in 0..3 {
+            for m in 0..n {
+                let slow = match (arm, m) {
+                    ("cand", 0) => 1.4,
+                    ("cand", 1) => 1.2,
+                    _ => 1.0,
+                };
+                let noise = 1.0 + (r as f64 - 1.0) * 0.005;
+                entries.push(format!(
+                    "{{\"name\": \"op_{m:04}_latency_with_a_long_descriptive_name\", \"value\": {}, \"unit\": \"ms\", \"better\": \"lower\", \"arm\": \"{arm}\", \"repeat\": {r}}}",
+                    100.0 * slow * noise
+                ));
+            }
+        }
+    }
+    write!(f, "{{\"metrics\": [{}]}}", entries.join(",\n")).unwrap();
+    path
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn publish_commits_the_site_without_touching_the_working_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    fs::write(repo.join("a.txt"), "one\n").unwrap();
+    git(&repo, &["add", "a.txt"]);
+    git(
+        &repo,
+        &[
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "first",
+        ],
+    );
+    // A dirty working tree and a staged change that must survive untouched.
+    fs::write(repo.join("a.txt"), "two\n").unwrap();
+    fs::write(repo.join("b.txt"), "staged\n").unwrap();
+    git(&repo, &["add", "b.txt"]);
+    let status = git(&repo, &["status", "--porcelain"]);
+    let head = git(&repo, &["rev-parse", "HEAD"]);
+    let wh = dir.path().join("wh");
+    let site = dir.path().join("site");
+    ok(
+        &wh,
+        &[
+            "ingest",
+            "--suite",
+            "ops",
+            two_arms(dir.path(), 3).to_str().unwrap(),
+        ],
+    );
+    ok(&wh, &["site", "--out", site.to_str().unwrap()]);
+    let args = [
+        "publish",
+        "--repo",
+        repo.to_str().unwrap(),
+        "--site",
+        site.to_str().unwrap(),
+    ];
+    let out = ok(&wh, &args);
+    assert!(out.contains("published"), "{out}");
+    assert_eq!(git(&repo, &["status", "--porcelain"]), status);
+    assert_eq!(git(&repo, &["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        git(&repo, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        "main"
+    );
+    let files = git(&repo, &["ls-tree", "-r", "--name-only", "gh-pages"]);
+    assert!(
+        files.lines().any(|f| f == "index.html") && files.lines().any(|f| f == ".nojekyll"),
+        "{files}"
+    );
+    assert!(
+        !files.lines().any(|f| f == "a.txt"),
+        "only the site is on the branch"
+    );
+    assert_eq!(
+        git(&repo, &["worktree", "list"]).lines().count(),
+        1,
+        "temporary worktree removed"
+    );
+    // The same site again: nothing new.
+    let again = ok(&wh, &args);
+    assert!(again.contains("nothing to publish"), "{again}");
+    assert_eq!(git(&repo, &["rev-list", "--count", "gh-pages"]).trim(), "1");
+}
