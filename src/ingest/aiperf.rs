@@ -369,6 +369,58 @@ pub fn sniff(first_line: &str) -> bool {
     t.starts_with('{') && t.contains("\"metadata\"") && t.contains("\"metrics\"")
 }
 
+/// aiperf's per-request export as an [`super::adapter::Adapter`].
+pub struct Adapter;
+
+impl super::adapter::Adapter for Adapter {
+    fn format(&self) -> super::Format {
+        super::Format::Aiperf
+    }
+
+    fn claims_name(&self, _path: &Path, name: &str) -> bool {
+        super::is_aiperf_jsonl(name)
+    }
+
+    fn walks(&self, _path: &Path, name: &str) -> bool {
+        super::is_aiperf_jsonl(name)
+    }
+
+    fn sniff(&self, input: &super::adapter::Sniff) -> bool {
+        sniff(input.first_line())
+    }
+
+    fn parse(
+        &self,
+        path: &Path,
+        input: Box<dyn std::io::BufRead>,
+        sink: Option<super::RequestSink>,
+    ) -> Result<super::adapter::Parsed, super::IngestError> {
+        let trial = match sink {
+            Some(sink) => {
+                let summary = stream_jsonl(path, input, super::CHUNK, sink)?;
+                let warnings = summary.warnings.clone();
+                return Ok(super::adapter::Parsed {
+                    trials: vec![super::ParsedTrial {
+                        streamed: Some(summary),
+                        ..Default::default()
+                    }],
+                    warnings,
+                    commit: None,
+                });
+            }
+            None => parse_jsonl(path, input)?,
+        };
+        Ok(super::adapter::Parsed {
+            trials: vec![super::ParsedTrial {
+                requests: trial.requests,
+                ..Default::default()
+            }],
+            warnings: trial.warnings,
+            commit: None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -332,6 +332,45 @@ fn parse_file(
     })
 }
 
+/// asv results as an [`super::adapter::Adapter`]: a results directory is many runs, so
+/// `perfhouse ingest` reads it with [`parse_dir`]; a single results file is refused.
+pub struct Adapter;
+
+impl super::adapter::Adapter for Adapter {
+    fn format(&self) -> super::Format {
+        super::Format::Asv
+    }
+
+    fn claims_name(&self, path: &Path, name: &str) -> bool {
+        path.is_dir() || name == "benchmarks.json" && is_results_dir(path.parent())
+    }
+
+    fn walk_auto(&self, _path: &Path, _name: &str) -> bool {
+        false // the whole directory is one ingest; see `commands::ingest`
+    }
+
+    fn walks(&self, _path: &Path, name: &str) -> bool {
+        name == "benchmarks.json"
+    }
+
+    fn sniff(&self, _input: &super::adapter::Sniff) -> bool {
+        false
+    }
+
+    fn parse(
+        &self,
+        path: &Path,
+        _input: Box<dyn std::io::BufRead>,
+        _sink: Option<super::RequestSink>,
+    ) -> Result<super::adapter::Parsed, super::IngestError> {
+        Err(super::IngestError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "asv results hold one run per file: give the results directory (or the project's) to `perfhouse ingest --format asv`".to_string(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

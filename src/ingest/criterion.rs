@@ -115,3 +115,34 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         ..Default::default()
     }])
 }
+
+/// Criterion as an [`super::adapter::Adapter`].
+pub struct Adapter;
+
+impl super::adapter::Adapter for Adapter {
+    fn format(&self) -> super::Format {
+        super::Format::Criterion
+    }
+
+    fn claims_name(&self, path: &Path, _name: &str) -> bool {
+        is_estimates(path)
+    }
+
+    fn walks(&self, path: &Path, _name: &str) -> bool {
+        is_estimates(path)
+    }
+
+    fn sniff(&self, _input: &super::adapter::Sniff) -> bool {
+        false // known by its path only
+    }
+
+    fn parse(
+        &self,
+        path: &Path,
+        input: Box<dyn std::io::BufRead>,
+        _sink: Option<super::RequestSink>,
+    ) -> Result<super::adapter::Parsed, super::IngestError> {
+        let text = super::adapter::read_text(path, input)?;
+        Ok(super::adapter::Parsed::trials(parse(path, &text)?))
+    }
+}

@@ -92,3 +92,30 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     }
     Ok(trials)
 }
+
+/// Hyperfine as an [`super::adapter::Adapter`].
+pub struct Adapter;
+
+impl super::adapter::Adapter for Adapter {
+    fn format(&self) -> super::Format {
+        super::Format::Hyperfine
+    }
+
+    fn walks(&self, _path: &Path, name: &str) -> bool {
+        name.ends_with(".json")
+    }
+
+    fn sniff(&self, input: &super::adapter::Sniff) -> bool {
+        input.doc().is_some_and(sniff)
+    }
+
+    fn parse(
+        &self,
+        path: &Path,
+        input: Box<dyn std::io::BufRead>,
+        _sink: Option<super::RequestSink>,
+    ) -> Result<super::adapter::Parsed, super::IngestError> {
+        let text = super::adapter::read_text(path, input)?;
+        Ok(super::adapter::Parsed::trials(parse(path, &text)?))
+    }
+}

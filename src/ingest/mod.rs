@@ -7,6 +7,7 @@
 //! repeat (`repeat=`) and parameters (any other key); `--arm` and `--param` give defaults for
 //! what the path does not say.
 
+pub mod adapter;
 pub mod aiperf;
 pub mod aiperf_summary;
 pub mod asv;
@@ -21,7 +22,7 @@ pub mod pytest_benchmark;
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use crate::model::{Metric, Params, Request, RunData, Stack, Trial};
@@ -177,11 +178,11 @@ impl Format {
 const KNOWN: &str = "aiperf (profile_export.jsonl), aiperf-summary (profile_export_aiperf.json/.csv, phase_manifest.json), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, criterion (new/estimates.json), folded (stack count), perf-script (perf script text), lmcache-transfer (transfer-channel-benchmark output), asv (results/ directory)";
 
 /// Names aiperf gives the files of one artifact directory.
-fn is_aiperf_jsonl(name: &str) -> bool {
+pub(crate) fn is_aiperf_jsonl(name: &str) -> bool {
     name == "profile_export.jsonl" || name == "profile_export.jsonl.gz"
 }
 
-fn is_aiperf_summary(name: &str) -> bool {
+pub(crate) fn is_aiperf_summary(name: &str) -> bool {
     matches!(
         name,
         "profile_export_aiperf.json"
@@ -230,27 +231,12 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                         .unwrap_or_else(|| io::Error::other("walk failed")),
                 })?;
                 let name = entry.file_name().to_string_lossy();
-                let wanted = match format {
-                    Format::Hyperfine
-                    | Format::MetricsJson
-                    | Format::Gbench
-                    | Format::PytestBenchmark => name.ends_with(".json"),
-                    Format::Folded => [".folded", ".collapsed", ".txt"]
-                        .iter()
-                        .any(|e| name.ends_with(e)),
-                    Format::Criterion => criterion::is_estimates(entry.path()),
-                    Format::Aiperf => is_aiperf_jsonl(&name),
-                    Format::AiperfSummary => is_aiperf_summary(&name),
-                    Format::PerfScript | Format::Lmcache => [".txt", ".log", ".perf", ".script"]
-                        .iter()
-                        .any(|e| name.ends_with(e)),
-                    Format::Asv => name == "benchmarks.json",
+                let wanted = match adapter::of(format) {
+                    Some(a) => a.walks(entry.path(), &name),
                     // auto: every file name that says what it is.
-                    Format::Auto => {
-                        is_aiperf_jsonl(&name)
-                            || is_aiperf_summary(&name)
-                            || criterion::is_estimates(entry.path())
-                    }
+                    None => adapter::ADAPTERS
+                        .iter()
+                        .any(|a| a.walk_auto(entry.path(), &name)),
                 };
                 // aiperf writes the same summary as JSON and CSV: take the JSON.
                 let wanted = wanted
@@ -330,88 +316,23 @@ pub fn open_input(path: &Path) -> Result<Box<dyn BufRead>, IngestError> {
 
 /// Resolves `auto` for one file by its name, else its content.
 pub fn detect(path: &Path) -> Result<Format, IngestError> {
-    // aiperf's file name is unambiguous; its content is then held to the aiperf schema.
     let name = path
         .file_name()
-        .map(|n| n.to_string_lossy())
+        .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if is_aiperf_jsonl(&name) {
-        return Ok(Format::Aiperf);
-    }
-    if is_aiperf_summary(&name) {
-        return Ok(Format::AiperfSummary);
-    }
-    if path.is_dir() || name == "benchmarks.json" && asv::is_results_dir(path.parent()) {
-        return Ok(Format::Asv);
-    }
-    if criterion::is_estimates(path) {
-        return Ok(Format::Criterion);
-    }
-    let reader = open_input(path)?;
-    let mut first = String::new();
-    // Bounded: a binary file without newlines must not be read whole.
-    reader
-        .take(1 << 20)
-        .read_line(&mut first)
-        .map_err(|source| IngestError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    if aiperf::sniff(&first) {
-        return Ok(Format::Aiperf);
-    }
-    if aiperf_summary::sniff_csv(&first) {
-        return Ok(Format::AiperfSummary);
-    }
-    // Whole-document JSON formats: parse once and look at the keys.
-    let mut bytes = Vec::new();
-    open_input(path)?
-        .take(64 << 20)
-        .read_to_end(&mut bytes)
-        .map_err(|source| IngestError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    let doc = serde_json::from_slice::<serde_json::Value>(&bytes)
-        .ok()
-        .or_else(|| {
-            // Google Benchmark may write NaN/Infinity, which strict JSON refuses.
-            let text = std::str::from_utf8(&bytes).ok()?;
-            serde_json::from_str(&gbench::sanitize(text)).ok()
-        });
-    if let Some(doc) = doc {
-        if hyperfine::sniff(&doc) {
-            return Ok(Format::Hyperfine);
-        }
-        if metrics_json::sniff(&doc) {
-            return Ok(Format::MetricsJson);
-        }
-        if gbench::sniff(&doc) {
-            return Ok(Format::Gbench);
-        }
-        if pytest_benchmark::sniff(&doc) {
-            return Ok(Format::PytestBenchmark);
-        }
-        if aiperf_summary::sniff_json(&doc) || aiperf_summary::sniff_manifest(&doc) {
-            return Ok(Format::AiperfSummary);
-        }
-    } else if std::str::from_utf8(&bytes).is_ok_and(lmcache::sniff) {
-        return Ok(Format::Lmcache);
-    } else if std::str::from_utf8(&bytes)
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        })
-        .is_some_and(perf_script::sniff)
+    // A name that says what the file is wins (its content is then held to that format);
+    // then each adapter looks at the content, in registry order.
+    if let Some(a) = adapter::ADAPTERS
+        .iter()
+        .find(|a| a.claims_name(path, &name))
     {
-        return Ok(Format::PerfScript);
-    } else if let Some(first) = std::str::from_utf8(&bytes)
-        .ok()
-        .and_then(|t| t.lines().find(|l| !l.trim().is_empty()))
-        && folded::sniff(first)
-    {
-        return Ok(Format::Folded);
+        return Ok(a.format());
+    }
+    // Fail on an unreadable file here, naming it, rather than as "unrecognised".
+    open_input(path)?;
+    let sniff = adapter::Sniff::new(path);
+    if let Some(a) = adapter::ADAPTERS.iter().find(|a| a.sniff(&sniff)) {
+        return Ok(a.format());
     }
     Err(IngestError::Unknown {
         path: path.to_path_buf(),
@@ -534,110 +455,18 @@ fn parse_any(
     } else {
         format
     };
-    let mut reader = open_input(path)?;
-    let (trials, warnings) = match format {
-        Format::Aiperf if sink.is_some() => {
-            let sink = sink.expect("checked");
-            let summary = aiperf::stream_jsonl(path, reader, CHUNK, sink)?;
-            let warnings = summary.warnings.clone();
-            (
-                vec![ParsedTrial {
-                    streamed: Some(summary),
-                    ..Default::default()
-                }],
-                warnings,
-            )
-        }
-        Format::Aiperf => {
-            let recs = aiperf::parse_jsonl(path, reader)?;
-            (
-                vec![ParsedTrial {
-                    requests: recs.requests,
-                    ..Default::default()
-                }],
-                recs.warnings,
-            )
-        }
-        Format::Folded | Format::PerfScript => {
-            let f = if format == Format::Folded {
-                folded::parse(path, reader)?
-            } else {
-                perf_script::parse(path, reader)?
-            };
-            (
-                vec![ParsedTrial {
-                    stacks: f.stacks,
-                    ..Default::default()
-                }],
-                f.warnings,
-            )
-        }
-        Format::Hyperfine
-        | Format::MetricsJson
-        | Format::Gbench
-        | Format::PytestBenchmark
-        | Format::Criterion
-        | Format::AiperfSummary
-        | Format::Lmcache => {
-            let mut text = String::new();
-            reader
-                .read_to_string(&mut text)
-                .map_err(|source| IngestError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            let trials = match format {
-                Format::Hyperfine => hyperfine::parse(path, &text)?,
-                Format::Gbench => gbench::parse(path, &text)?,
-                Format::PytestBenchmark => pytest_benchmark::parse(path, &text)?,
-                Format::Criterion => criterion::parse(path, &text)?,
-                Format::Lmcache => lmcache::parse(path, &text)?,
-                Format::AiperfSummary => {
-                    let (metrics, warnings) = aiperf_summary::parse(path, &text)?;
-                    return Ok(ParsedFile {
-                        path: path.to_path_buf(),
-                        format,
-                        trials: vec![ParsedTrial {
-                            metrics,
-                            ..Default::default()
-                        }],
-                        warnings,
-                        joined: Vec::new(),
-                        commit: None,
-                    });
-                }
-                _ => metrics_json::parse(path, &text)?,
-            };
-            let commit = if format == Format::PytestBenchmark {
-                pytest_benchmark::commit_info(&text)
-            } else {
-                None
-            };
-            return Ok(ParsedFile {
-                path: path.to_path_buf(),
-                format,
-                trials,
-                warnings: Vec::new(),
-                joined: Vec::new(),
-                commit,
-            });
-        }
-        Format::Asv => {
-            return Err(IngestError::Parse {
-                path: path.to_path_buf(),
-                line: 1,
-                message: "asv results hold one run per file: give the results directory (or the project's) to `perfhouse ingest --format asv`".to_string(),
-            });
-        }
-        Format::Auto => unreachable!("resolved above"),
-    };
+    let adapter = adapter::of(format).ok_or_else(|| IngestError::Unknown {
+        path: path.to_path_buf(),
+        known: KNOWN.to_string(),
+    })?;
+    let parsed = adapter.parse(path, open_input(path)?, sink)?;
     Ok(ParsedFile {
         path: path.to_path_buf(),
         format,
-        trials,
-        warnings,
+        trials: parsed.trials,
+        warnings: parsed.warnings,
         joined: Vec::new(),
-        commit: None,
+        commit: parsed.commit,
     })
 }
 

@@ -1,0 +1,181 @@
+//! The one interface every input format implements (as Bencher's `Adaptable`): how its files
+//! are named, how its content is recognised, and how it parses. Adding a format is one file
+//! implementing [`Adapter`] plus one line in [`ADAPTERS`] (and its [`super::Format`] name).
+//! Auto-detection asks each adapter in turn; nothing else decides what a file is.
+
+use std::cell::OnceCell;
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+use super::{CommitInfo, Format, IngestError, ParsedTrial, RequestSink, open_input};
+
+/// What one file parsed into.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub trials: Vec<ParsedTrial>,
+    pub warnings: Vec<String>,
+    pub commit: Option<CommitInfo>,
+}
+
+impl Parsed {
+    pub fn trials(trials: Vec<ParsedTrial>) -> Parsed {
+        Parsed {
+            trials,
+            ..Default::default()
+        }
+    }
+}
+
+pub trait Adapter: Sync {
+    fn format(&self) -> Format;
+
+    /// The file name alone says a file is of this format (`profile_export.jsonl`,
+    /// `new/estimates.json`): auto-detection takes it without reading it.
+    fn claims_name(&self, _path: &Path, _name: &str) -> bool {
+        false
+    }
+
+    /// Files a directory walk with `--format auto` picks up (by name only).
+    fn walk_auto(&self, path: &Path, name: &str) -> bool {
+        self.claims_name(path, name)
+    }
+
+    /// Files a directory walk with `--format <this format>` picks up.
+    fn walks(&self, path: &Path, name: &str) -> bool;
+
+    /// Whether the content is of this format (`--format auto`, when no name claimed it).
+    fn sniff(&self, input: &Sniff) -> bool;
+
+    /// Parses one file; `sink`, when given, takes streamed requests (aiperf).
+    fn parse(
+        &self,
+        path: &Path,
+        input: Box<dyn BufRead>,
+        sink: Option<RequestSink>,
+    ) -> Result<Parsed, IngestError>;
+}
+
+/// Every adapter, in detection order (names first, then content, in this order).
+pub static ADAPTERS: &[&dyn Adapter] = &[
+    &super::aiperf::Adapter,
+    &super::aiperf_summary::Adapter,
+    &super::asv::Adapter,
+    &super::criterion::Adapter,
+    &super::hyperfine::Adapter,
+    &super::metrics_json::Adapter,
+    &super::gbench::Adapter,
+    &super::pytest_benchmark::Adapter,
+    &super::lmcache::Adapter,
+    &super::perf_script::Adapter,
+    &super::folded::Adapter,
+];
+
+/// The adapter of a concrete format (`None` for `auto`).
+pub fn of(format: Format) -> Option<&'static dyn Adapter> {
+    ADAPTERS.iter().copied().find(|a| a.format() == format)
+}
+
+/// A file as auto-detection sees it, each view read at most once and bounded: the first line
+/// (≤ 1 MiB, so a binary file without newlines is not read whole), the text (≤ 64 MiB) and
+/// the JSON document it holds, if any.
+pub struct Sniff<'a> {
+    path: &'a Path,
+    first: OnceCell<Result<String, String>>,
+    bytes: OnceCell<Result<Vec<u8>, String>>,
+    doc: OnceCell<Option<serde_json::Value>>,
+}
+
+impl<'a> Sniff<'a> {
+    pub fn new(path: &'a Path) -> Sniff<'a> {
+        Sniff {
+            path,
+            first: OnceCell::new(),
+            bytes: OnceCell::new(),
+            doc: OnceCell::new(),
+        }
+    }
+
+    /// The first line (empty when unreadable).
+    pub fn first_line(&self) -> &str {
+        self.first
+            .get_or_init(|| {
+                let mut first = String::new();
+                open_input(self.path)
+                    .map_err(|e| e.to_string())?
+                    .take(1 << 20)
+                    .read_line(&mut first)
+                    .map_err(|e| e.to_string())?;
+                Ok(first)
+            })
+            .as_deref()
+            .unwrap_or("")
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.bytes
+            .get_or_init(|| {
+                let mut bytes = Vec::new();
+                open_input(self.path)
+                    .map_err(|e| e.to_string())?
+                    .take(64 << 20)
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| e.to_string())?;
+                Ok(bytes)
+            })
+            .as_deref()
+            .unwrap_or(&[])
+    }
+
+    /// The content as text, if it is UTF-8.
+    pub fn text(&self) -> Option<&str> {
+        std::str::from_utf8(self.bytes()).ok()
+    }
+
+    /// The JSON document the file holds (Google Benchmark's `NaN`/`Infinity` allowed).
+    pub fn doc(&self) -> Option<&serde_json::Value> {
+        self.doc
+            .get_or_init(|| {
+                serde_json::from_slice::<serde_json::Value>(self.bytes())
+                    .ok()
+                    .or_else(|| serde_json::from_str(&super::gbench::sanitize(self.text()?)).ok())
+            })
+            .as_ref()
+    }
+
+    /// The first line that is neither blank nor a `#` comment, of a file that is not JSON.
+    pub fn first_text_line(&self, skip_comments: bool) -> Option<&str> {
+        if self.doc().is_some() {
+            return None;
+        }
+        self.text()?
+            .lines()
+            .find(|l| !(l.trim().is_empty() || skip_comments && l.starts_with('#')))
+    }
+}
+
+/// Reads a whole input as text (the document formats), naming the file on failure.
+pub fn read_text(path: &Path, mut input: Box<dyn BufRead>) -> Result<String, IngestError> {
+    let mut text = String::new();
+    input
+        .read_to_string(&mut text)
+        .map_err(|source| IngestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_concrete_format_has_exactly_one_adapter() {
+        for f in Format::ALL.into_iter().filter(|f| *f != Format::Auto) {
+            let n = ADAPTERS.iter().filter(|a| a.format() == f).count();
+            assert_eq!(n, 1, "{}", f.name());
+        }
+        assert!(of(Format::Auto).is_none());
+        assert_eq!(ADAPTERS.len(), Format::ALL.len() - 1);
+    }
+}
