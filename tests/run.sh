@@ -36,6 +36,8 @@ if ! .venv/bin/python -c 'import duckdb, pyarrow' 2>/dev/null; then
   .venv/bin/pip install --quiet --disable-pip-version-check duckdb pyarrow
 fi
 export PERFHOUSE_PYTHON="$PWD/.venv/bin/python"
+# PERFHOUSE_BLESS=1 rewrites the golden outputs (tests/golden/, and insta's tests/snapshots/).
+if [ "${PERFHOUSE_BLESS:-}" = 1 ]; then export INSTA_UPDATE=always; fi
 # DataFusion plans recurse deeply; debug builds need more than the default 2 MiB test stacks.
 export RUST_MIN_STACK=${RUST_MIN_STACK:-8388608}
 
