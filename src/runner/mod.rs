@@ -3,6 +3,7 @@
 //! as one run. See [`plan`] for the file format and [`proc`] for process control.
 
 pub mod env;
+pub mod exec;
 pub mod plan;
 pub mod proc;
 pub mod profile;
@@ -155,6 +156,27 @@ pub fn execute(
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
+    execute_with(
+        wh,
+        rt,
+        plan,
+        opts,
+        &exec::Processes::default(),
+        &INTERRUPTED,
+    )
+}
+
+/// [`execute`] with the executor and cancel flag given: the real processes and SIGINT in
+/// `perfhouse run`, a scripted executor and a flag of their own in tests of scheduling,
+/// interleaving, discard-first, timeouts and cancellation.
+pub fn execute_with(
+    wh: &Warehouse,
+    rt: &tokio::runtime::Handle,
+    plan: Plan,
+    opts: &RunOptions,
+    exec: &dyn exec::Executor,
+    cancel: &AtomicBool,
+) -> Result<RunOutcome> {
     let run_id = uuid::Uuid::now_v7().to_string();
     let workdir = match &plan.run.workdir {
         Some(w) => plan.dir.join(w),
@@ -185,7 +207,7 @@ pub fn execute(
     let mut data = RunData::default();
     let mut failed = 0;
     for (i, planned) in schedule.iter().enumerate() {
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if cancel.load(Ordering::SeqCst) {
             warnings.push(format!(
                 "interrupted: {} of {} trials not run",
                 schedule.len() - i,
@@ -205,6 +227,8 @@ pub fn execute(
             i as i32,
             planned,
             profiling.as_ref(),
+            exec,
+            cancel,
         )?;
         progress.done(&r.trial.status, t0.elapsed().as_secs_f64());
         let trial_failed = r.trial.status != "ok";
@@ -239,7 +263,7 @@ pub fn execute(
     }
     data.notes.extend(plan.note.iter().cloned());
     let ran = data.trials.len();
-    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    let interrupted = cancel.load(Ordering::SeqCst);
     if interrupted {
         data.notes.push(format!(
             "interrupted (SIGINT/SIGTERM) after {ran} of {} trials",
@@ -297,6 +321,8 @@ fn run_trial(
     trial_id: i32,
     planned: &Planned,
     profiling: Option<&plan::Profile>,
+    exec: &dyn exec::Executor,
+    cancel: &AtomicBool,
 ) -> Result<TrialResult> {
     let dir = scratch.join(format!("t{trial_id}"));
     std::fs::create_dir_all(&dir)?;
@@ -324,7 +350,6 @@ fn run_trial(
         log("stderr.log")?,
         log("teardown.log")?,
     );
-    let cancel = &INTERRUPTED;
     let timeout = plan.run.timeout;
     let mut warnings = Vec::new();
     let mut data = RunData::default();
@@ -343,25 +368,23 @@ fn run_trial(
         )
     };
     let mut failure: Option<(String, Option<i32>, PathBuf)> = None;
-    // Every command of the trial in a cgroup of its own where the machine allows it; the
-    // environment-marker sweep below stays as the fallback (and the check).
-    let cgroup = match proc::Cgroup::create(&format!("perfhouse-{run_id}-t{trial_id}")) {
-        Ok(cg) => {
-            trial.containment = Some("cgroup".to_string());
-            Some(cg)
-        }
-        Err(_) => {
-            trial.containment = Some("marker-sweep".to_string());
-            None
-        }
+    // The executor contains the trial's processes (a cgroup where it can) and ends them all
+    // after teardown (`exec::Processes`).
+    trial.containment = Some(exec.begin(&marker));
+    let step = |step: exec::Step, cmd: &str, o: &File, e: &File, t, cancel: &AtomicBool| {
+        exec.run(&exec::Spec {
+            step,
+            cmd,
+            workdir,
+            env: &env,
+            marker: &marker,
+            stdout: o,
+            stderr: e,
+            timeout: t,
+            cancel,
+        })
     };
-    let cg = cgroup.as_ref();
-    let run = |cmd: &str, o: &File, e: &File, t| {
-        proc::run(cmd, workdir, &env, &marker, o, e, t, cancel, cg)
-    };
-    let run_to_end = |cmd: &str, o: &File, e: &File, t| {
-        proc::run(cmd, workdir, &env, &marker, o, e, t, &NEVER, cg)
-    };
+
     let interrupted = |what: &str| {
         (
             format!("interrupted (SIGINT/SIGTERM) during the {what}"),
@@ -375,7 +398,14 @@ fn run_trial(
     };
 
     if let Some(setup) = &plan.run.setup {
-        let r = run(setup, &setup_log, &setup_log, timeout)?;
+        let r = step(
+            exec::Step::Setup,
+            setup,
+            &setup_log,
+            &setup_log,
+            timeout,
+            cancel,
+        )?;
         if r.cancelled {
             trial.status = "interrupted".to_string();
             failure = Some(interrupted("setup"));
@@ -392,7 +422,14 @@ fn run_trial(
     {
         let deadline = Instant::now() + plan.run.ready_timeout;
         loop {
-            let r = run(ready, &setup_log, &setup_log, plan.run.ready_timeout)?;
+            let r = step(
+                exec::Step::Ready,
+                ready,
+                &setup_log,
+                &setup_log,
+                plan.run.ready_timeout,
+                cancel,
+            )?;
             if r.ok() {
                 break;
             }
@@ -468,7 +505,7 @@ fn run_trial(
             None => plan.run.command.clone(),
         };
         trial.started_at_us = Some(now_us());
-        let r = run(&command, &out, &err, timeout)?;
+        let r = step(exec::Step::Command, &command, &out, &err, timeout, cancel)?;
         trial.finished_at_us = Some(now_us());
         trial.wall_ns = Some(r.wall.as_nanos() as i64);
         trial.exit_code = r.code;
@@ -514,30 +551,22 @@ fn run_trial(
     // Teardown always, to its end even after an interruption (bounded by the timeout), then
     // no process of this trial may survive.
     if let Some(td) = &plan.run.teardown {
-        let r = run_to_end(td, &teardown_log, &teardown_log, timeout)?;
+        // Not cancellable: the teardown runs to its end after an interruption.
+        let r = step(
+            exec::Step::Teardown,
+            td,
+            &teardown_log,
+            &teardown_log,
+            timeout,
+            &NEVER,
+        )?;
         if !r.ok() {
             warnings.push(format!("trial {trial_id}: teardown {}", describe(&r)));
         }
     }
-    if let Some(cg) = &cgroup {
-        match cg.kill() {
-            Ok(0) => {}
-            Ok(n) => warnings.push(format!(
-                "trial {trial_id}: killed {n} leftover process(es) of the trial's cgroup"
-            )),
-            Err(left) => {
-                bail!("trial {trial_id}: processes {left:?} survived cgroup.kill; stopping the run")
-            }
-        }
-    }
-    match proc::sweep(&marker) {
-        Ok(0) => {}
-        Ok(n) => warnings.push(format!(
-            "trial {trial_id}: killed {n} leftover process(es) that escaped the process group"
-        )),
-        Err(left) => {
-            bail!("trial {trial_id}: processes {left:?} survived SIGKILL; stopping the run")
-        }
+    match exec.end(&marker) {
+        Ok(notes) => warnings.extend(notes.into_iter().map(|n| format!("trial {trial_id}: {n}"))),
+        Err(why) => bail!("trial {trial_id}: {why}; stopping the run"),
     }
     if let Some((why, code, log_path)) = failure {
         if trial.status == "ok" {
