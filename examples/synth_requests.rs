@@ -74,7 +74,7 @@ fn main() -> anyhow::Result<()> {
             "replicated-real-records".to_string(),
         )]),
         input_digest: format!("synthetic-{rows}-{trials}-{now}"),
-        status: "ok".into(),
+        status: perfhouse::model::RunStatus::Ok,
     };
     wh.append_run(&run, &data)?;
     println!(

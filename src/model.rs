@@ -40,6 +40,87 @@ impl Better {
     }
 }
 
+/// How a trial ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrialStatus {
+    Ok,
+    /// A command exited non-zero, or the tool's output says the trial failed.
+    Failed,
+    /// The command ran past the plan's `timeout`.
+    Timeout,
+    /// SIGINT/SIGTERM stopped it.
+    Interrupted,
+}
+
+impl TrialStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrialStatus::Ok => "ok",
+            TrialStatus::Failed => "failed",
+            TrialStatus::Timeout => "timeout",
+            TrialStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// How a run ended, from its trials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    Ok,
+    /// Every trial failed.
+    Failed,
+    /// Some trials failed (or some results were missing).
+    Partial,
+    /// SIGINT/SIGTERM stopped it; what ran landed.
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Ok => "ok",
+            RunStatus::Failed => "failed",
+            RunStatus::Partial => "partial",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+
+    /// The one rule: `ok` when every trial is, `failed` when none is (or none ran),
+    /// `partial` in between.
+    pub fn of(trials: &[Trial]) -> RunStatus {
+        let ok = trials
+            .iter()
+            .filter(|t| t.status == TrialStatus::Ok)
+            .count();
+        if ok == trials.len() && ok > 0 {
+            RunStatus::Ok
+        } else if ok == 0 {
+            RunStatus::Failed
+        } else {
+            RunStatus::Partial
+        }
+    }
+}
+
+/// What a stack's weight measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StackKind {
+    /// Weight in samples of a thread on CPU.
+    Oncpu,
+    /// Weight in µs a thread spent off CPU (blocked).
+    Offcpu,
+}
+
+impl StackKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StackKind::Oncpu => "oncpu",
+            StackKind::Offcpu => "offcpu",
+        }
+    }
+}
+
 /// One `perfhouse run` or one ingest batch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
@@ -59,8 +140,7 @@ pub struct Run {
     pub env: String,
     pub labels: BTreeMap<String, String>,
     pub input_digest: String,
-    /// `ok`, `failed`, `partial` (some trials failed) or `interrupted` (SIGINT/SIGTERM).
-    pub status: String,
+    pub status: RunStatus,
 }
 
 /// The closed-loop concurrency a trial's `concurrency` parameter (any case) gives, if numeric.
@@ -86,8 +166,7 @@ pub struct Trial {
     /// Closed-loop concurrency when known (from the `concurrency` parameter); used by Little's law.
     pub concurrency: Option<i64>,
     pub exit_code: Option<i32>,
-    /// `ok`, `failed` or `timeout`.
-    pub status: String,
+    pub status: TrialStatus,
     pub stderr_tail: Option<String>,
     /// How the runner made sure no process of the trial outlived it: `cgroup` (a cgroup v2
     /// per trial, ended with `cgroup.kill`) or `marker-sweep` (process group + a `/proc` sweep
@@ -112,7 +191,7 @@ impl Trial {
             discard_reason: None,
             concurrency: None,
             exit_code: None,
-            status: "ok".to_string(),
+            status: TrialStatus::Ok,
             stderr_tail: None,
             containment: None,
             started_at_us: None,
@@ -170,8 +249,7 @@ pub struct CpuSample {
 pub struct Stack {
     pub trial_id: i32,
     pub target: String,
-    /// `oncpu` (weight in samples) or `offcpu` (weight in µs).
-    pub kind: String,
+    pub kind: StackKind,
     pub stack: String,
     pub weight: f64,
 }

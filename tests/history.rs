@@ -26,7 +26,7 @@ fn run_with_metrics(wh: &Warehouse, i: usize, metrics: &[(&str, f64)]) {
         env: "{}".into(),
         labels: BTreeMap::new(),
         input_digest: format!("synthetic-{i}"),
-        status: "ok".into(),
+        status: perfhouse::model::RunStatus::Ok,
     };
     let data = RunData {
         trials: vec![Trial {

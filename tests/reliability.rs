@@ -102,7 +102,7 @@ fn compact_while_a_run_streams_its_requests_loses_none_of_them() {
         env: "{}".to_string(),
         labels: Default::default(),
         input_digest: "inflight-test".to_string(),
-        status: "ok".to_string(),
+        status: perfhouse::model::RunStatus::Ok,
     };
     let data = perfhouse::model::RunData {
         trials: vec![perfhouse::model::Trial::measured(

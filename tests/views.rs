@@ -74,7 +74,7 @@ fn run(id: &str, started_at_us: i64) -> Run {
         env: "{}".into(),
         labels: BTreeMap::new(),
         input_digest: format!("digest-{id}"),
-        status: "ok".into(),
+        status: perfhouse::model::RunStatus::Ok,
     }
 }
 

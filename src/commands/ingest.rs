@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::cli::IngestArgs;
 use crate::ingest::{self, Format, TrialDefaults};
-use crate::model::{Run, now_us};
+use crate::model::{Run, RunStatus, now_us};
 use crate::warehouse::{RunEntry, Table, Warehouse, sha256_file};
 
 /// Validated options of one ingest batch.
@@ -41,7 +41,7 @@ impl IngestOptions {
                 params: a.params.iter().cloned().collect(),
                 discard_first: a.discard_first,
                 target: a.target.clone(),
-                stack_kind: a.stack_kind.clone(),
+                stack_kind: a.stack_kind,
             },
             labels: a.labels.iter().cloned().collect(),
             note: a.note.clone().filter(|n| !n.trim().is_empty()),
@@ -318,14 +318,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         env: "{}".to_string(),
         labels: opts.labels.clone(),
         input_digest: digest,
-        status: if data.trials.iter().all(|t| t.status == "ok") {
-            "ok"
-        } else if data.trials.iter().all(|t| t.status != "ok") {
-            "failed"
-        } else {
-            "partial"
-        }
-        .to_string(),
+        status: RunStatus::of(&data.trials),
     };
     if let Some(existing) = wh.append_run(&run, &data)? {
         return Ok(IngestOutcome::existing(existing, warnings, failed));
@@ -410,7 +403,11 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
             env: r.env,
             labels,
             input_digest: hex::encode(Sha256::digest(identity.to_string().as_bytes())),
-            status: if r.failed.is_empty() { "ok" } else { "partial" }.to_string(),
+            status: if r.failed.is_empty() {
+                RunStatus::Ok
+            } else {
+                RunStatus::Partial
+            },
         };
         built.push((run, data));
     }

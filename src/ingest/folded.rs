@@ -18,7 +18,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::IngestError;
-use crate::model::Stack;
+use crate::model::{Stack, StackKind};
 
 #[derive(Debug, Default)]
 pub struct Folded {
@@ -83,14 +83,18 @@ pub fn parse(path: &Path, reader: impl BufRead) -> Result<Folded, IngestError> {
         out.stacks.push(Stack {
             trial_id: 0,
             target: String::new(),
-            kind: String::new(),
+            kind: StackKind::Oncpu,
             stack: stack.to_string(),
             weight: weight.parse().expect("checked above"),
         });
     }
-    let kind = if offcpu { "offcpu" } else { "oncpu" };
+    let kind = if offcpu {
+        StackKind::Offcpu
+    } else {
+        StackKind::Oncpu
+    };
     for s in &mut out.stacks {
-        s.kind = kind.to_string();
+        s.kind = kind;
     }
     if skipped > 0 {
         out.warnings.push(format!(
@@ -158,17 +162,17 @@ mod tests {
         assert_eq!(f.stacks[0].stack, "a;std::vec<int, alloc>");
         assert_eq!(f.stacks[0].weight, 1.5);
         assert_eq!(f.stacks[1].stack, "b;[T; 4]");
-        assert_eq!(f.stacks[0].kind, "oncpu");
+        assert_eq!(f.stacks[0].kind, StackKind::Oncpu);
     }
 
     #[test]
     fn kind_comes_from_the_name_not_the_separator() {
         let line = "app;main;read;-;sys_read;schedule 120\n";
         let f = parse(Path::new("profile-df.folded"), line.as_bytes()).unwrap();
-        assert_eq!(f.stacks[0].kind, "oncpu");
+        assert_eq!(f.stacks[0].kind, StackKind::Oncpu);
         assert_eq!(f.stacks[0].stack, "app;main;read;-;sys_read;schedule");
         let f = parse(Path::new("app.offcputime.folded"), line.as_bytes()).unwrap();
-        assert_eq!(f.stacks[0].kind, "offcpu");
+        assert_eq!(f.stacks[0].kind, StackKind::Offcpu);
     }
 
     proptest::proptest! {

@@ -483,7 +483,7 @@ pub struct TrialDefaults {
     /// Profiled target of folded stacks (default `default`).
     pub target: Option<String>,
     /// Overrides the detected stack kind (`oncpu`/`offcpu`).
-    pub stack_kind: Option<String>,
+    pub stack_kind: Option<crate::model::StackKind>,
 }
 
 /// Arm, repeat and params of one file, from its path's `key=value` segments over the defaults.
@@ -592,7 +592,11 @@ pub fn assemble(
         data.trials.push(Trial {
             concurrency,
             exit_code: p.trial.exit_code,
-            status: if p.trial.failed { "failed" } else { "ok" }.to_string(),
+            status: if p.trial.failed {
+                crate::model::TrialStatus::Failed
+            } else {
+                crate::model::TrialStatus::Ok
+            },
             started_at_us: start.map(|s| s / 1000),
             finished_at_us: end.map(|e| e / 1000),
             wall_ns: start.zip(end).map(|(s, e)| e - s),
@@ -616,8 +620,8 @@ pub fn assemble(
         data.stacks.extend(p.trial.stacks.into_iter().map(|mut s| {
             s.trial_id = trial_id;
             s.target = target.clone();
-            if let Some(k) = &defaults.stack_kind {
-                s.kind = k.clone();
+            if let Some(k) = defaults.stack_kind {
+                s.kind = k;
             }
             s
         }));

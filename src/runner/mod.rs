@@ -20,9 +20,11 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use crate::ingest::{self, Format};
-use crate::model::{Better, Metric, Phase, Run, RunData, Trial, now_us, params_text};
+use crate::model::{
+    Better, Metric, Phase, Run, RunData, RunStatus, Trial, TrialStatus, now_us, params_text,
+};
 use crate::warehouse::Warehouse;
-use plan::{MetricRule, Plan, Planned, Source};
+use plan::{Extract, MetricRule, MetricSource, Plan, Planned};
 
 /// Set by SIGINT/SIGTERM: the current trial is stopped (its processes killed), torn down, and
 /// the run lands with what was done.
@@ -230,8 +232,8 @@ pub fn execute_with(
             exec,
             cancel,
         )?;
-        progress.done(&r.trial.status, t0.elapsed().as_secs_f64());
-        let trial_failed = r.trial.status != "ok";
+        progress.done(r.trial.status.as_str(), t0.elapsed().as_secs_f64());
+        let trial_failed = r.trial.status != TrialStatus::Ok;
         failed += usize::from(trial_failed);
         warnings.extend(r.warnings);
         data.trials.push(r.trial);
@@ -270,14 +272,11 @@ pub fn execute_with(
             schedule.len()
         ));
     }
-    let status = if interrupted {
-        "interrupted"
-    } else if ran > 0 && failed == 0 && ran == schedule.len() {
-        "ok"
-    } else if failed == ran {
-        "failed"
-    } else {
-        "partial"
+    let status = match RunStatus::of(&data.trials) {
+        _ if interrupted => RunStatus::Interrupted,
+        // --fail-fast stopped it before the end.
+        RunStatus::Ok if ran < schedule.len() => RunStatus::Partial,
+        s => s,
     };
     let run = Run {
         run_id: run_id.clone(),
@@ -294,7 +293,7 @@ pub fn execute_with(
         env: captured.env.to_string(),
         labels: opts.labels.clone(),
         input_digest: hex::encode(Sha256::digest(format!("runner:{run_id}").as_bytes())),
-        status: status.to_string(),
+        status,
     };
     wh.append_run(&run, &data)?;
     if !opts.keep_scratch {
@@ -407,7 +406,7 @@ fn run_trial(
             cancel,
         )?;
         if r.cancelled {
-            trial.status = "interrupted".to_string();
+            trial.status = TrialStatus::Interrupted;
             failure = Some(interrupted("setup"));
         } else if !r.ok() {
             failure = Some((
@@ -434,7 +433,7 @@ fn run_trial(
                 break;
             }
             if cancel.load(Ordering::SeqCst) {
-                trial.status = "interrupted".to_string();
+                trial.status = TrialStatus::Interrupted;
                 failure = Some(interrupted("readiness check"));
                 break;
             }
@@ -457,17 +456,8 @@ fn run_trial(
         // Sampler and profiler around the measured command only.
         let sampling = plan.sample.as_ref().map(|s| sampler::Config {
             interval: s.interval,
-            cores: s.cores.as_ref().map(|c| {
-                plan::parse_cores(c)
-                    .expect("validated")
-                    .into_iter()
-                    .collect()
-            }),
-            processes: s
-                .processes
-                .iter()
-                .map(|(n, r)| (n.clone(), regex::Regex::new(r).expect("validated")))
-                .collect(),
+            cores: s.core_set.as_ref().map(|c| c.iter().copied().collect()),
+            processes: s.matchers.clone(),
         });
         let profiler = profiling.and_then(|p| {
             let re = plan
@@ -516,14 +506,10 @@ fn run_trial(
             match prof.finish(&dir) {
                 Ok(folded) => {
                     let f = ingest::folded::parse(&dir.join("perf.folded"), &folded[..])?;
-                    let kind = match p.kind {
-                        plan::StackKind::Oncpu => "oncpu",
-                        plan::StackKind::Offcpu => "offcpu",
-                    };
                     data.stacks.extend(f.stacks.into_iter().map(|mut s| {
                         s.trial_id = trial_id;
                         s.target = p.target.clone();
-                        s.kind = kind.to_string();
+                        s.kind = p.kind;
                         s
                     }));
                 }
@@ -531,10 +517,10 @@ fn run_trial(
             }
         }
         if r.cancelled {
-            trial.status = "interrupted".to_string();
+            trial.status = TrialStatus::Interrupted;
             failure = Some(interrupted("command"));
         } else if r.timed_out {
-            trial.status = "timeout".to_string();
+            trial.status = TrialStatus::Timeout;
             failure = Some((
                 format!("command timed out after {timeout:?}"),
                 None,
@@ -569,8 +555,8 @@ fn run_trial(
         Err(why) => bail!("trial {trial_id}: {why}; stopping the run"),
     }
     if let Some((why, code, log_path)) = failure {
-        if trial.status == "ok" {
-            trial.status = "failed".to_string();
+        if trial.status == TrialStatus::Ok {
+            trial.status = TrialStatus::Failed;
         }
         trial.exit_code = trial.exit_code.or(code);
         let tail = env::redact(&proc::tail(&log_path, 2000), &env);
@@ -594,11 +580,7 @@ fn run_trial(
                     name: m.name.clone(),
                     value: v,
                     unit: m.unit.clone(),
-                    better: if m.better == "higher" {
-                        Better::Higher
-                    } else {
-                        Better::Lower
-                    },
+                    better: m.direction.unwrap_or(Better::Lower),
                     origin: "runner".to_string(),
                 }),
                 Err(why) => warnings.push(format!("trial {trial_id}: metric `{}`: {why}", m.name)),
@@ -625,21 +607,17 @@ fn describe(r: &proc::Outcome) -> String {
 
 /// A metric from the trial's stdout, stderr or a file.
 pub fn extract(m: &MetricRule, dir: &Path) -> Result<f64, String> {
-    let (path, what) = match m.from {
-        Source::Stdout => (dir.join("stdout.log"), "stdout".to_string()),
-        Source::Stderr => (dir.join("stderr.log"), "stderr".to_string()),
-        Source::File => {
-            let f = m.file.as_deref().expect("validated");
-            (dir.join(f), f.to_string())
-        }
+    let (path, what) = match &m.source {
+        MetricSource::Stdout => (dir.join("stdout.log"), "stdout".to_string()),
+        MetricSource::Stderr => (dir.join("stderr.log"), "stderr".to_string()),
+        MetricSource::File(f) => (dir.join(f), f.clone()),
     };
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{what}: {e}"))?;
     extract_from(m, &text).map_err(|e| format!("{what}: {e}"))
 }
 
 pub fn extract_from(m: &MetricRule, text: &str) -> Result<f64, String> {
-    if let Some(re) = &m.regex {
-        let re = regex::Regex::new(re).expect("validated");
+    if let Extract::Regex(re) = &m.extract {
         let caps = text
             .lines()
             .rev()
@@ -654,7 +632,9 @@ pub fn extract_from(m: &MetricRule, text: &str) -> Result<f64, String> {
             .parse::<f64>()
             .map_err(|_| format!("matched `{s}`, not a number"))
     } else {
-        let ptr = m.json.as_deref().expect("validated");
+        let Extract::Json(ptr) = &m.extract else {
+            return Err("no regex or JSON pointer".to_string());
+        };
         let doc: serde_json::Value =
             serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         let v = doc

@@ -109,14 +109,15 @@ pub struct Sample {
     /// Name → cmdline regex; the matching processes and their descendants are sampled.
     #[serde(default)]
     pub processes: BTreeMap<String, String>,
+    /// `cores`, validated (filled by [`Plan::parse`]).
+    #[serde(skip)]
+    pub core_set: Option<Vec<u32>>,
+    /// `processes`, compiled (filled by [`Plan::parse`]).
+    #[serde(skip)]
+    pub matchers: Vec<(String, regex::Regex)>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StackKind {
-    Oncpu,
-    Offcpu,
-}
+pub use crate::model::StackKind;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -172,6 +173,40 @@ pub struct MetricRule {
     /// Multiply the extracted number (unit conversion at the boundary).
     #[serde(default = "unit_scale")]
     pub scale: f64,
+    /// `regex`/`json`, validated into one (filled by [`Plan::parse`]).
+    #[serde(skip)]
+    pub extract: Extract,
+    /// `from`/`file`, validated into one (filled by [`Plan::parse`]).
+    #[serde(skip)]
+    pub source: MetricSource,
+    /// `better`, validated (filled by [`Plan::parse`]).
+    #[serde(skip)]
+    pub direction: Option<crate::model::Better>,
+}
+
+/// How a metric's number is found in its source.
+#[derive(Debug, Clone)]
+pub enum Extract {
+    /// The first capture group (or the whole match) of the last matching line.
+    Regex(regex::Regex),
+    /// A JSON pointer into the source parsed as JSON.
+    Json(String),
+}
+
+impl Default for Extract {
+    fn default() -> Extract {
+        Extract::Json(String::new())
+    }
+}
+
+/// Where a metric is read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum MetricSource {
+    #[default]
+    Stdout,
+    Stderr,
+    /// A file relative to the trial's directory.
+    File(String),
 }
 
 fn one() -> u32 {
@@ -300,7 +335,8 @@ impl Plan {
 
     /// Parses and validates; the error names the line and key where it can.
     pub fn parse(text: &str) -> Result<Plan, String> {
-        let plan: Plan = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
+        let mut plan: Plan =
+            toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
         let line_of = |needle: &str| {
             text.lines()
                 .position(|l| l.trim_start().starts_with(needle))
@@ -340,13 +376,17 @@ impl Plan {
                 ));
             }
         }
-        if let Some(s) = &plan.sample {
+        if let Some(s) = &mut plan.sample {
             if let Some(c) = &s.cores {
-                parse_cores(c).map_err(|e| format!("{}`sample.cores`: {e}", line_of("cores")))?;
+                s.core_set = Some(
+                    parse_cores(c)
+                        .map_err(|e| format!("{}`sample.cores`: {e}", line_of("cores")))?,
+                );
             }
             for (name, re) in &s.processes {
-                regex::Regex::new(re)
+                let re = regex::Regex::new(re)
                     .map_err(|e| format!("{}`sample.processes.{name}`: {e}", line_of(name)))?;
+                s.matchers.push((name.clone(), re));
             }
             if s.interval < Duration::from_millis(1) {
                 return Err(format!(
@@ -378,14 +418,12 @@ impl Plan {
                 ));
             }
         }
-        for m in &plan.metrics {
-            match (&m.regex, &m.json) {
-                (Some(r), None) => {
-                    regex::Regex::new(r).map_err(|e| {
-                        format!("{}`metric.regex` of `{}`: {e}", line_of("regex"), m.name)
-                    })?;
-                }
-                (None, Some(p)) if p.is_empty() || p.starts_with('/') => {}
+        for m in &mut plan.metrics {
+            m.extract = match (&m.regex, &m.json) {
+                (Some(r), None) => Extract::Regex(regex::Regex::new(r).map_err(|e| {
+                    format!("{}`metric.regex` of `{}`: {e}", line_of("regex"), m.name)
+                })?),
+                (None, Some(p)) if p.is_empty() || p.starts_with('/') => Extract::Json(p.clone()),
                 (None, Some(p)) => {
                     return Err(format!(
                         "{}`metric.json` of `{}`: `{p}` is not a JSON pointer (starts with `/`)",
@@ -400,21 +438,30 @@ impl Plan {
                         m.name
                     ));
                 }
-            }
-            if m.from == Source::File && m.file.is_none() {
-                return Err(format!(
-                    "{}metric `{}` reads `from = \"file\"` but names no `file`",
-                    line_of("from"),
-                    m.name
-                ));
-            }
-            if m.better != "lower" && m.better != "higher" {
-                return Err(format!(
-                    "{}metric `{}`: `better` is `lower` or `higher`",
-                    line_of("better"),
-                    m.name
-                ));
-            }
+            };
+            m.source = match (m.from, &m.file) {
+                (Source::Stdout, _) => MetricSource::Stdout,
+                (Source::Stderr, _) => MetricSource::Stderr,
+                (Source::File, Some(f)) => MetricSource::File(f.clone()),
+                (Source::File, None) => {
+                    return Err(format!(
+                        "{}metric `{}` reads `from = \"file\"` but names no `file`",
+                        line_of("from"),
+                        m.name
+                    ));
+                }
+            };
+            m.direction = Some(match m.better.as_str() {
+                "lower" => crate::model::Better::Lower,
+                "higher" => crate::model::Better::Higher,
+                _ => {
+                    return Err(format!(
+                        "{}metric `{}`: `better` is `lower` or `higher`",
+                        line_of("better"),
+                        m.name
+                    ));
+                }
+            });
         }
         Ok(plan)
     }
