@@ -269,6 +269,42 @@ async fn process_cpu_per_request() {
     assert_close!(m[0].cpu_ms_per_req, 150.0);
 }
 
+#[tokio::test]
+async fn cpu_over_time_gives_each_interval_by_hand() {
+    // Trial 1's samples (all of them, not only the window's):
+    // at 2 s: cpu0 1 − 50/100 = 0.5 plus cpu1 1 − 10/100 = 0.9 → 1.4 cores busy;
+    //         frontend (50 + 10) ticks / 100 / 1 s = 0.6 cores;
+    // at 3 s: cpu0 1 − 1/100 = 0.99 (cpu1 has no sample); frontend pid 100 60 ticks → 0.6.
+    let (_dir, q) = setup().await;
+    #[derive(Deserialize, Debug)]
+    struct Point {
+        t_ns: i64,
+        series: String,
+        cores: f64,
+    }
+    let rows: Vec<Point> = q
+        .rows("SELECT t_ns, series, cores FROM cpu_over_time WHERE trial_id = 1 ORDER BY series, t_ns")
+        .await
+        .unwrap();
+    let got: Vec<(i64, &str)> = rows
+        .iter()
+        .map(|r| (r.t_ns / S, r.series.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (2, "cores busy"),
+            (3, "cores busy"),
+            (2, "frontend"),
+            (3, "frontend")
+        ]
+    );
+    assert_close!(rows[0].cores, 1.4);
+    assert_close!(rows[1].cores, 0.99);
+    assert_close!(rows[2].cores, 0.6);
+    assert_close!(rows[3].cores, 0.6);
+}
+
 #[derive(Deserialize, Debug)]
 struct Median {
     arm: String,

@@ -27,6 +27,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("stacks", include_str!("views/01_stacks.sql")),
     ("artifacts", include_str!("views/01_artifacts.sql")),
     ("annotations", include_str!("views/01_annotations.sql")),
+    (
+        "measured_requests",
+        include_str!("views/02_measured_requests.sql"),
+    ),
     ("trial_window", include_str!("views/10_trial_window.sql")),
     (
         "trial_requests",
@@ -39,6 +43,7 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("trial_cpu", include_str!("views/12_trial_cpu.sql")),
     ("trial_proc", include_str!("views/13_trial_proc.sql")),
     ("trial_metrics", include_str!("views/14_trial_metrics.sql")),
+    ("cpu_over_time", include_str!("views/15_cpu_over_time.sql")),
     ("trial_figures", include_str!("views/20_trial_figures.sql")),
     // Generated from the figure registry (`figures::arm_medians_sql`).
     ("arm_medians", ""),

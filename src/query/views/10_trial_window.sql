@@ -4,6 +4,5 @@ SELECT run_id, trial_id,
        min(start_ns) AS window_start_ns,
        max(end_ns) AS window_end_ns,
        CAST(max(end_ns) - min(start_ns) AS DOUBLE) / 1e9 AS window_s
-FROM requests
-WHERE coalesce(phase, 'measured') = 'measured'
+FROM measured_requests
 GROUP BY run_id, trial_id

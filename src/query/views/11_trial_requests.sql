@@ -3,9 +3,7 @@
 -- own summary) with perfhouse's exact quantile_cont (linear interpolation, as DuckDB and numpy).
 CREATE VIEW trial_requests AS
 WITH m AS (
-    SELECT *, (error_code IS NULL AND NOT cancelled) AS ok
-    FROM requests
-    WHERE coalesce(phase, 'measured') = 'measured'
+    SELECT *, completed AS ok FROM measured_requests
 ),
 counts AS (
     SELECT run_id, trial_id,

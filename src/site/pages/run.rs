@@ -99,22 +99,26 @@ pub(crate) struct CpuRow {
     pub(crate) trial_id: i64,
     pub(crate) arm: String,
     pub(crate) params: String,
-    pub(crate) scope: String,
     pub(crate) t_ns: i64,
-    pub(crate) user_ticks: i64,
-    pub(crate) system_ticks: i64,
-    pub(crate) idle_ticks: i64,
-    pub(crate) total_ticks: i64,
+    /// `cores busy` or a sampled process's name (view `cpu_over_time`).
+    pub(crate) series: String,
+    pub(crate) cores: Option<f64>,
+    /// The trial's first sample: time 0 of its chart.
+    pub(crate) t0: i64,
 }
 
 /// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
-/// last kept trial of every arm, one chart per parameter set.
+/// last kept trial of every arm, one chart per parameter set. The figures are the view
+/// `cpu_over_time`'s; this only picks trials and draws.
 pub(crate) async fn cpu_charts(query: &Query, run_id: &str) -> Result<Vec<ChartView>, SiteError> {
     let rows: Vec<CpuRow> = query
         .rows(&format!(
-            "SELECT c.trial_id, t.arm, t.params, c.scope, c.t_ns, c.user_ticks, c.system_ticks, c.idle_ticks, c.total_ticks \
-             FROM cpu_samples c JOIN trials t ON c.run_id = t.run_id AND c.trial_id = t.trial_id \
-             WHERE c.run_id = {} AND t.kept AND c.scope <> 'cpu' ORDER BY c.trial_id, c.scope, c.t_ns",
+            "SELECT o.trial_id, t.arm, t.params, o.t_ns, o.series, o.cores, s.t0 \
+             FROM cpu_over_time o \
+             JOIN trials t ON o.run_id = t.run_id AND o.trial_id = t.trial_id \
+             JOIN (SELECT run_id, trial_id, min(t_ns) AS t0 FROM cpu_samples WHERE scope <> 'cpu' \
+                   GROUP BY run_id, trial_id) s ON o.run_id = s.run_id AND o.trial_id = s.trial_id \
+             WHERE o.run_id = {} AND t.kept ORDER BY o.trial_id, o.series, o.t_ns",
             lit(run_id)
         ))
         .await?;
@@ -128,48 +132,28 @@ pub(crate) async fn cpu_charts(query: &Query, run_id: &str) -> Result<Vec<ChartV
     }
     let mut per_params: BTreeMap<String, Vec<charts::Series>> = BTreeMap::new();
     for ((params, arm), trial) in &chosen {
-        let samples: Vec<&CpuRow> = rows.iter().filter(|r| r.trial_id == *trial).collect();
-        let t0 = samples.iter().map(|r| r.t_ns).min().unwrap_or(0);
-        let mut scopes: BTreeMap<&str, Vec<&CpuRow>> = BTreeMap::new();
-        for r in &samples {
-            scopes.entry(r.scope.as_str()).or_default().push(r);
-        }
-        let mut busy: BTreeMap<i64, f64> = BTreeMap::new();
-        let mut procs: BTreeMap<String, BTreeMap<i64, f64>> = BTreeMap::new();
-        for (scope, v) in scopes {
-            for pair in v.windows(2) {
-                let (a, b) = (pair[0], pair[1]);
-                let dt = (b.t_ns - a.t_ns) as f64 / 1e9;
-                if dt <= 0.0 {
-                    continue;
-                }
-                if let Some(rest) = scope.strip_prefix("proc:") {
-                    let name = rest.split(':').next().unwrap_or(rest).to_string();
-                    let ticks =
-                        (b.user_ticks + b.system_ticks - a.user_ticks - a.system_ticks) as f64;
-                    *procs.entry(name).or_default().entry(b.t_ns).or_insert(0.0) +=
-                        ticks / 100.0 / dt;
-                } else {
-                    let dtot = (b.total_ticks - a.total_ticks) as f64;
-                    if dtot > 0.0 {
-                        *busy.entry(b.t_ns).or_insert(0.0) +=
-                            1.0 - (b.idle_ticks - a.idle_ticks) as f64 / dtot;
-                    }
-                }
+        let mut busy: Vec<(f64, f64)> = Vec::new();
+        let mut procs: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+        for r in rows.iter().filter(|r| r.trial_id == *trial) {
+            let Some(v) = r.cores else { continue };
+            let point = ((r.t_ns - r.t0) as f64 / 1e9, v);
+            if r.series == "cores busy" {
+                busy.push(point);
+            } else {
+                procs.entry(r.series.as_str()).or_default().push(point);
             }
         }
         let list = per_params.entry(params.clone()).or_default();
-        let secs = |t: i64| (t - t0) as f64 / 1e9;
         if !busy.is_empty() {
             list.push(charts::Series {
                 label: format!("cores busy · {arm}"),
-                points: busy.iter().map(|(t, v)| (secs(*t), *v)).collect(),
+                points: busy,
             });
         }
-        for (name, pts) in procs {
+        for (name, points) in procs {
             list.push(charts::Series {
                 label: format!("{name} · {arm}"),
-                points: pts.iter().map(|(t, v)| (secs(*t), *v)).collect(),
+                points,
             });
         }
     }
@@ -322,11 +306,9 @@ pub(crate) async fn run_page(
     } else {
         query
             .rows(&format!(
-                "SELECT t.arm, t.params, q.latency_ns FROM requests q \
+                "SELECT t.arm, t.params, q.latency_ns FROM measured_requests q \
              JOIN trials t ON q.run_id = t.run_id AND q.trial_id = t.trial_id \
-             WHERE q.run_id = {id} AND coalesce(q.phase, 'measured') = 'measured' \
-             AND q.error_code IS NULL AND NOT q.cancelled AND q.latency_ns IS NOT NULL \
-             AND t.kept"
+             WHERE q.run_id = {id} AND q.completed AND q.latency_ns IS NOT NULL AND t.kept"
             ))
             .await?
     };
