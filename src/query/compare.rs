@@ -269,7 +269,8 @@ pub struct Row {
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
     pub p_value: Option<f64>,
-    pub verdict: &'static str,
+    /// Sorted by severity: regressed < inconclusive < improved < unchanged < info.
+    pub verdict: Verdict,
     pub reason: String,
 }
 
@@ -301,7 +302,7 @@ impl Comparison {
     pub fn regressions(&self) -> usize {
         self.rows
             .iter()
-            .filter(|r| r.verdict == Verdict::Regressed.as_str())
+            .filter(|r| r.verdict == Verdict::Regressed)
             .count()
     }
 }
@@ -387,7 +388,7 @@ pub async fn compare(
                 ci_low: j.ci.map(|c| c.0),
                 ci_high: j.ci.map(|c| c.1),
                 p_value: j.p_value,
-                verdict: j.verdict.as_str(),
+                verdict: j.verdict,
                 reason: j.reason,
             });
         }

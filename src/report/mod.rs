@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use crate::query::compare::{Comparison, Row};
 pub use crate::site::format::{ParamLayout, ci, fmt_value, p, pct};
+use crate::stats::verdict::Verdict;
 
 /// Parameters common to every row are said once in the header; rows name what varies.
 fn layout(c: &Comparison) -> ParamLayout {
@@ -14,16 +15,6 @@ fn layout(c: &Comparison) -> ParamLayout {
 fn fixed_text(l: &ParamLayout) -> Option<String> {
     let parts: Vec<String> = l.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
     (!parts.is_empty()).then(|| parts.join(" "))
-}
-
-fn severity(verdict: &str) -> u8 {
-    match verdict {
-        "regressed" => 0,
-        "inconclusive" => 1,
-        "improved" => 2,
-        "unchanged" => 3,
-        _ => 4,
-    }
 }
 
 /// The terminal table; `color` adds ANSI colours to verdicts.
@@ -134,7 +125,7 @@ pub fn table(c: &Comparison, color: bool) -> String {
         }
     }
     let _ = writeln!(out, "\nwhy:");
-    for r in c.rows.iter().filter(|r| r.verdict != "info") {
+    for r in c.rows.iter().filter(|r| r.verdict != Verdict::Info) {
         let _ = writeln!(
             out,
             "  {} {} {}: {} ({})",
@@ -159,7 +150,7 @@ pub fn markdown(c: &Comparison) -> String {
     let l = layout(c);
     let params = |json: &str| l.varying(json);
     let mut rows: Vec<&Row> = c.rows.iter().collect();
-    rows.sort_by_key(|r| severity(r.verdict));
+    rows.sort_by_key(|r| r.verdict);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -195,7 +186,7 @@ pub fn markdown(c: &Comparison) -> String {
         }
     }
     let _ = writeln!(out, "\n<details><summary>Why each verdict</summary>\n");
-    for r in rows.iter().filter(|r| r.verdict != "info") {
+    for r in rows.iter().filter(|r| r.verdict != Verdict::Info) {
         let _ = writeln!(
             out,
             "- {} {} {}: **{}**: {}",
@@ -301,9 +292,9 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
 /// CI, p), ending in a newline.
 fn md_row(r: &Row, params: &str) -> String {
     let icon = match r.verdict {
-        "regressed" => "🔴",
-        "improved" => "🟢",
-        "inconclusive" => "🟡",
+        Verdict::Regressed => "🔴",
+        Verdict::Improved => "🟢",
+        Verdict::Inconclusive => "🟡",
         _ => "⚪",
     };
     format!(
@@ -340,9 +331,9 @@ fn badness(r: &Row) -> f64 {
         change
     };
     match r.verdict {
-        "regressed" => 1e6 + wrong_way,
-        "inconclusive" => 1e3 + wrong_way.abs(),
-        "improved" => 1e2 - wrong_way,
+        Verdict::Regressed => 1e6 + wrong_way,
+        Verdict::Inconclusive => 1e3 + wrong_way.abs(),
+        Verdict::Improved => 1e2 - wrong_way,
         _ => wrong_way,
     }
 }
@@ -368,7 +359,11 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     };
     let mut head = String::new();
     let regressed = c.regressions();
-    let improved = c.rows.iter().filter(|r| r.verdict == "improved").count();
+    let improved = c
+        .rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Improved)
+        .count();
     let _ = writeln!(
         head,
         "### perfhouse: {} → {}\n",
@@ -391,7 +386,7 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     let header = "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
     let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
         .iter()
-        .partition(|r| matches!(r.verdict, "regressed" | "improved"));
+        .partition(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Improved));
     let mut tail = String::new();
     for (title, list) in [("Flags", &c.flags), ("Diagnoses", &c.diagnoses)] {
         if !list.is_empty() {
@@ -449,7 +444,7 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
         &mut body,
     );
     let mut why = String::from("\n<details><summary>Why each verdict</summary>\n\n");
-    for r in rows.iter().filter(|r| r.verdict != "info") {
+    for r in rows.iter().filter(|r| r.verdict != Verdict::Info) {
         let l = format!(
             "- {} {} {}: **{}**: {}\n",
             md_escape(&r.metric),
@@ -510,8 +505,8 @@ fn forest_svg(rows: &[&Row], label: &dyn Fn(&Row) -> String) -> String {
     for (i, r) in rows.iter().enumerate() {
         let y = 30.0 + row_h * i as f64 + row_h / 2.0;
         let color = match r.verdict {
-            "regressed" => "#d55e00",
-            "improved" => "#009e73",
+            Verdict::Regressed => "#d55e00",
+            Verdict::Improved => "#009e73",
             _ => "#0072b2",
         };
         let _ = write!(

@@ -22,6 +22,19 @@ pub enum Verdict {
     Info,
 }
 
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// JSON (`compare --format json`) carries the verdict's name.
+impl serde::Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 impl Verdict {
     pub fn as_str(self) -> &'static str {
         match self {
