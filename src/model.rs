@@ -291,15 +291,42 @@ pub fn params_json(params: &Params) -> String {
 
 /// `{"concurrency":"8","isl":"200"}` → `concurrency=8 isl=200` (`—` when empty): the one way
 /// every page, table and message writes a parameter set.
-pub fn params_text(json: &str) -> String {
-    match serde_json::from_str::<Params>(json) {
-        Ok(m) if m.is_empty() => "—".to_string(),
-        Ok(m) => m
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" "),
-        Err(_) => json.to_string(),
+pub fn params_text(params: &Params) -> String {
+    if params.is_empty() {
+        return "—".to_string();
+    }
+    params
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A parameter set as stored (`trials.params`, JSON with sorted keys), read once where it
+/// leaves the warehouse; everything downstream works on the map. Text that is not such an
+/// object (a file edited by another tool) reads as one parameter `params` holding it.
+pub fn parse_params(json: &str) -> Params {
+    serde_json::from_str(json).unwrap_or_else(|_| {
+        if json.trim().is_empty() {
+            Params::new()
+        } else {
+            Params::from([("params".to_string(), json.to_string())])
+        }
+    })
+}
+
+/// serde glue: a `Params` that travels as its stored JSON text (SQL rows, `compare --format
+/// json`), typed in between.
+pub mod params_as_json {
+    use super::{Params, params_json, parse_params};
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Params, D::Error> {
+        let text: String = serde::Deserialize::deserialize(d)?;
+        Ok(parse_params(&text))
+    }
+
+    pub fn serialize<S: serde::Serializer>(p: &Params, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&params_json(p))
     }
 }
 

@@ -118,7 +118,8 @@ pub async fn resolve(q: &Query, sel: &str) -> Result<Selection, CompareError> {
 struct FigRow {
     trial_id: i64,
     arm: String,
-    params: String,
+    #[serde(with = "crate::model::params_as_json")]
+    params: crate::model::Params,
     repeat: i64,
     discarded: bool,
     status: String,
@@ -164,7 +165,7 @@ struct MetricSamples {
 }
 
 /// (arm, params) → metrics in display order.
-type Samples = BTreeMap<(String, String), Vec<MetricSamples>>;
+type Samples = BTreeMap<(String, crate::model::Params), Vec<MetricSamples>>;
 
 /// Per-trial samples of one side.
 struct Side {
@@ -259,8 +260,9 @@ pub struct Row {
     pub better: &'static str,
     /// The arm compared (`a → b` when two arms are compared).
     pub arm: String,
-    /// Parameters as a JSON object.
-    pub params: String,
+    /// Parameters (as their JSON text in `--format json`).
+    #[serde(with = "crate::model::params_as_json")]
+    pub params: crate::model::Params,
     pub n_baseline: usize,
     pub n_candidate: usize,
     pub median_baseline: Option<f64>,
@@ -282,7 +284,8 @@ pub struct Summary {
     pub params_compared: usize,
     pub mean_ratio: f64,
     pub worst_ratio: f64,
-    pub worst_params: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub worst_params: crate::model::Params,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -474,7 +477,7 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
 /// Closed-loop trials whose Little's-law ratio is below 0.9: the client, not the server, set
 /// the pace, so latency and throughput understate the server.
 fn client_bound(s: &Side) -> Vec<String> {
-    let mut groups: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, &crate::model::Params), Vec<f64>> = BTreeMap::new();
     for t in s.trials.iter().filter(|t| t.kept) {
         if let Some(r) = t.fig("littles_law_ratio") {
             groups.entry((&t.arm, &t.params)).or_default().push(r);
@@ -579,7 +582,7 @@ pub fn knee(points: &[(i64, f64)]) -> Option<(i64, f64)> {
 
 /// A first repeat far from the rest (more than 10 % off the others' median throughput).
 fn cold_starts(s: &Side) -> Vec<String> {
-    let mut groups: BTreeMap<(&str, &str), Vec<&FigRow>> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, &crate::model::Params), Vec<&FigRow>> = BTreeMap::new();
     for t in s
         .trials
         .iter()

@@ -47,7 +47,8 @@ pub struct Series {
     pub unit: String,
     pub better: String,
     pub arm: String,
-    pub params: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub params: crate::model::Params,
     pub points: Vec<Point>,
     pub changes: Vec<Change>,
 }
@@ -59,7 +60,8 @@ struct Row {
     unit: String,
     better: String,
     arm: String,
-    params: String,
+    #[serde(with = "crate::model::params_as_json")]
+    params: crate::model::Params,
     run_id: String,
     run_no: u64,
     started_at: String,
@@ -107,7 +109,8 @@ pub async fn history(
         filter.join(" AND ")
     );
     let rows: Vec<Row> = q.rows(&sql).await?;
-    let mut series: BTreeMap<(String, String, String, String), Series> = BTreeMap::new();
+    let mut series: BTreeMap<(String, String, String, crate::model::Params), Series> =
+        BTreeMap::new();
     for r in rows {
         let Some(value) = r.value.filter(|v| v.is_finite()) else {
             continue;

@@ -9,7 +9,7 @@ use crate::stats::verdict::Verdict;
 
 /// Parameters common to every row are said once in the header; rows name what varies.
 fn layout(c: &Comparison) -> ParamLayout {
-    ParamLayout::new(c.rows.iter().map(|r| r.params.as_str()))
+    ParamLayout::new(c.rows.iter().map(|r| &r.params))
 }
 
 fn fixed_text(l: &ParamLayout) -> Option<String> {
@@ -20,7 +20,7 @@ fn fixed_text(l: &ParamLayout) -> Option<String> {
 /// The terminal table; `color` adds ANSI colours to verdicts.
 pub fn table(c: &Comparison, color: bool) -> String {
     let l = layout(c);
-    let params = |json: &str| l.varying(json);
+    let params = |p: &crate::model::Params| l.varying(p);
     let header = [
         "metric",
         "arm",
@@ -148,7 +148,7 @@ fn md_escape(s: &str) -> String {
 /// GitHub Markdown: worst verdicts first, reasons collapsed.
 pub fn markdown(c: &Comparison) -> String {
     let l = layout(c);
-    let params = |json: &str| l.varying(json);
+    let params = |p: &crate::model::Params| l.varying(p);
     let mut rows: Vec<&Row> = c.rows.iter().collect();
     rows.sort_by_key(|r| r.verdict);
     let mut out = String::new();
@@ -345,7 +345,7 @@ pub const COMMENT_LIMIT: usize = 65_536;
 /// everything else collapsed, links into the published site, at most [`COMMENT_LIMIT`] chars.
 pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     let l = layout(c);
-    let params = |json: &str| l.varying(json);
+    let params = |p: &crate::model::Params| l.varying(p);
     let mut rows: Vec<&Row> = c.rows.iter().collect();
     rows.sort_by(|a, b| badness(b).total_cmp(&badness(a)));
     let link = |sel: &crate::query::compare::Selection| match site_url {

@@ -67,7 +67,7 @@ pub fn schedule_text(plan: &Plan) -> String {
         s.push_str(&format!(
             "{i}  {}  {}  {}  {}\n",
             t.arm.name,
-            params_text(&crate::model::params_json(&t.params)),
+            params_text(&t.params),
             t.repeat,
             if t.warmup { "warmup" } else { "measured" }
         ));
@@ -102,12 +102,7 @@ impl Progress {
     }
 
     fn start(&self, i: usize, t: &Planned) {
-        let msg = format!(
-            "{} {} #{}",
-            t.arm.name,
-            params_text(&crate::model::params_json(&t.params)),
-            t.repeat
-        );
+        let msg = format!("{} {} #{}", t.arm.name, params_text(&t.params), t.repeat);
         if let Some(b) = &self.bar {
             b.set_message(msg);
         } else if self.plain {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
 
+use crate::model::Params;
 use crate::query::compare::Row;
 
 /// A number for a table cell: a fixed number of decimals, `—` when missing.
@@ -39,17 +40,12 @@ pub struct ParamLayout {
     pub fixed: BTreeMap<String, String>,
 }
 
-pub fn parse_params(json: &str) -> BTreeMap<String, String> {
-    serde_json::from_str(json).unwrap_or_default()
-}
-
 impl ParamLayout {
-    pub fn new<'a>(all: impl Iterator<Item = &'a str>) -> ParamLayout {
+    pub fn new<'a>(all: impl Iterator<Item = &'a Params>) -> ParamLayout {
         let mut fixed: Option<BTreeMap<String, String>> = None;
-        for json in all {
-            let p = parse_params(json);
+        for p in all {
             fixed = Some(match fixed {
-                None => p,
+                None => p.clone(),
                 Some(f) => f.into_iter().filter(|(k, v)| p.get(k) == Some(v)).collect(),
             });
         }
@@ -59,10 +55,10 @@ impl ParamLayout {
     }
 
     /// The varying part of a parameter set as `k=v k=v`, `—` when nothing varies.
-    pub fn varying(&self, json: &str) -> String {
-        let text: Vec<String> = parse_params(json)
-            .into_iter()
-            .filter(|(k, _)| !self.fixed.contains_key(k))
+    pub fn varying(&self, params: &Params) -> String {
+        let text: Vec<String> = params
+            .iter()
+            .filter(|(k, _)| !self.fixed.contains_key(*k))
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         if text.is_empty() {
@@ -74,8 +70,7 @@ impl ParamLayout {
 }
 
 /// Orders parameter sets as people read them: numbers by value (8 before 32), text by text.
-pub fn cmp_params(a: &str, b: &str) -> std::cmp::Ordering {
-    let (a, b) = (parse_params(a), parse_params(b));
+pub fn cmp_params(a: &Params, b: &Params) -> std::cmp::Ordering {
     for ((ka, va), (kb, vb)) in a.iter().zip(b.iter()) {
         let ord = ka
             .cmp(kb)

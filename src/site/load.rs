@@ -32,7 +32,8 @@ pub(crate) struct TrialRow {
     pub(crate) trial_id: i64,
     pub(crate) seq: i64,
     pub(crate) arm: String,
-    pub(crate) params: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub(crate) params: crate::model::Params,
     pub(crate) repeat: i64,
     pub(crate) status: String,
     pub(crate) discarded: bool,
@@ -51,7 +52,8 @@ pub(crate) struct TrialRow {
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct MedianRow {
     pub(crate) arm: String,
-    pub(crate) params: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub(crate) params: crate::model::Params,
     pub(crate) n_trials: i64,
     /// The registry's figures (`query::figures`), by column name.
     #[serde(flatten)]
@@ -61,7 +63,8 @@ pub(crate) struct MedianRow {
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct MetricMedianRow {
     pub(crate) arm: String,
-    pub(crate) params: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub(crate) params: crate::model::Params,
     pub(crate) name: String,
     pub(crate) unit: String,
     pub(crate) better: String,
@@ -82,7 +85,8 @@ pub(crate) struct NoteRow {
 #[derive(Debug, Deserialize)]
 pub(crate) struct LatencyRow {
     pub(crate) arm: String,
-    pub(crate) params: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub(crate) params: crate::model::Params,
     pub(crate) latency_ns: i64,
 }
 

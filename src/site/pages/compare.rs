@@ -73,7 +73,7 @@ pub(crate) async fn compare_pages(
         };
         let (a, b) = (sel(&first.arm), sel(&cand.arm));
         let c = compare::compare(query, a, b, &CompareOptions::default()).await?;
-        let layout = ParamLayout::new(c.rows.iter().map(|row| row.params.as_str()));
+        let layout = ParamLayout::new(c.rows.iter().map(|row| &row.params));
         let page = ComparePage {
             root: "../../".into(),
             css: css.to_string(),

@@ -98,7 +98,8 @@ pub struct RunPage {
 pub(crate) struct CpuRow {
     pub(crate) trial_id: i64,
     pub(crate) arm: String,
-    pub(crate) params: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub(crate) params: crate::model::Params,
     pub(crate) t_ns: i64,
     /// `cores busy` or a sampled process's name (view `cpu_over_time`).
     pub(crate) series: String,
@@ -123,14 +124,14 @@ pub(crate) async fn cpu_charts(query: &Query, run_id: &str) -> Result<Vec<ChartV
         ))
         .await?;
     // The last kept trial of each arm × params.
-    let mut chosen: BTreeMap<(String, String), i64> = BTreeMap::new();
+    let mut chosen: BTreeMap<(crate::model::Params, String), i64> = BTreeMap::new();
     for r in &rows {
         let e = chosen
             .entry((r.params.clone(), r.arm.clone()))
             .or_insert(r.trial_id);
         *e = (*e).max(r.trial_id);
     }
-    let mut per_params: BTreeMap<String, Vec<charts::Series>> = BTreeMap::new();
+    let mut per_params: BTreeMap<crate::model::Params, Vec<charts::Series>> = BTreeMap::new();
     for ((params, arm), trial) in &chosen {
         let mut busy: Vec<(f64, f64)> = Vec::new();
         let mut procs: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
@@ -157,7 +158,7 @@ pub(crate) async fn cpu_charts(query: &Query, run_id: &str) -> Result<Vec<ChartV
             });
         }
     }
-    let layout = ParamLayout::new(per_params.keys().map(String::as_str));
+    let layout = ParamLayout::new(per_params.keys());
     let mut out = Vec::new();
     for (params, series) in per_params.into_iter().take(8) {
         let at = layout.varying(&params);
@@ -347,7 +348,7 @@ pub(crate) async fn run_page(
             });
         }
     }
-    let layout = ParamLayout::new(trials.iter().map(|t| t.params.as_str()));
+    let layout = ParamLayout::new(trials.iter().map(|t| &t.params));
     if !layout.fixed.is_empty() {
         let fixed: Vec<String> = layout
             .fixed
@@ -370,12 +371,12 @@ pub(crate) async fn run_page(
     if r.labels != "{}" {
         meta.push(KeyValue {
             key: "labels".into(),
-            value: params_text(&r.labels),
+            value: params_text(&crate::model::parse_params(&r.labels)),
         });
     }
 
     // Latency CDFs: one chart per parameter set, one line per arm, over kept trials' requests.
-    let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+    let mut groups: BTreeMap<&crate::model::Params, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
     for l in &latencies {
         groups
             .entry(&l.params)

@@ -89,12 +89,17 @@ pub(crate) async fn history_pages(
     let mut regressions = Vec::new();
     for (suite, series) in by_suite {
         let dir = format!("suites/{}", slug(suite));
-        let layout = ParamLayout::new(series.iter().map(|s| s.params.as_str()));
+        let layout = ParamLayout::new(series.iter().map(|s| &s.params));
         let mut links = Vec::new();
         for s in series {
             let file = format!(
                 "{}.html",
-                slug(&format!("{}|{}|{}", s.metric, s.arm, s.params))
+                slug(&format!(
+                    "{}|{}|{}",
+                    s.metric,
+                    s.arm,
+                    crate::model::params_json(&s.params)
+                ))
             );
             let params = layout.varying(&s.params);
             let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
+use crate::site::SiteError;
 use crate::site::charts::{self};
 use crate::site::load::*;
 use crate::site::*;
-use crate::site::{SiteError, format};
 
 pub struct TransferRow {
     pub metric: String,
@@ -51,7 +51,7 @@ pub(crate) fn transfer_page(
     }
     let mut pts = Vec::new();
     for m in medians.iter().filter(|m| m.unit == "GB/s") {
-        let params = format::parse_params(&m.params);
+        let params = m.params.clone();
         let size = SIZE_KEYS.iter().find_map(|(k, scale)| {
             params
                 .get(*k)
