@@ -177,6 +177,11 @@ pub struct IngestArgs {
     /// Label of the run (`host=ci-3`). Repeatable.
     #[arg(long = "label", value_name = "K=V", value_parser = key_value)]
     pub labels: Vec<(String, String)>,
+    /// Where the run's commits are shown: the commit id is appended, as asv's
+    /// `show_commit_url` (`https://github.com/org/repo/commit/`). Stored as label `commit_url`;
+    /// for asv results, `show_commit_url` of the project's asv.conf.json is the default.
+    #[arg(long, value_name = "URL")]
+    pub commit_url: Option<String>,
     /// Free-text note kept with the run (a hypothesis, a negative result).
     #[arg(long)]
     pub note: Option<String>,

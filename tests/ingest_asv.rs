@@ -71,3 +71,47 @@ fn asv_results_become_one_run_per_commit() {
         assert_eq!(rows[0]["status"], status, "{commit}");
     }
 }
+
+#[test]
+fn show_commit_url_of_the_asv_project_becomes_the_runs_commit_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let copy = std::process::Command::new("cp")
+        .args(["-r", &fixture("asv/results")])
+        .arg(proj.join("results"))
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    fs::write(
+        proj.join("asv.conf.json"),
+        "{\n  // asv allows comments\n  \"version\": 1,\n  \"show_commit_url\": \"https://example.org/c/\"\n}\n",
+    )
+    .unwrap();
+    let wh = dir.path().join("wh");
+    ok(&wh, &["ingest", "--suite", "asv", proj.to_str().unwrap()]);
+    let labels = query(&wh, "select distinct labels from runs");
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    let l: serde_json::Value = serde_json::from_str(labels[0]["labels"].as_str().unwrap()).unwrap();
+    assert_eq!(l["commit_url"], "https://example.org/c/");
+    // --commit-url wins over the project's.
+    let wh2 = dir.path().join("wh2");
+    ok(
+        &wh2,
+        &[
+            "ingest",
+            "--suite",
+            "asv",
+            "--commit-url",
+            "https://x/",
+            proj.to_str().unwrap(),
+        ],
+    );
+    let l = scalar(&wh2, "select min(labels) from runs");
+    assert!(
+        l.as_str()
+            .unwrap()
+            .contains("\"commit_url\":\"https://x/\""),
+        "{l}"
+    );
+}

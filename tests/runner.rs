@@ -287,10 +287,17 @@ fn perf_profiles_show_the_known_function_on_and_off_cpu() {
     }
     let dir = tempfile::tempdir().unwrap();
     let burn = build_burner(dir.path());
-    for (kind, mode, frame) in [
-        ("oncpu", "busy", "perfhouse_known_busy_function"),
-        ("offcpu", "sleep", "clock_nanosleep"),
+    // perf drops events when the machine is busy (sched_switch above all): off-CPU gets a
+    // second attempt, on a fresh warehouse, before its assertions count.
+    let mut offcpu_done = false;
+    for (kind, mode, frame, attempt) in [
+        ("oncpu", "busy", "perfhouse_known_busy_function", 0),
+        ("offcpu", "sleep", "clock_nanosleep", 0),
+        ("offcpu", "sleep", "clock_nanosleep", 1),
     ] {
+        if attempt == 1 && offcpu_done {
+            break;
+        }
         let plan = write_plan(
             dir.path(),
             &format!(
@@ -308,13 +315,14 @@ frequency = 199
                 b = burn.display()
             ),
         );
-        let wh = dir.path().join(format!("wh-{kind}"));
+        let wh = dir.path().join(format!("wh-{kind}-{attempt}"));
         let o = run(&wh, &plan);
         let err = stderr(&o);
         // Off-CPU stacks are unwound with frame pointers through libc, which has none: the
         // sleeping function's own frame is skipped, the syscall wrapper is always there.
         if kind == "offcpu" && err.contains("profile lost") {
             skip("perf", &format!("off-CPU profile lost: {err}"));
+            offcpu_done = true;
             continue;
         }
         assert!(o.status.success(), "{err}");
@@ -338,13 +346,19 @@ frequency = 199
             // Weights are µs off-CPU: the sleeper spends nearly all of the ~1.5 s recorded in
             // usleep, and no weight can exceed the recording. On a saturated 2-core machine
             // perf drops sched_switch events, so the floor is loose; the share is not.
+            if attempt == 0 && w < 0.1e6 {
+                eprintln!("off-CPU attempt 1 recorded only {w} µs (perf dropped events); again");
+                continue;
+            }
             assert!((0.1e6..=1.6e6).contains(&w), "{w} µs off-CPU");
             let total = scalar(&wh, "select sum(weight) from stacks where kind = 'offcpu'")
                 .as_f64()
                 .unwrap();
             assert!(w / total >= 0.5, "{w} of {total} µs in the sleeping frame");
+            offcpu_done = true;
         }
     }
+    assert!(offcpu_done, "the off-CPU profile was checked");
 }
 
 #[test]

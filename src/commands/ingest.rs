@@ -43,7 +43,12 @@ impl IngestOptions {
                 target: a.target.clone(),
                 stack_kind: a.stack_kind,
             },
-            labels: a.labels.iter().cloned().collect(),
+            labels: a
+                .labels
+                .iter()
+                .cloned()
+                .chain(a.commit_url.clone().map(|u| ("commit_url".to_string(), u)))
+                .collect(),
             note: a.note.clone().filter(|n| !n.trim().is_empty()),
             commit: a.commit.clone(),
             branch: a.branch.clone(),
@@ -344,6 +349,13 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         );
     };
     let runs = ingest::asv::parse_dir(root)?;
+    let mut opts = opts.clone();
+    if !opts.labels.contains_key("commit_url")
+        && let Some(url) = ingest::asv::show_commit_url(root)
+    {
+        opts.labels.insert("commit_url".to_string(), url);
+    }
+    let opts = &opts;
     if runs.is_empty() {
         bail!(
             "{}: no asv results files (<machine>/<commit>-<env>.json) found",

@@ -35,6 +35,28 @@ pub struct AsvRun {
     pub failed: Vec<String>,
 }
 
+/// `show_commit_url` of the asv project that holds `root` (its `asv.conf.json` beside
+/// `results/`), if it says one. asv allows `//` comments in that file; lines starting with
+/// one are skipped.
+pub fn show_commit_url(root: &Path) -> Option<String> {
+    let candidates = [
+        root.join("asv.conf.json"),
+        root.parent()?.join("asv.conf.json"),
+    ];
+    let conf = candidates.iter().find(|p| p.is_file())?;
+    let text: String = std::fs::read_to_string(conf)
+        .ok()?
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let doc: serde_json::Value = serde_json::from_str(&text).ok()?;
+    doc.get("show_commit_url")?
+        .as_str()
+        .filter(|u| !u.is_empty())
+        .map(str::to_string)
+}
+
 /// Whether `dir` is (or holds, as `results/`) an asv results directory.
 pub fn is_results_dir(dir: Option<&Path>) -> bool {
     dir.is_some_and(|d| {

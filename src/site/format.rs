@@ -144,3 +144,17 @@ pub fn ci(row: &Row) -> String {
 pub fn p(row: &Row) -> String {
     row.p_value.map_or("—".into(), |p| format!("{p:.3}"))
 }
+
+/// `text` percent-encoded for one URL path segment (a commit id is hex, but `--commit` is
+/// user input).
+pub fn url_segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

@@ -1,0 +1,87 @@
+//! The bundled real history (Kedro's asv results, 343 commits on one CI machine,
+//! `datasets/kedro-asv/`): every commit lands as a run, series pages hold the whole history,
+//! and commits link to their GitHub pages through the `commit_url` the dataset sets.
+
+mod common;
+
+use std::fs;
+
+use common::*;
+
+const COMMIT_URL: &str = "https://github.com/kedro-org/kedro/commit/";
+
+#[test]
+fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let site = dir.path().join("site");
+    // As the demo ingests it (datasets/kedro-asv/ingest.json).
+    let spec: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(repo().join("datasets/kedro-asv/ingest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(spec["labels"]["commit_url"], COMMIT_URL);
+    let results = repo().join("datasets/kedro-asv/results");
+    let out = ok(
+        &wh,
+        &[
+            "ingest",
+            "--suite",
+            "kedro",
+            "--commit-url",
+            COMMIT_URL,
+            results.to_str().unwrap(),
+        ],
+    );
+    assert!(out.contains("ingested 343 asv runs"), "{out}");
+    assert_eq!(
+        scalar(&wh, "select count(distinct git_commit) from runs"),
+        343
+    );
+    ok(&wh, &["site", "--out", site.to_str().unwrap()]);
+
+    let suite = fs::read_dir(site.join("suites"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("kedro-"))
+        .unwrap()
+        .path();
+    let commit =
+        regex::Regex::new(r#"href="https://github\.com/kedro-org/kedro/commit/([0-9a-f]{40})""#)
+            .unwrap();
+    let commits: std::collections::HashSet<String> = query(&wh, "select git_commit from runs")
+        .into_iter()
+        .map(|r| r["git_commit"].as_str().unwrap().to_string())
+        .collect();
+    let (mut longest, mut changes_linked) = (0, 0);
+    for page in fs::read_dir(&suite).unwrap().flatten() {
+        let html = fs::read_to_string(page.path()).unwrap();
+        if page.file_name() == "index.html" {
+            continue;
+        }
+        // Every absolute link is a commit of the history, under the dataset's commit URL.
+        for link in html.split("href=\"").skip(1) {
+            let link = &link[..link.find('"').unwrap()];
+            if link.contains("://") {
+                let c = link
+                    .strip_prefix(COMMIT_URL)
+                    .unwrap_or_else(|| panic!("{link}"));
+                assert!(commits.contains(c), "{link} is no commit of the history");
+            }
+        }
+        let points = html.matches("<tr><td><a href=\"../../runs/").count();
+        let linked = commit.find_iter(&html).count();
+        longest = longest.max(points);
+        // One link per point, plus one per change point listed above the points.
+        assert!(
+            linked >= points,
+            "{}: {linked} links, {points} points",
+            page.path().display()
+        );
+        if html.contains("<th>before</th>") {
+            changes_linked += 1;
+        }
+    }
+    assert!(longest >= 300, "the longest series has {longest} points");
+    assert!(changes_linked > 0, "no series lists a change point");
+}
