@@ -210,6 +210,9 @@ pub struct Metric {
     pub better: Better,
     /// Which adapter or extractor produced it.
     pub origin: String,
+    /// The version of the benchmark's own code where the tool records one (asv's `version`):
+    /// where it changes, a series starts a new segment and no change is called across it.
+    pub version: Option<String>,
 }
 
 /// One request of a load test (an aiperf record).

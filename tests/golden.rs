@@ -156,6 +156,7 @@ fn a_run_page_and_a_trend_chart_match_their_golden_files() {
         ],
         changes: &[(5, true)],
         notes: &[2],
+        breaks: &[],
     })
     .unwrap();
     golden("trend-chart.svg", &svg);

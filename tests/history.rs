@@ -47,6 +47,7 @@ fn run_with_metrics(wh: &Warehouse, i: usize, metrics: &[(&str, f64)]) {
                 unit: "GB/s".into(),
                 better: Better::Higher,
                 origin: "test".into(),
+                version: None,
             })
             .collect(),
         ..Default::default()

@@ -84,4 +84,43 @@ fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
     }
     assert!(longest >= 300, "the longest series has {longest} points");
     assert!(changes_linked > 0, "no series lists a change point");
+
+    // A benchmark whose own code changed at run #122 (asv's `version`; 81ff4cff44) looked
+    // like a +651 % regression there: now it is a break, and no change is called across it.
+    let h: serde_json::Value = serde_json::from_str(&ok(
+        &wh,
+        &[
+            "history",
+            "--suite",
+            "kedro",
+            "--metric",
+            "benchmark_datacatalog.TimeDataCatalog.time_exists",
+            "--format",
+            "json",
+        ],
+    ))
+    .unwrap();
+    let s = &h[0];
+    let breaks: Vec<u64> = s["breaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            s["points"][i.as_u64().unwrap() as usize]["run_no"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(breaks, [122]);
+    let versions: std::collections::BTreeSet<&str> = s["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["version"].as_str())
+        .collect();
+    assert_eq!(versions.len(), 2, "two versions of the benchmark's code");
+    for c in s["changes"].as_array().unwrap() {
+        assert_ne!(c["run_no"], 122, "{c}");
+        assert!(c["magnitude"].as_f64().unwrap().abs() < 1.0, "{c}");
+    }
 }

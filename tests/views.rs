@@ -143,6 +143,7 @@ fn fixture() -> (Run, RunData) {
         unit: "GB/s".into(),
         better: Better::Higher,
         origin: "test".into(),
+        version: None,
     };
     d.metrics = vec![metric(0, 1.0), metric(1, 10.0), metric(2, 12.0)];
     d.notes = vec!["first note".into()];

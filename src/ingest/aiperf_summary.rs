@@ -46,6 +46,7 @@ fn metric(tag: &str, stat: &str, value: f64, unit: &str) -> Metric {
         unit: unit.to_string(),
         better: better(tag),
         origin: "aiperf-summary".to_string(),
+        version: None,
     }
 }
 

@@ -244,22 +244,25 @@ fn parse_file(
     let mut failed = Vec::new();
     for (name, row) in results {
         // asv 0.6: a row aligned with result_columns; older files: {result, params} or a number.
-        let (values, params) = if let Some(arr) = row.as_array() {
+        let (values, params, version) = if let Some(arr) = row.as_array() {
             let get = |c: &str| {
                 col(c)
                     .and_then(|i| arr.get(i))
                     .cloned()
                     .unwrap_or(Value::Null)
             };
-            (get("result"), get("params"))
+            (get("result"), get("params"), get("version"))
         } else if let Some(obj) = row.as_object() {
             (
                 obj.get("result").cloned().unwrap_or(Value::Null),
                 obj.get("params").cloned().unwrap_or(Value::Null),
+                obj.get("version").cloned().unwrap_or(Value::Null),
             )
         } else {
-            (Value::Array(vec![row.clone()]), Value::Null)
+            (Value::Array(vec![row.clone()]), Value::Null, Value::Null)
         };
+        // The benchmark's code version (a hash asv takes of its source).
+        let version = version.as_str().map(str::to_string);
         let values: Vec<Value> = match values {
             Value::Array(a) => a,
             Value::Null => vec![Value::Null],
@@ -330,6 +333,7 @@ fn parse_file(
                     unit: unit.clone(),
                     better: Better::Lower,
                     origin: "asv".to_string(),
+                    version: version.clone(),
                 });
         }
     }

@@ -70,6 +70,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                 unit: "ns".to_string(),
                 better: Better::Lower,
                 origin: "criterion".to_string(),
+                version: None,
             });
         }
     }

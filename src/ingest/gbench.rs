@@ -174,6 +174,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             unit: unit.to_string(),
             better,
             origin: "gbench".to_string(),
+            version: None,
         };
         let mut metrics = Vec::new();
         if let Some(v) = r.real_time {

@@ -83,6 +83,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                     unit: "s".to_string(),
                     better: Better::Lower,
                     origin: "hyperfine".to_string(),
+                    version: None,
                 }],
                 exit_code: exit,
                 failed,

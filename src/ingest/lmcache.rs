@@ -133,6 +133,7 @@ fn metric(name: &str, value: f64, unit: &str, better: Better) -> Metric {
         unit: unit.to_string(),
         better,
         origin: "lmcache".to_string(),
+        version: None,
     }
 }
 

@@ -121,6 +121,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             unit: e.unit,
             better,
             origin: "metrics-json".to_string(),
+            version: None,
         });
     }
     Ok(order

@@ -93,6 +93,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             unit: unit.to_string(),
             better,
             origin: "pytest-benchmark".to_string(),
+            version: None,
         };
         let mut metrics: Vec<Metric> = TIMES
             .iter()

@@ -19,6 +19,12 @@ pub struct Point {
     pub started_at: String,
     pub git_commit: Option<String>,
     pub value: f64,
+    /// The benchmark's code version (asv) and the machine's fingerprint (runner) of the run:
+    /// where either changes, the series starts a new segment.
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default)]
+    pub env_fingerprint: Option<String>,
     /// Spread of the run's kept repeats (min, max) where known.
     #[serde(default)]
     pub lo: Option<f64>,
@@ -51,6 +57,9 @@ pub struct Series {
     pub params: crate::model::Params,
     pub points: Vec<Point>,
     pub changes: Vec<Change>,
+    /// Indices of the points that start a new segment (the benchmark's code or the machine
+    /// changed there): a known break, never called a change.
+    pub breaks: Vec<usize>,
 }
 
 #[derive(Deserialize)]
@@ -66,6 +75,8 @@ struct Row {
     run_no: u64,
     started_at: String,
     git_commit: Option<String>,
+    env_fingerprint: Option<String>,
+    version: Option<String>,
     value: Option<f64>,
     lo: Option<f64>,
     hi: Option<f64>,
@@ -77,9 +88,9 @@ pub async fn history(
     metric: Option<&str>,
     opts: &Options,
 ) -> Result<Vec<Series>, QueryError> {
-    let run_cols = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit";
+    let run_cols = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit, r.env_fingerprint";
     let mut parts = vec![format!(
-        "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi \
+        "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
          FROM metric_medians m JOIN runs r ON m.run_id = r.run_id \
          WHERE NOT m.restates_requests"
     )];
@@ -90,7 +101,7 @@ pub async fn history(
             _ => "lower",
         };
         parts.push(format!(
-            "SELECT {run_cols}, '{col}' AS metric, '{unit}' AS unit, '{better}' AS better, a.arm, a.params, a.{col} AS value, CAST(NULL AS DOUBLE) AS lo, CAST(NULL AS DOUBLE) AS hi \
+            "SELECT {run_cols}, '{col}' AS metric, '{unit}' AS unit, '{better}' AS better, a.arm, a.params, a.{col} AS value, CAST(NULL AS DOUBLE) AS lo, CAST(NULL AS DOUBLE) AS hi, CAST(NULL AS VARCHAR) AS version \
              FROM arm_medians a JOIN runs r ON a.run_id = r.run_id"
         ));
     }
@@ -130,6 +141,7 @@ pub async fn history(
             params: r.params,
             points: Vec::new(),
             changes: Vec::new(),
+            breaks: Vec::new(),
         });
         s.points.push(Point {
             run_id: r.run_id,
@@ -137,6 +149,8 @@ pub async fn history(
             started_at: r.started_at,
             git_commit: r.git_commit,
             value,
+            version: r.version,
+            env_fingerprint: r.env_fingerprint,
             lo: r.lo,
             hi: r.hi,
         });
@@ -160,19 +174,31 @@ pub async fn history(
     Ok(out)
 }
 
-/// Fills `s.changes` from its points.
+/// Fills `s.breaks` and `s.changes` from its points: change points are searched within each
+/// segment (points of one benchmark version on one machine), never across a break.
 fn find_changes(s: &mut Series, opts: &Options) {
-    let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
-    s.changes = change_points(&values, opts)
-        .into_iter()
-        .map(|c| {
-            let p = &s.points[c.index];
+    s.breaks = (1..s.points.len())
+        .filter(|&i| {
+            let (a, b) = (&s.points[i - 1], &s.points[i]);
+            a.version != b.version || a.env_fingerprint != b.env_fingerprint
+        })
+        .collect();
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(s.breaks.iter().copied())
+        .chain(std::iter::once(s.points.len()))
+        .collect();
+    let mut changes = Vec::new();
+    for w in bounds.windows(2) {
+        let (from, to) = (w[0], w[1]);
+        let values: Vec<f64> = s.points[from..to].iter().map(|p| p.value).collect();
+        for c in change_points(&values, opts) {
+            let p = &s.points[from + c.index];
             let worse = if s.better == "higher" {
                 c.magnitude < 0.0
             } else {
                 c.magnitude > 0.0
             };
-            Change {
+            changes.push(Change {
                 run_id: p.run_id.clone(),
                 run_no: p.run_no,
                 git_commit: p.git_commit.clone(),
@@ -181,7 +207,8 @@ fn find_changes(s: &mut Series, opts: &Options) {
                 magnitude: c.magnitude,
                 p_value: c.p_value,
                 regression: worse,
-            }
-        })
-        .collect();
+            });
+        }
+    }
+    s.changes = changes;
 }

@@ -577,6 +577,7 @@ fn run_trial(
                     unit: m.unit.clone(),
                     better: m.direction.unwrap_or(Better::Lower),
                     origin: "runner".to_string(),
+                    version: None,
                 }),
                 Err(why) => warnings.push(format!("trial {trial_id}: metric `{}`: {why}", m.name)),
             }

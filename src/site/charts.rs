@@ -146,6 +146,8 @@ pub struct Trend<'a> {
     /// (index, is_regression)
     pub changes: &'a [(usize, bool)],
     pub notes: &'a [usize],
+    /// Indices that start a new segment (a known break: drawn, never a change).
+    pub breaks: &'a [usize],
 }
 
 pub fn trend_chart(t: &Trend) -> Result<String, ChartError> {
@@ -214,6 +216,18 @@ pub fn trend_chart(t: &Trend) -> Result<String, ChartError> {
             );
             chart
                 .draw_series(std::iter::once(Polygon::new(poly, band_color.filled())))
+                .map_err(|e| err(&e))?;
+        }
+        for &i in t.breaks {
+            // Between the last point of the old segment and the first of the new one.
+            let x = i as f64 - 0.5;
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(x, y0), (x, y1)],
+                    2,
+                    3,
+                    RGBColor(150, 150, 150).stroke_width(1),
+                ))
                 .map_err(|e| err(&e))?;
         }
         for &(i, regression) in t.changes {

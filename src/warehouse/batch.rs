@@ -111,6 +111,7 @@ pub fn metrics(run_id: &str, rows: &[Metric]) -> Result<RecordBatch, ArrowError>
             strs(rows.iter().map(|m| m.unit.as_str())),
             strs(rows.iter().map(|m| m.better.as_str())),
             strs(rows.iter().map(|m| m.origin.as_str())),
+            opt_strs(rows.iter().map(|m| m.version.as_deref())),
         ],
     )
 }

@@ -100,6 +100,8 @@ impl Table {
                 f("unit", DataType::Utf8, false),
                 f("better", DataType::Utf8, false),
                 f("origin", DataType::Utf8, false),
+                // Added after v1 (nullable; older files read NULL): the benchmark code version.
+                f("version", DataType::Utf8, true),
             ],
             Table::Requests => vec![
                 f("run_id", DataType::Utf8, false),

@@ -8,7 +8,9 @@ SELECT t.suite, t.run_id, t.arm, t.params, m.name, m.unit, m.better,
        quantile_cont(m.value, 0.5) AS median,
        min(m.value) AS min,
        max(m.value) AS max,
-       bool_or(m.restates_requests) AS restates_requests
+       bool_or(m.restates_requests) AS restates_requests,
+       -- The benchmark's code version (one per run where the tool records it).
+       max(m.version) AS version
 FROM trial_metrics m
 JOIN trials t ON m.run_id = t.run_id AND m.trial_id = t.trial_id
 WHERE t.kept

@@ -206,7 +206,7 @@ pub(crate) async fn history_pages(
             let bands: Vec<Option<(f64, f64)>> = s.points.iter().map(|p| p.lo.zip(p.hi)).collect();
             let title = format!("{} · {}", s.metric, s.arm);
             let description = format!(
-                "{} over {} runs of suite {suite}{}; dashed lines mark change points, diamonds runs with notes.",
+                "{} over {} runs of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), diamonds runs with notes.",
                 s.metric,
                 values.len(),
                 if params.is_empty() {
@@ -227,6 +227,7 @@ pub(crate) async fn history_pages(
                 bands: &bands,
                 changes: &changes,
                 notes: &noted,
+                breaks: &s.breaks,
             })?;
             let page = SeriesPage {
                 root: "../../".into(),
@@ -238,14 +239,20 @@ pub(crate) async fn history_pages(
                 params,
                 unit: s.unit.clone(),
                 summary: format!(
-                    "{} is better. {} runs; {} change point(s).",
+                    "{} is better. {} runs; {} change point(s){}.",
                     if s.better == "higher" {
                         "Higher"
                     } else {
                         "Lower"
                     },
                     values.len(),
-                    s.changes.len()
+                    s.changes.len(),
+                    match s.breaks.len() {
+                        0 => String::new(),
+                        n => format!(
+                            "; {n} known break(s) where the benchmark's code or the machine changed (no change is called across one)"
+                        ),
+                    }
                 ),
                 chart,
                 changes: s
