@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::figures::FIGURES;
 use super::{Query, QueryError, lit};
 use crate::model::params_text;
+use crate::stats::mannwhitney::min_p_value;
 use crate::stats::verdict::{Direction, Judged, Verdict, VerdictOptions, judge};
 use crate::stats::{mean, median};
 
@@ -271,6 +272,9 @@ pub struct Row {
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
     pub p_value: Option<f64>,
+    /// `p_value` after the Holm correction across the comparison's rank tests (see
+    /// [`correct_for_many`]); `None` where the rank test could not decide anyway.
+    pub p_adjusted: Option<f64>,
     /// Sorted by severity: regressed < inconclusive < improved < unchanged < info.
     pub verdict: Verdict,
     pub reason: String,
@@ -288,11 +292,53 @@ pub struct Summary {
     pub worst_params: crate::model::Params,
 }
 
+/// The whole comparison in one line, benchstat-style.
+#[derive(Debug, Clone, Serialize)]
+pub struct Overall {
+    /// Rows judged (metrics with a direction; `info` rows are left out).
+    pub judged: usize,
+    pub regressed: usize,
+    pub improved: usize,
+    pub unchanged: usize,
+    pub inconclusive: usize,
+    /// Geometric mean of the judged rows' ratios (candidate / baseline).
+    pub geomean_ratio: Option<f64>,
+    /// Rank tests the Holm correction ran over (those whose sample sizes can reach p < α).
+    pub corrected_over: usize,
+}
+
+impl Overall {
+    /// Counts, geometric mean and correction in one line (the terminal table's last word).
+    pub fn line(&self) -> String {
+        format!(
+            "{} judged: {} regressed, {} improved, {} unchanged, {} inconclusive; {}",
+            self.judged,
+            self.regressed,
+            self.improved,
+            self.unchanged,
+            self.inconclusive,
+            self.spread()
+        )
+    }
+
+    /// The geometric mean and the correction (where the counts are said already).
+    pub fn spread(&self) -> String {
+        format!(
+            "geometric mean of ratios {} over {} judged rows; Mann-Whitney p Holm-corrected over {} test(s)",
+            self.geomean_ratio
+                .map_or("—".to_string(), |g| format!("{:+.1}%", (g - 1.0) * 100.0)),
+            self.judged,
+            self.corrected_over
+        )
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     pub baseline: Selection,
     pub candidate: Selection,
     pub threshold: f64,
+    pub overall: Overall,
     pub rows: Vec<Row>,
     pub summaries: Vec<Summary>,
     /// Things that make the comparison less trustworthy (different machines, client-bound).
@@ -391,11 +437,14 @@ pub async fn compare(
                 ci_low: j.ci.map(|c| c.0),
                 ci_high: j.ci.map(|c| c.1),
                 p_value: j.p_value,
+                p_adjusted: None,
                 verdict: j.verdict,
                 reason: j.reason,
             });
         }
     }
+    correct_for_many(&mut rows, opts.verdict.alpha);
+    let overall = overall(&rows);
     let summaries = summarise(&rows);
     let mut flags = Vec::new();
     match (&a.sel.run.env_fingerprint, &b.sel.run.env_fingerprint) {
@@ -425,11 +474,64 @@ pub async fn compare(
         baseline: a.sel,
         candidate: b.sel,
         threshold: opts.verdict.threshold,
+        overall,
         rows,
         summaries,
         flags,
         diagnoses,
     })
+}
+
+/// Many metrics at once: the Holm step-down correction (family-wise error ≤ α across the
+/// comparison) of the Mann-Whitney p-values. Holm, not Benjamini–Hochberg: a PR comment's
+/// reader acts on each "regressed" row, so the chance of any false one is what should be
+/// bounded. Only tests whose sample sizes can reach p < α count in the family (Tarone's
+/// refinement: a 3-vs-3 row, whose smallest possible p is 0.1, can never be a discovery and
+/// would only weaken the others). A row whose verdict rested on its p and whose adjusted p is
+/// no longer below α becomes inconclusive, and its reason says so.
+pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
+    let mut family: Vec<(usize, f64)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.better.is_empty())
+        .filter(|(_, r)| min_p_value(r.n_baseline, r.n_candidate) < alpha)
+        .filter_map(|(i, r)| r.p_value.map(|p| (i, p)))
+        .collect();
+    family.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let m = family.len();
+    let mut running = 0.0f64;
+    for (k, (i, p)) in family.into_iter().enumerate() {
+        running = running.max(((m - k) as f64 * p).min(1.0));
+        let r = &mut rows[i];
+        r.p_adjusted = Some(running);
+        if matches!(r.verdict, Verdict::Improved | Verdict::Regressed) && running >= alpha {
+            r.verdict = Verdict::Inconclusive;
+            r.reason = format!(
+                "{}; but over the {m} rank tests of this comparison the Holm-adjusted p = {running:.3} ≥ {alpha}",
+                r.reason
+            );
+        }
+    }
+}
+
+fn overall(rows: &[Row]) -> Overall {
+    let judged: Vec<&Row> = rows.iter().filter(|r| r.verdict != Verdict::Info).collect();
+    let count = |v: Verdict| judged.iter().filter(|r| r.verdict == v).count();
+    let logs: Vec<f64> = judged
+        .iter()
+        .filter_map(|r| r.ratio)
+        .filter(|x| *x > 0.0 && x.is_finite())
+        .map(f64::ln)
+        .collect();
+    Overall {
+        judged: judged.len(),
+        regressed: count(Verdict::Regressed),
+        improved: count(Verdict::Improved),
+        unchanged: count(Verdict::Unchanged),
+        inconclusive: count(Verdict::Inconclusive),
+        geomean_ratio: mean(&logs).map(f64::exp),
+        corrected_over: rows.iter().filter(|r| r.p_adjusted.is_some()).count(),
+    }
 }
 
 fn summarise(rows: &[Row]) -> Vec<Summary> {
@@ -610,7 +712,65 @@ fn cold_starts(s: &Side) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::knee;
+    use super::*;
+
+    fn row(p: f64, n: usize, verdict: Verdict) -> Row {
+        Row {
+            metric: format!("m{p}"),
+            unit: "ms".into(),
+            better: "lower",
+            arm: "a".into(),
+            params: Default::default(),
+            n_baseline: n,
+            n_candidate: n,
+            median_baseline: Some(1.0),
+            median_candidate: Some(1.2),
+            ratio: Some(1.2),
+            ci_low: Some(1.1),
+            ci_high: Some(1.3),
+            p_value: Some(p),
+            p_adjusted: None,
+            verdict,
+            reason: "CI beyond".into(),
+        }
+    }
+
+    #[test]
+    fn holm_over_the_tests_that_can_decide() {
+        // By hand: p sorted 0.001, 0.02, 0.03, 0.04 over m = 4 → 4·0.001 = 0.004,
+        // max(0.004, 3·0.02) = 0.06, max(0.06, 2·0.03) = 0.06, max(0.06, 1·0.04) = 0.06.
+        // The 3-vs-3 row (smallest possible p 0.1) is not in the family and keeps its verdict.
+        let mut rows = vec![
+            row(0.03, 10, Verdict::Regressed),
+            row(0.001, 10, Verdict::Regressed),
+            row(0.1, 3, Verdict::Regressed),
+            row(0.04, 10, Verdict::Improved),
+            row(0.02, 10, Verdict::Regressed),
+        ];
+        correct_for_many(&mut rows, 0.05);
+        let adj: Vec<Option<f64>> = rows.iter().map(|r| r.p_adjusted).collect();
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-12);
+        assert!(close(adj[0], 0.06) && close(adj[1], 0.004) && close(adj[3], 0.06));
+        assert!(close(adj[4], 0.06) && adj[2].is_none(), "{adj:?}");
+        let v: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();
+        assert_eq!(
+            v,
+            [
+                Verdict::Inconclusive,
+                Verdict::Regressed,
+                Verdict::Regressed,
+                Verdict::Inconclusive,
+                Verdict::Inconclusive
+            ]
+        );
+        assert!(rows[0].reason.contains("Holm-adjusted p = 0.060"));
+        let o = overall(&rows);
+        assert_eq!(
+            (o.judged, o.regressed, o.inconclusive, o.corrected_over),
+            (5, 2, 3, 4)
+        );
+        assert!((o.geomean_ratio.unwrap() - 1.2).abs() < 1e-12);
+    }
 
     #[test]
     fn knee_is_the_peak_before_a_fall() {

@@ -101,6 +101,7 @@ pub fn table(c: &Comparison, color: bool) -> String {
         }
         let _ = writeln!(out, "{}", line.trim_end());
     }
+    let _ = writeln!(out, "\noverall: {}", c.overall.line());
     if !c.summaries.is_empty() {
         let _ = writeln!(out, "\nacross params:");
         for s in &c.summaries {
@@ -161,13 +162,14 @@ pub fn markdown(c: &Comparison) -> String {
     let regressed = c.regressions();
     let _ = writeln!(
         out,
-        "{} regression{}; noise threshold ±{:.0}%{}.\n",
+        "{} regression{}; noise threshold ±{:.0}%{}.\n\n{}.\n",
         regressed,
         if regressed == 1 { "" } else { "s" },
         c.threshold * 100.0,
         fixed_text(&l)
             .map(|f| format!("; all rows at {}", md_escape(&f)))
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        md_escape(&c.overall.spread())
     );
     let _ = writeln!(
         out,
@@ -382,6 +384,7 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
             .map(|f| format!("; all rows at {}", md_escape(&f)))
             .unwrap_or_default()
     );
+    let _ = writeln!(head, "{}.\n", md_escape(&c.overall.spread()));
     let line = |r: &Row| md_row(r, &params(&r.params));
     let header = "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
     let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
