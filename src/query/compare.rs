@@ -152,7 +152,7 @@ struct MetricRow {
     trial_id: i64,
     name: String,
     unit: String,
-    better: String,
+    better: Direction,
     /// `None` for a value JSON cannot carry (a non-finite one stored by an older perfhouse).
     value: Option<f64>,
 }
@@ -237,7 +237,8 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
     }
     for m in &metrics {
         if let Some(t) = by_trial.get(&m.trial_id) {
-            let dir = if m.better == "higher" {
+            // A metric is judged: anything but `higher` is lower-is-better.
+            let dir = if m.better == Direction::HigherIsBetter {
                 Direction::HigherIsBetter
             } else {
                 Direction::LowerIsBetter
@@ -258,7 +259,7 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
 pub struct Row {
     pub metric: String,
     pub unit: String,
-    pub better: &'static str,
+    pub better: Direction,
     /// The arm compared (`a → b` when two arms are compared).
     pub arm: String,
     /// Parameters (as their JSON text in `--format json`).
@@ -363,14 +364,6 @@ pub struct CompareOptions {
     pub thresholds: BTreeMap<String, f64>,
 }
 
-fn better_str(d: Direction) -> &'static str {
-    match d {
-        Direction::HigherIsBetter => "higher",
-        Direction::LowerIsBetter => "lower",
-        Direction::Info => "",
-    }
-}
-
 pub async fn compare(
     q: &Query,
     baseline: Selection,
@@ -426,7 +419,7 @@ pub async fn compare(
             rows.push(Row {
                 metric: name.clone(),
                 unit: unit.clone(),
-                better: better_str(*dir),
+                better: *dir,
                 arm: arm_label.clone(),
                 params: params.clone(),
                 n_baseline: j.n_baseline,
@@ -493,7 +486,7 @@ pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
     let mut family: Vec<(usize, f64)> = rows
         .iter()
         .enumerate()
-        .filter(|(_, r)| !r.better.is_empty())
+        .filter(|(_, r)| r.better != Direction::Info)
         .filter(|(_, r)| min_p_value(r.n_baseline, r.n_candidate) < alpha)
         .filter_map(|(i, r)| r.p_value.map(|p| (i, p)))
         .collect();
@@ -538,7 +531,7 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
     let mut groups: BTreeMap<(String, String), Vec<&Row>> = BTreeMap::new();
     for r in rows
         .iter()
-        .filter(|r| !r.better.is_empty() && r.ratio.is_some())
+        .filter(|r| r.better != Direction::Info && r.ratio.is_some())
     {
         groups
             .entry((r.metric.clone(), r.arm.clone()))
@@ -555,7 +548,7 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
                 .iter()
                 .max_by(|x, y| {
                     let bad = |r: &Row| {
-                        if r.better == "higher" {
+                        if r.better == Direction::HigherIsBetter {
                             -r.ratio.unwrap_or(1.0)
                         } else {
                             r.ratio.unwrap_or(1.0)
@@ -718,7 +711,7 @@ mod tests {
         Row {
             metric: format!("m{p}"),
             unit: "ms".into(),
-            better: "lower",
+            better: Direction::LowerIsBetter,
             arm: "a".into(),
             params: Default::default(),
             n_baseline: n,

@@ -51,7 +51,7 @@ pub struct Series {
     pub suite: String,
     pub metric: String,
     pub unit: String,
-    pub better: String,
+    pub better: crate::stats::verdict::Direction,
     pub arm: String,
     #[serde(with = "crate::model::params_as_json")]
     pub params: crate::model::Params,
@@ -67,7 +67,7 @@ struct Row {
     suite: String,
     metric: String,
     unit: String,
-    better: String,
+    better: crate::stats::verdict::Direction,
     arm: String,
     #[serde(with = "crate::model::params_as_json")]
     params: crate::model::Params,
@@ -193,7 +193,7 @@ fn find_changes(s: &mut Series, opts: &Options) {
         let values: Vec<f64> = s.points[from..to].iter().map(|p| p.value).collect();
         for c in change_points(&values, opts) {
             let p = &s.points[from + c.index];
-            let worse = if s.better == "higher" {
+            let worse = if s.better == crate::stats::verdict::Direction::HigherIsBetter {
                 c.magnitude < 0.0
             } else {
                 c.magnitude > 0.0

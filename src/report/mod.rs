@@ -327,7 +327,7 @@ fn metric_label(r: &Row) -> String {
 /// How bad a row is for sorting: regressions by how far they went the wrong way, first.
 fn badness(r: &Row) -> f64 {
     let change = r.ratio.unwrap_or(1.0) - 1.0;
-    let wrong_way = if r.better == "higher" {
+    let wrong_way = if r.better == crate::stats::verdict::Direction::HigherIsBetter {
         -change
     } else {
         change

@@ -67,7 +67,7 @@ pub(crate) struct MetricMedianRow {
     pub(crate) params: crate::model::Params,
     pub(crate) name: String,
     pub(crate) unit: String,
-    pub(crate) better: String,
+    pub(crate) better: crate::stats::verdict::Direction,
     pub(crate) n_trials: i64,
     pub(crate) median: f64,
     pub(crate) min: f64,

@@ -22,6 +22,39 @@ pub enum Verdict {
     Info,
 }
 
+impl Direction {
+    /// The stored form (`metrics.better`): `higher`, `lower`, or empty for context figures.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::HigherIsBetter => "higher",
+            Direction::LowerIsBetter => "lower",
+            Direction::Info => "",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Direction {
+        match name {
+            "higher" => Direction::HigherIsBetter,
+            "lower" => Direction::LowerIsBetter,
+            _ => Direction::Info,
+        }
+    }
+}
+
+/// Travels as its stored form (`higher`/`lower`/empty) in SQL rows and JSON.
+impl serde::Serialize for Direction {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Direction {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Direction, D::Error> {
+        let s: String = serde::Deserialize::deserialize(d)?;
+        Ok(Direction::from_name(&s))
+    }
+}
+
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

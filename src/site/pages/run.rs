@@ -456,7 +456,7 @@ pub(crate) async fn run_page(
                 params: layout.varying(&m.params),
                 name: m.name,
                 unit: m.unit,
-                better: m.better,
+                better: m.better.as_str().to_string(),
                 n: m.n_trials.to_string(),
                 median: num(Some(m.median), 4),
                 range: format!("{} – {}", num(Some(m.min), 4), num(Some(m.max), 4)),

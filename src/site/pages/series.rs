@@ -240,7 +240,7 @@ pub(crate) async fn history_pages(
                 unit: s.unit.clone(),
                 summary: format!(
                     "{} is better. {} runs; {} change point(s){}.",
-                    if s.better == "higher" {
+                    if s.better == crate::stats::verdict::Direction::HigherIsBetter {
                         "Higher"
                     } else {
                         "Lower"
