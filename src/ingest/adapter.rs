@@ -55,19 +55,112 @@ pub trait Adapter: Sync {
     ) -> Result<Parsed, IngestError>;
 }
 
+/// A whole-document format (read as text, parsed in one go): the shape most adapters share.
+pub struct Document {
+    pub format: Format,
+    /// File names the format claims outright (auto-detection without reading them).
+    pub claims: fn(&Path, &str) -> bool,
+    pub walks: fn(&Path, &str) -> bool,
+    pub sniff: fn(&Sniff) -> bool,
+    pub parse: fn(&Path, &str) -> Result<Parsed, IngestError>,
+}
+
+impl Adapter for Document {
+    fn format(&self) -> Format {
+        self.format
+    }
+
+    fn claims_name(&self, path: &Path, name: &str) -> bool {
+        (self.claims)(path, name)
+    }
+
+    fn walks(&self, path: &Path, name: &str) -> bool {
+        (self.walks)(path, name)
+    }
+
+    fn sniff(&self, input: &Sniff) -> bool {
+        (self.sniff)(input)
+    }
+
+    fn parse(
+        &self,
+        path: &Path,
+        input: Box<dyn BufRead>,
+        _sink: Option<RequestSink>,
+    ) -> Result<Parsed, IngestError> {
+        (self.parse)(path, &read_text(path, input)?)
+    }
+}
+
+/// Folded stacks from a stream (folded files, `perf script` text): one trial of stacks.
+pub struct Stacks {
+    pub format: Format,
+    pub walks: fn(&Path, &str) -> bool,
+    pub sniff: fn(&Sniff) -> bool,
+    pub parse: fn(&Path, Box<dyn BufRead>) -> Result<super::folded::Folded, IngestError>,
+}
+
+impl Adapter for Stacks {
+    fn format(&self) -> Format {
+        self.format
+    }
+
+    fn walks(&self, path: &Path, name: &str) -> bool {
+        (self.walks)(path, name)
+    }
+
+    fn sniff(&self, input: &Sniff) -> bool {
+        (self.sniff)(input)
+    }
+
+    fn parse(
+        &self,
+        path: &Path,
+        input: Box<dyn BufRead>,
+        _sink: Option<RequestSink>,
+    ) -> Result<Parsed, IngestError> {
+        let f = (self.parse)(path, input)?;
+        Ok(Parsed {
+            trials: vec![ParsedTrial {
+                stacks: f.stacks,
+                ..Default::default()
+            }],
+            warnings: f.warnings,
+            commit: None,
+        })
+    }
+}
+
+/// Never claims a file by its name alone.
+pub fn no_name(_: &Path, _: &str) -> bool {
+    false
+}
+
+/// `*.json` files.
+pub fn json_file(_: &Path, name: &str) -> bool {
+    name.ends_with(".json")
+}
+
+/// Text logs (`*.txt`, `*.log`, `*.perf`, `*.script`).
+pub fn text_file(_: &Path, name: &str) -> bool {
+    [".txt", ".log", ".perf", ".script"]
+        .iter()
+        .any(|e| name.ends_with(e))
+}
+
 /// Every adapter, in detection order (names first, then content, in this order).
 pub static ADAPTERS: &[&dyn Adapter] = &[
     &super::aiperf::Adapter,
-    &super::aiperf_summary::Adapter,
+    &super::aiperf_summary::ADAPTER,
     &super::asv::Adapter,
-    &super::criterion::Adapter,
-    &super::hyperfine::Adapter,
-    &super::metrics_json::Adapter,
-    &super::gbench::Adapter,
-    &super::pytest_benchmark::Adapter,
-    &super::lmcache::Adapter,
-    &super::perf_script::Adapter,
-    &super::folded::Adapter,
+    &super::criterion::ADAPTER,
+    &super::hyperfine::ADAPTER,
+    &super::metrics_json::ADAPTER,
+    &super::gbench::ADAPTER,
+    &super::pytest_benchmark::ADAPTER,
+    &super::lmcache::ADAPTER,
+    &super::perf_script::ADAPTER,
+    &super::folded::ADAPTER,
 ];
 
 /// The adapter of a concrete format (`None` for `auto`).

@@ -313,36 +313,18 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<(Vec<Metric>, Vec<Strin
 }
 
 /// aiperf summaries as an [`super::adapter::Adapter`].
-pub struct Adapter;
-
-impl super::adapter::Adapter for Adapter {
-    fn format(&self) -> super::Format {
-        super::Format::AiperfSummary
-    }
-
-    fn claims_name(&self, _path: &Path, name: &str) -> bool {
-        super::is_aiperf_summary(name)
-    }
-
-    fn walks(&self, _path: &Path, name: &str) -> bool {
-        super::is_aiperf_summary(name)
-    }
-
-    fn sniff(&self, input: &super::adapter::Sniff) -> bool {
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
+    format: super::Format::AiperfSummary,
+    claims: |_, name| super::is_aiperf_summary(name),
+    walks: |_, name| super::is_aiperf_summary(name),
+    sniff: |input| {
         sniff_csv(input.first_line())
             || input
                 .doc()
                 .is_some_and(|d| sniff_json(d) || sniff_manifest(d))
-    }
-
-    fn parse(
-        &self,
-        path: &Path,
-        input: Box<dyn std::io::BufRead>,
-        _sink: Option<super::RequestSink>,
-    ) -> Result<super::adapter::Parsed, super::IngestError> {
-        let text = super::adapter::read_text(path, input)?;
-        let (metrics, warnings) = parse(path, &text)?;
+    },
+    parse: |path, text| {
+        let (metrics, warnings) = parse(path, text)?;
         Ok(super::adapter::Parsed {
             trials: vec![super::ParsedTrial {
                 metrics,
@@ -351,8 +333,8 @@ impl super::adapter::Adapter for Adapter {
             warnings,
             commit: None,
         })
-    }
-}
+    },
+};
 
 #[cfg(test)]
 mod tests {

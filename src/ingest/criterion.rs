@@ -117,33 +117,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     }])
 }
 
-/// Criterion as an [`super::adapter::Adapter`].
-pub struct Adapter;
-
-impl super::adapter::Adapter for Adapter {
-    fn format(&self) -> super::Format {
-        super::Format::Criterion
-    }
-
-    fn claims_name(&self, path: &Path, _name: &str) -> bool {
-        is_estimates(path)
-    }
-
-    fn walks(&self, path: &Path, _name: &str) -> bool {
-        is_estimates(path)
-    }
-
-    fn sniff(&self, _input: &super::adapter::Sniff) -> bool {
-        false // known by its path only
-    }
-
-    fn parse(
-        &self,
-        path: &Path,
-        input: Box<dyn std::io::BufRead>,
-        _sink: Option<super::RequestSink>,
-    ) -> Result<super::adapter::Parsed, super::IngestError> {
-        let text = super::adapter::read_text(path, input)?;
-        Ok(super::adapter::Parsed::trials(parse(path, &text)?))
-    }
-}
+/// criterion as an [`super::adapter::Adapter`].
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
+    format: super::Format::Criterion,
+    claims: |path, _| is_estimates(path),
+    walks: |path, _| is_estimates(path),
+    sniff: |_| false, // known by its path only
+    parse: |path, text| Ok(super::adapter::Parsed::trials(parse(path, text)?)),
+};

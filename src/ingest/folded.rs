@@ -113,40 +113,16 @@ pub fn parse(path: &Path, reader: impl BufRead) -> Result<Folded, IngestError> {
 }
 
 /// Folded stacks as an [`super::adapter::Adapter`].
-pub struct Adapter;
-
-impl super::adapter::Adapter for Adapter {
-    fn format(&self) -> super::Format {
-        super::Format::Folded
-    }
-
-    fn walks(&self, _path: &Path, name: &str) -> bool {
+pub static ADAPTER: super::adapter::Stacks = super::adapter::Stacks {
+    format: super::Format::Folded,
+    walks: |_, name| {
         [".folded", ".collapsed", ".txt"]
             .iter()
             .any(|e| name.ends_with(e))
-    }
-
-    fn sniff(&self, input: &super::adapter::Sniff) -> bool {
-        input.first_text_line(false).is_some_and(sniff)
-    }
-
-    fn parse(
-        &self,
-        path: &Path,
-        input: Box<dyn std::io::BufRead>,
-        _sink: Option<super::RequestSink>,
-    ) -> Result<super::adapter::Parsed, super::IngestError> {
-        let f = parse(path, input)?;
-        Ok(super::adapter::Parsed {
-            trials: vec![super::ParsedTrial {
-                stacks: f.stacks,
-                ..Default::default()
-            }],
-            warnings: f.warnings,
-            commit: None,
-        })
-    }
-}
+    },
+    sniff: |input| input.first_text_line(false).is_some_and(sniff),
+    parse: |path, input| parse(path, input),
+};
 
 #[cfg(test)]
 mod tests {

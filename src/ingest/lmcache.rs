@@ -138,30 +138,10 @@ fn metric(name: &str, value: f64, unit: &str, better: Better) -> Metric {
 }
 
 /// LMCache transfer output as an [`super::adapter::Adapter`].
-pub struct Adapter;
-
-impl super::adapter::Adapter for Adapter {
-    fn format(&self) -> super::Format {
-        super::Format::Lmcache
-    }
-
-    fn walks(&self, _path: &Path, name: &str) -> bool {
-        [".txt", ".log", ".perf", ".script"]
-            .iter()
-            .any(|e| name.ends_with(e))
-    }
-
-    fn sniff(&self, input: &super::adapter::Sniff) -> bool {
-        input.doc().is_none() && input.text().is_some_and(sniff)
-    }
-
-    fn parse(
-        &self,
-        path: &Path,
-        input: Box<dyn std::io::BufRead>,
-        _sink: Option<super::RequestSink>,
-    ) -> Result<super::adapter::Parsed, super::IngestError> {
-        let text = super::adapter::read_text(path, input)?;
-        Ok(super::adapter::Parsed::trials(parse(path, &text)?))
-    }
-}
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
+    format: super::Format::Lmcache,
+    claims: super::adapter::no_name,
+    walks: super::adapter::text_file,
+    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
+    parse: |path, text| Ok(super::adapter::Parsed::trials(parse(path, text)?)),
+};

@@ -97,37 +97,9 @@ pub fn parse_with(
 }
 
 /// `perf script` text as an [`super::adapter::Adapter`].
-pub struct Adapter;
-
-impl super::adapter::Adapter for Adapter {
-    fn format(&self) -> super::Format {
-        super::Format::PerfScript
-    }
-
-    fn walks(&self, _path: &Path, name: &str) -> bool {
-        [".txt", ".log", ".perf", ".script"]
-            .iter()
-            .any(|e| name.ends_with(e))
-    }
-
-    fn sniff(&self, input: &super::adapter::Sniff) -> bool {
-        input.first_text_line(true).is_some_and(sniff)
-    }
-
-    fn parse(
-        &self,
-        path: &Path,
-        input: Box<dyn std::io::BufRead>,
-        _sink: Option<super::RequestSink>,
-    ) -> Result<super::adapter::Parsed, super::IngestError> {
-        let f = parse(path, input)?;
-        Ok(super::adapter::Parsed {
-            trials: vec![super::ParsedTrial {
-                stacks: f.stacks,
-                ..Default::default()
-            }],
-            warnings: f.warnings,
-            commit: None,
-        })
-    }
-}
+pub static ADAPTER: super::adapter::Stacks = super::adapter::Stacks {
+    format: super::Format::PerfScript,
+    walks: super::adapter::text_file,
+    sniff: |input| input.first_text_line(true).is_some_and(sniff),
+    parse: |path, input| parse(path, input),
+};

@@ -117,33 +117,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     Ok(trials)
 }
 
-/// PytestBenchmark as an [`super::adapter::Adapter`].
-pub struct Adapter;
-
-impl super::adapter::Adapter for Adapter {
-    fn format(&self) -> super::Format {
-        super::Format::PytestBenchmark
-    }
-
-    fn walks(&self, _path: &Path, name: &str) -> bool {
-        name.ends_with(".json")
-    }
-
-    fn sniff(&self, input: &super::adapter::Sniff) -> bool {
-        input.doc().is_some_and(sniff)
-    }
-
-    fn parse(
-        &self,
-        path: &Path,
-        input: Box<dyn std::io::BufRead>,
-        _sink: Option<super::RequestSink>,
-    ) -> Result<super::adapter::Parsed, super::IngestError> {
-        let text = super::adapter::read_text(path, input)?;
+/// pytest-benchmark JSON as an [`super::adapter::Adapter`].
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
+    format: super::Format::PytestBenchmark,
+    claims: super::adapter::no_name,
+    walks: super::adapter::json_file,
+    sniff: |input| input.doc().is_some_and(sniff),
+    parse: |path, text| {
         Ok(super::adapter::Parsed {
-            trials: parse(path, &text)?,
+            trials: parse(path, text)?,
             warnings: Vec::new(),
-            commit: commit_info(&text),
+            commit: commit_info(text),
         })
-    }
-}
+    },
+};
