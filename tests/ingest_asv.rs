@@ -6,14 +6,6 @@ use std::fs;
 
 use common::*;
 
-fn fixture(name: &str) -> String {
-    repo()
-        .join("tests/fixtures")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
 #[test]
 fn asv_results_become_one_run_per_commit() {
     let wh = tempfile::tempdir().unwrap();

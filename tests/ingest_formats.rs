@@ -7,14 +7,6 @@ use std::fs;
 
 use common::*;
 
-fn fixture(name: &str) -> String {
-    repo()
-        .join("tests/fixtures")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
 #[test]
 fn hyperfine_runs_become_trials_with_exact_times() {
     let wh = tempfile::tempdir().unwrap();

@@ -4,14 +4,6 @@ mod common;
 
 use common::*;
 
-fn fixture(name: &str) -> String {
-    repo()
-        .join("tests/fixtures")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
 #[test]
 fn lmcache_blocks_become_trials_with_params() {
     let wh = tempfile::tempdir().unwrap();

@@ -3,36 +3,8 @@
 mod common;
 
 use std::fs;
-use std::io::Write;
-use std::path::Path;
 
 use common::*;
-
-/// One run of two arms as metrics-json: `n` metrics × 3 repeats; the candidate's metric 0 is
-/// 40 % slower, metric 1 20 % slower, the rest identical up to ±0.5 % noise.
-fn two_arms(dir: &Path, n: usize) -> std::path::PathBuf {
-    let path = dir.join("m.json");
-    let mut f = fs::File::create(&path).unwrap();
-    let mut entries = Vec::new();
-    for arm in ["base", "cand"] {
-        for r in 0..3 {
-            for m in 0..n {
-                let slow = match (arm, m) {
-                    ("cand", 0) => 1.4,
-                    ("cand", 1) => 1.2,
-                    _ => 1.0,
-                };
-                let noise = 1.0 + (r as f64 - 1.0) * 0.005;
-                entries.push(format!(
-                    "{{\"name\": \"op_{m:04}_latency_with_a_long_descriptive_name\", \"value\": {}, \"unit\": \"ms\", \"better\": \"lower\", \"arm\": \"{arm}\", \"repeat\": {r}}}",
-                    100.0 * slow * noise
-                ));
-            }
-        }
-    }
-    write!(f, "{{\"metrics\": [{}]}}", entries.join(",\n")).unwrap();
-    path
-}
 
 #[test]
 fn markdown_puts_the_worst_regression_first_and_links_the_site() {
