@@ -265,28 +265,89 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         .find(|p| p.starts_with("runs/") && p.ends_with("/index.html"))
         .unwrap();
     let compare = all.iter().find(|p| p.contains("/compare-")).unwrap();
-    for (name, page) in [
+    let suite = all
+        .iter()
+        .find(|p| p.starts_with("suites/") && p.ends_with("/index.html"))
+        .unwrap();
+    let series = all
+        .iter()
+        .find(|p| p.starts_with("suites/") && !p.ends_with("/index.html"))
+        .unwrap();
+    let transfer = all.iter().find(|p| p.ends_with("/transfer.html")).unwrap();
+    let kinds = [
         ("index", "index.html"),
+        ("suite", suite.as_str()),
+        ("series", series.as_str()),
         ("run", run.as_str()),
         ("compare", compare.as_str()),
-    ] {
-        let png = shots.join(format!("{name}.png"));
-        let _ = fs::remove_file(&png);
-        open(
-            bin,
-            &format!("{base}{page}"),
-            &[
-                &format!("--screenshot={}", png.display()),
-                "--window-size=1280,1800",
-            ],
-        );
-        let bytes = fs::read(&png).unwrap_or_default();
-        assert!(
-            bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000,
-            "{name} screenshot: {} bytes",
-            bytes.len()
-        );
+        ("transfer", transfer.as_str()),
+    ];
+    // Every kind of page, on a desktop and on a phone, as artifacts of the test.
+    for (name, page) in kinds {
+        for (width, height) in [(1400, 1800), (390, 1600)] {
+            let png = shots.join(format!("{name}-{width}.png"));
+            let _ = fs::remove_file(&png);
+            open(
+                bin,
+                &format!("{base}{page}"),
+                &[
+                    &format!("--screenshot={}", png.display()),
+                    &format!("--window-size={width},{height}"),
+                ],
+            );
+            let bytes = fs::read(&png).unwrap_or_default();
+            assert!(
+                bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000,
+                "{name} at {width} px screenshot: {} bytes",
+                bytes.len()
+            );
+        }
     }
+    // No page body is wider than its viewport (wide tables scroll inside themselves): each
+    // page in a 390 px and a 1400 px frame, measured after load.
+    let frames: String = kinds
+        .iter()
+        .flat_map(|(_, p)| {
+            [390, 1400]
+                .map(|w| format!("<iframe src=\"{p}\" width=\"{w}\" height=\"600\"></iframe>"))
+        })
+        .collect::<String>()
+        // The method can fail: this frame is too wide and must be caught.
+        + "<iframe srcdoc=\"<div style='width:2000px'>wide</div>\" width=\"390\" height=\"100\"></iframe>";
+    let check = format!(
+        "<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head><body>{frames}<script>\
+         window.addEventListener('load', () => {{ let n = 0; for (const f of document.querySelectorAll('iframe')) {{ \
+         const d = f.contentDocument.documentElement; n++; \
+         if (d.scrollWidth > d.clientWidth + 1) console.error('perfhouse-too-wide ' + (f.getAttribute('src') || 'control') + ' at ' + f.width + 'px: ' + d.scrollWidth + ' > ' + d.clientWidth); }} \
+         console.error('perfhouse-width-checked ' + n); }});</script></body></html>"
+    );
+    fs::write(site.join("__width.html"), check).unwrap();
+    let out = open(bin, &format!("{base}__width.html"), &["--dump-dom"]);
+    let lines: Vec<String> = out
+        .lines()
+        .filter(|l| l.contains("CONSOLE"))
+        .map(String::from)
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(&format!("perfhouse-width-checked {}", kinds.len() * 2 + 1))),
+        "the width check did not run: {out}"
+    );
+    let wide: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("perfhouse-too-wide"))
+        .collect();
+    assert!(
+        wide.iter()
+            .any(|l| l.contains("perfhouse-too-wide control")),
+        "the too-wide control frame was not caught: {lines:#?}"
+    );
+    let pages: Vec<&&String> = wide.iter().filter(|l| !l.contains("control")).collect();
+    assert!(
+        pages.is_empty(),
+        "pages wider than their viewport: {pages:#?}"
+    );
 }
 
 fn normalize(p: &Path) -> PathBuf {
