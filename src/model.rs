@@ -24,7 +24,8 @@ impl Phase {
     }
 }
 
-/// Whether a bigger number is better (throughput) or worse (latency).
+/// Whether a bigger number is better (throughput) or worse (latency): a metric's stored
+/// direction (`metrics.better`). Comparisons judge by `stats::verdict::Direction`, its superset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Better {
     Higher,
@@ -32,6 +33,16 @@ pub enum Better {
 }
 
 impl Better {
+    /// The stored form read back (`higher`; anything else is lower-is-better, as stored
+    /// metrics are always one of the two).
+    pub fn from_name(name: &str) -> Better {
+        if name == "higher" {
+            Better::Higher
+        } else {
+            Better::Lower
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Better::Higher => "higher",

@@ -147,12 +147,20 @@ struct ProcRow {
     cpu_ms_per_req: Option<f64>,
 }
 
+fn better_from_sql<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<crate::model::Better, D::Error> {
+    let s: String = Deserialize::deserialize(d)?;
+    Ok(crate::model::Better::from_name(&s))
+}
+
 #[derive(Debug, Deserialize)]
 struct MetricRow {
     trial_id: i64,
     name: String,
     unit: String,
-    better: Direction,
+    #[serde(deserialize_with = "better_from_sql")]
+    better: crate::model::Better,
     /// `None` for a value JSON cannot carry (a non-finite one stored by an older perfhouse).
     value: Option<f64>,
 }
@@ -236,16 +244,8 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
         }
     }
     for m in &metrics {
-        if let Some(t) = by_trial.get(&m.trial_id) {
-            // A metric is judged: anything but `higher` is lower-is-better.
-            let dir = if m.better == Direction::HigherIsBetter {
-                Direction::HigherIsBetter
-            } else {
-                Direction::LowerIsBetter
-            };
-            if let Some(v) = m.value {
-                push(t, &m.name, &m.unit, dir, v);
-            }
+        if let (Some(t), Some(v)) = (by_trial.get(&m.trial_id), m.value) {
+            push(t, &m.name, &m.unit, m.better.into(), v);
         }
     }
     Ok(Side {

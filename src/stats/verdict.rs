@@ -5,6 +5,9 @@
 use super::mannwhitney::{mann_whitney_u, min_p_value};
 use super::{bootstrap_ratio_ci, median};
 
+/// How a compared figure is judged. A metric's stored direction is [`crate::model::Better`]
+/// (higher or lower, nothing else); `Direction` adds `Info` for figures shown only for context
+/// (Little's law), and every `Better` is a `Direction` (`From`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
     HigherIsBetter,
@@ -20,6 +23,15 @@ pub enum Verdict {
     Improved,
     Unchanged,
     Info,
+}
+
+impl From<crate::model::Better> for Direction {
+    fn from(b: crate::model::Better) -> Direction {
+        match b {
+            crate::model::Better::Higher => Direction::HigherIsBetter,
+            crate::model::Better::Lower => Direction::LowerIsBetter,
+        }
+    }
 }
 
 impl Direction {
