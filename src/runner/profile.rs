@@ -89,21 +89,94 @@ pub fn start(
     } else {
         cmd.arg("-g");
     }
+    // perf starts with its events disabled and is enabled through a control FIFO once it is
+    // ready: its start-up (walking /proc for every existing task, `-a` above all) can take
+    // longer than the command measured, and a fixed wait then recorded only its last ms.
+    let control = control_fifos(dir);
+    if let Some((ctl, ack)) = &control {
+        cmd.args(["-D", "-1", "--control"]).arg(format!(
+            "fifo:{},{}",
+            ctl.display(),
+            ack.display()
+        ));
+    }
     let log = std::fs::File::create(dir.join("perf-record.log")).map_err(|e| e.to_string())?;
-    let child = cmd
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
         .map_err(|e| format!("starting perf record: {e}"))?;
-    // perf needs a moment to attach; a profile that misses the first ms is fine.
-    std::thread::sleep(std::time::Duration::from_millis(150));
+    match control {
+        Some((ctl, ack)) => {
+            if let Err(why) = enable(&ctl, &ack, std::time::Duration::from_secs(20)) {
+                let _ = child.kill();
+                let _ = child.wait();
+                let log = std::fs::read_to_string(dir.join("perf-record.log")).unwrap_or_default();
+                return Err(format!("{why}: {}", log.trim()));
+            }
+        }
+        // perf without --control: give it a moment to attach.
+        None => std::thread::sleep(std::time::Duration::from_millis(150)),
+    }
     Ok(Profiler {
         child,
         data,
         kind,
         pids: pids.to_vec(),
     })
+}
+
+/// Two FIFOs for `perf record --control` where this perf has it, else `None`.
+fn control_fifos(dir: &Path) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    static HAS_CONTROL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let has = *HAS_CONTROL.get_or_init(|| {
+        Command::new("perf")
+            .args(["record", "-h"])
+            .output()
+            .is_ok_and(|o| {
+                String::from_utf8_lossy(&o.stdout).contains("--control")
+                    || String::from_utf8_lossy(&o.stderr).contains("--control")
+            })
+    });
+    if !has {
+        return None;
+    }
+    let (ctl, ack) = (dir.join("perf-ctl.fifo"), dir.join("perf-ack.fifo"));
+    for f in [&ctl, &ack] {
+        let _ = std::fs::remove_file(f);
+        let c = std::ffi::CString::new(f.as_os_str().as_encoded_bytes()).ok()?;
+        // SAFETY: a valid NUL-terminated path; mkfifo has no other preconditions.
+        if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+            return None;
+        }
+    }
+    Some((ctl, ack))
+}
+
+/// Sends `enable` through perf's control FIFO and waits for its `ack`, i.e. until the events
+/// are on. Done on a helper thread so a perf that died at start cannot hang the run.
+fn enable(ctl: &Path, ack: &Path, wait: std::time::Duration) -> Result<(), String> {
+    let (ctl, ack) = (ctl.to_path_buf(), ack.to_path_buf());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = (|| -> std::io::Result<String> {
+            use std::io::{Read, Write};
+            let mut c = std::fs::OpenOptions::new().write(true).open(&ctl)?;
+            c.write_all(b"enable\n")?;
+            let mut a = std::fs::File::open(&ack)?;
+            let mut buf = [0u8; 16];
+            let n = a.read(&mut buf)?;
+            Ok(String::from_utf8_lossy(&buf[..n]).into_owned())
+        })();
+        let _ = tx.send(r);
+    });
+    match rx.recv_timeout(wait) {
+        Ok(Ok(a)) if a.starts_with("ack") => Ok(()),
+        Ok(Ok(a)) => Err(format!("perf answered `{}` to enable", a.trim())),
+        Ok(Err(e)) => Err(format!("perf control FIFO: {e}")),
+        Err(_) => Err(format!("perf did not start recording within {wait:?}")),
+    }
 }
 
 impl Profiler {
