@@ -47,7 +47,7 @@ if git grep -nE '\.\./(shared)\b' -- src tests benches .ci ':!tests/fixtures' 2>
   exit 1
 fi
 if [ $# -eq 0 ]; then
-  command -v rustfmt >/dev/null 2>&1 || rustup component add rustfmt
+  cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
   cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
   cargo fmt --check
   cargo clippy --all-targets --locked --quiet -- -D warnings
