@@ -27,6 +27,18 @@ fn aiperf_jsonl(n: usize, salt: usize) -> String {
     out
 }
 
+/// Two committed runs of `suite` (arms `default` and `b`, `n` requests each): two files per
+/// table, so `compact` has work to do. Returns the warehouse root.
+fn two_runs(dir: &Path, suite: &str, n: usize) -> std::path::PathBuf {
+    let root = dir.join("wh");
+    let f = dir.join("a.jsonl");
+    fs::write(&f, aiperf_jsonl(n, 0)).unwrap();
+    let f = f.to_str().unwrap();
+    ok(&root, &["ingest", "--suite", suite, f]);
+    ok(&root, &["ingest", "--suite", suite, "--arm", "b", f]);
+    root
+}
+
 fn requests_per_run(wh: &Path) -> Vec<(String, i64)> {
     query(
         wh,
@@ -48,21 +60,7 @@ fn compact_while_a_run_streams_its_requests_loses_none_of_them() {
     // The defect: streamed part files sat in the live partition without the lock, so a
     // compaction that swapped the partition deleted them and the run committed with 0 rows.
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("wh");
-    let first = dir.path().join("a.jsonl");
-    fs::write(&first, aiperf_jsonl(50, 0)).unwrap();
-    ok(&root, &["ingest", "--suite", "cc", first.to_str().unwrap()]);
-    ok(
-        &root,
-        &[
-            "ingest",
-            "--suite",
-            "cc",
-            "--arm",
-            "b",
-            first.to_str().unwrap(),
-        ],
-    );
+    let root = two_runs(dir.path(), "cc", 50);
 
     // A run in flight: its part file is written, its run not yet committed.
     let wh = Warehouse::open(&root).unwrap();
@@ -163,14 +161,7 @@ fn ingests_racing_compact_in_a_loop_keep_every_row() {
 #[test]
 fn a_reader_open_during_compact_sees_the_old_files_and_compact_waits_for_it() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("wh");
-    let f = dir.path().join("a.jsonl");
-    fs::write(&f, aiperf_jsonl(20, 0)).unwrap();
-    ok(&root, &["ingest", "--suite", "s", f.to_str().unwrap()]);
-    ok(
-        &root,
-        &["ingest", "--suite", "s", "--arm", "b", f.to_str().unwrap()],
-    );
+    let root = two_runs(dir.path(), "s", 20);
     let wh = Warehouse::open(&root).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let q = rt.block_on(perfhouse::query::Query::open(&wh)).unwrap();
@@ -497,14 +488,7 @@ fn a_stream_of_overlapping_readers_does_not_starve_compact() {
     // Readers that always overlap (one takes the lock before the other lets go) once kept
     // compact waiting forever, and every ingest queued behind it.
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("wh");
-    let f = dir.path().join("a.jsonl");
-    fs::write(&f, aiperf_jsonl(20, 0)).unwrap();
-    ok(&root, &["ingest", "--suite", "s", f.to_str().unwrap()]);
-    ok(
-        &root,
-        &["ingest", "--suite", "s", "--arm", "b", f.to_str().unwrap()],
-    );
+    let root = two_runs(dir.path(), "s", 20);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let readers: Vec<_> = (0..2)
         .map(|i| {

@@ -55,14 +55,23 @@ pub trait Adapter: Sync {
     ) -> Result<Parsed, IngestError>;
 }
 
-/// A whole-document format (read as text, parsed in one go): the shape most adapters share.
+/// The shape every adapter but aiperf's and asv's shares: fixed name rules, a content
+/// sniff, and a parser of the whole text or of a stream of folded stacks.
 pub struct Document {
     pub format: Format,
     /// File names the format claims outright (auto-detection without reading them).
     pub claims: fn(&Path, &str) -> bool,
     pub walks: fn(&Path, &str) -> bool,
     pub sniff: fn(&Sniff) -> bool,
-    pub parse: fn(&Path, &str) -> Result<Parsed, IngestError>,
+    pub parse: Reader,
+}
+
+/// How a [`Document`] reads its input.
+pub enum Reader {
+    /// The whole file as text, parsed in one go.
+    Text(fn(&Path, &str) -> Result<Parsed, IngestError>),
+    /// A stream of stacks (folded files, `perf script`): one trial of stacks.
+    Stacks(fn(&Path, Box<dyn BufRead>) -> Result<super::folded::Folded, IngestError>),
 }
 
 impl Adapter for Document {
@@ -88,46 +97,20 @@ impl Adapter for Document {
         input: Box<dyn BufRead>,
         _sink: Option<RequestSink>,
     ) -> Result<Parsed, IngestError> {
-        (self.parse)(path, &read_text(path, input)?)
-    }
-}
-
-/// Folded stacks from a stream (folded files, `perf script` text): one trial of stacks.
-pub struct Stacks {
-    pub format: Format,
-    pub walks: fn(&Path, &str) -> bool,
-    pub sniff: fn(&Sniff) -> bool,
-    pub parse: fn(&Path, Box<dyn BufRead>) -> Result<super::folded::Folded, IngestError>,
-}
-
-impl Adapter for Stacks {
-    fn format(&self) -> Format {
-        self.format
-    }
-
-    fn walks(&self, path: &Path, name: &str) -> bool {
-        (self.walks)(path, name)
-    }
-
-    fn sniff(&self, input: &Sniff) -> bool {
-        (self.sniff)(input)
-    }
-
-    fn parse(
-        &self,
-        path: &Path,
-        input: Box<dyn BufRead>,
-        _sink: Option<RequestSink>,
-    ) -> Result<Parsed, IngestError> {
-        let f = (self.parse)(path, input)?;
-        Ok(Parsed {
-            trials: vec![ParsedTrial {
-                stacks: f.stacks,
-                ..Default::default()
-            }],
-            warnings: f.warnings,
-            commit: None,
-        })
+        match self.parse {
+            Reader::Text(parse) => parse(path, &read_text(path, input)?),
+            Reader::Stacks(parse) => {
+                let f = parse(path, input)?;
+                Ok(Parsed {
+                    trials: vec![ParsedTrial {
+                        stacks: f.stacks,
+                        ..Default::default()
+                    }],
+                    warnings: f.warnings,
+                    commit: None,
+                })
+            }
+        }
     }
 }
 

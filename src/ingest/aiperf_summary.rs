@@ -323,7 +323,7 @@ pub static ADAPTER: super::adapter::Document = super::adapter::Document {
                 .doc()
                 .is_some_and(|d| sniff_json(d) || sniff_manifest(d))
     },
-    parse: |path, text| {
+    parse: super::adapter::Reader::Text(|path, text| {
         let (metrics, warnings) = parse(path, text)?;
         Ok(super::adapter::Parsed {
             trials: vec![super::ParsedTrial {
@@ -333,7 +333,7 @@ pub static ADAPTER: super::adapter::Document = super::adapter::Document {
             warnings,
             commit: None,
         })
-    },
+    }),
 };
 
 #[cfg(test)]

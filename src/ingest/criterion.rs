@@ -123,5 +123,7 @@ pub static ADAPTER: super::adapter::Document = super::adapter::Document {
     claims: |path, _| is_estimates(path),
     walks: |path, _| is_estimates(path),
     sniff: |_| false, // known by its path only
-    parse: |path, text| Ok(super::adapter::Parsed::trials(parse(path, text)?)),
+    parse: super::adapter::Reader::Text(|path, text| {
+        Ok(super::adapter::Parsed::trials(parse(path, text)?))
+    }),
 };

@@ -113,15 +113,16 @@ pub fn parse(path: &Path, reader: impl BufRead) -> Result<Folded, IngestError> {
 }
 
 /// Folded stacks as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Stacks = super::adapter::Stacks {
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
     format: super::Format::Folded,
+    claims: super::adapter::no_name,
     walks: |_, name| {
         [".folded", ".collapsed", ".txt"]
             .iter()
             .any(|e| name.ends_with(e))
     },
     sniff: |input| input.first_text_line(false).is_some_and(sniff),
-    parse: |path, input| parse(path, input),
+    parse: super::adapter::Reader::Stacks(parse),
 };
 
 #[cfg(test)]

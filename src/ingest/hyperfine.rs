@@ -100,5 +100,7 @@ pub static ADAPTER: super::adapter::Document = super::adapter::Document {
     claims: super::adapter::no_name,
     walks: super::adapter::json_file,
     sniff: |input| input.doc().is_some_and(sniff),
-    parse: |path, text| Ok(super::adapter::Parsed::trials(parse(path, text)?)),
+    parse: super::adapter::Reader::Text(|path, text| {
+        Ok(super::adapter::Parsed::trials(parse(path, text)?))
+    }),
 };

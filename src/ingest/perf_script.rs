@@ -97,9 +97,10 @@ pub fn parse_with(
 }
 
 /// `perf script` text as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Stacks = super::adapter::Stacks {
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
     format: super::Format::PerfScript,
+    claims: super::adapter::no_name,
     walks: super::adapter::text_file,
     sniff: |input| input.first_text_line(true).is_some_and(sniff),
-    parse: |path, input| parse(path, input),
+    parse: super::adapter::Reader::Stacks(parse),
 };

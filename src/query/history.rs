@@ -105,9 +105,7 @@ pub async fn history(
              FROM arm_medians a JOIN runs r ON a.run_id = r.run_id"
         ));
     }
-    // Finite values only (NaN fails both comparisons; ±inf the bounds).
-    let mut filter =
-        vec!["value >= -1.7976931348623157e308 AND value <= 1.7976931348623157e308".to_string()];
+    let mut filter = vec!["value IS NOT NULL".to_string()];
     if let Some(s) = suite {
         filter.push(format!("suite = {}", lit(s)));
     }
@@ -123,6 +121,7 @@ pub async fn history(
     let mut series: BTreeMap<(String, String, String, crate::model::Params), Series> =
         BTreeMap::new();
     for r in rows {
+        // Finite values only: JSON carries ±inf and NaN (stored by an older perfhouse) as null.
         let Some(value) = r.value.filter(|v| v.is_finite()) else {
             continue;
         };

@@ -79,7 +79,16 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
         notes_by_run.entry(n.run_id.as_str()).or_default().push(n);
     }
 
-    let regressions = history_pages(&mut w, query, &css, &notes_by_run).await?;
+    // Commit links, from the runs read above (the run's `commit_url` label).
+    let commit_urls: BTreeMap<&str, String> = runs
+        .iter()
+        .filter(|r| r.labels.contains("commit_url"))
+        .filter_map(|r| {
+            let url = crate::model::parse_params(&r.labels).remove("commit_url")?;
+            Some((r.run_id.as_str(), url))
+        })
+        .collect();
+    let regressions = history_pages(&mut w, query, &css, &notes_by_run, &commit_urls).await?;
     let mut suites: Vec<SuiteView> = Vec::new();
     for r in &runs {
         if suites.last().is_none_or(|s| s.name != r.suite) {

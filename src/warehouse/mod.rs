@@ -785,9 +785,8 @@ fn stray_files(table_dir: &Path) -> Vec<PathBuf> {
 
 impl Warehouse {
     /// Committed runs read file by file: a `runs` file that cannot be read is a problem of
-    /// its own, not the end of the check.
+    /// its own, not the end of the check. The caller holds the readers lock.
     fn runs_tolerant(&self, problems: &mut Vec<String>) -> Result<Vec<RunEntry>> {
-        let _readers = self.read_lock()?;
         let mut out = Vec::new();
         for (suite, path) in self.table_files(Table::Runs)? {
             if fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
@@ -809,6 +808,9 @@ impl Warehouse {
     /// row to a committed run, every kept raw input against its SHA-256, and lists every
     /// leftover `gc` would remove.
     pub fn check(&self) -> Result<CheckReport> {
+        // One reader from the first file to the last: a compaction cannot swap a partition
+        // between listing a file and reading it.
+        let _readers = self.read_lock()?;
         let mut report = CheckReport::default();
         let committed: std::collections::HashSet<String> = self
             .runs_tolerant(&mut report.problems)?

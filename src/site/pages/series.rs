@@ -77,43 +77,25 @@ pub struct SeriesPage {
     pub points: Vec<PointView>,
 }
 
-/// Suite and series pages; returns the open regressions (a series whose latest change point
-/// is a regression) for the index.
-/// Run id → the URL its commits are shown under (the run's `commit_url` label, as asv's
-/// `show_commit_url`: the commit id is appended).
-async fn commit_urls(query: &Query) -> Result<BTreeMap<String, String>, SiteError> {
-    #[derive(serde::Deserialize)]
-    struct Labels {
-        run_id: String,
-        labels: String,
-    }
-    let rows: Vec<Labels> = query
-        .rows("SELECT run_id, labels FROM runs WHERE labels LIKE '%commit_url%'")
-        .await?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|r| {
-            let url = crate::model::parse_params(&r.labels).remove("commit_url")?;
-            Some((r.run_id, url))
-        })
-        .collect())
-}
-
-fn commit_href(urls: &BTreeMap<String, String>, run_id: &str, commit: &Option<String>) -> String {
+/// The page of a point's commit: the run's `commit_url` label (as asv's `show_commit_url`,
+/// the commit id appended), or empty.
+fn commit_href(urls: &BTreeMap<&str, String>, run_id: &str, commit: &Option<String>) -> String {
     match (urls.get(run_id), commit) {
         (Some(url), Some(c)) => format!("{url}{}", crate::site::format::url_segment(c)),
         _ => String::new(),
     }
 }
 
+/// Suite and series pages; returns the open regressions (a series whose latest change point
+/// is a regression) for the index. `commit_urls`: run id → its `commit_url` label.
 pub(crate) async fn history_pages(
     w: &mut Writer,
     query: &Query,
     css: &str,
     notes: &BTreeMap<&str, Vec<&NoteRow>>,
+    commit_urls: &BTreeMap<&str, String>,
 ) -> Result<Vec<RegressionView>, SiteError> {
     let all = crate::query::history::history(query, None, None, &Default::default()).await?;
-    let commit_urls = commit_urls(query).await?;
     let mut by_suite: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
     for s in &all {
         by_suite.entry(s.suite.as_str()).or_default().push(s);
@@ -262,7 +244,7 @@ pub(crate) async fn history_pages(
                         href: format!("../../runs/{}/index.html", c.run_id),
                         run: format!("#{}", c.run_no),
                         commit: short_commit(&c.git_commit),
-                        commit_href: commit_href(&commit_urls, &c.run_id, &c.git_commit),
+                        commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
                         before: fmt_value(Some(c.mean_before)),
                         after: fmt_value(Some(c.mean_after)),
                         change: format!("{:+.1}%", c.magnitude * 100.0),
@@ -289,7 +271,7 @@ pub(crate) async fn history_pages(
                         run: format!("#{}", p.run_no),
                         started: time(&p.started_at),
                         commit: short_commit(&p.git_commit),
-                        commit_href: commit_href(&commit_urls, &p.run_id, &p.git_commit),
+                        commit_href: commit_href(commit_urls, &p.run_id, &p.git_commit),
                         value: fmt_value(Some(p.value)),
                         range: match (p.lo, p.hi) {
                             (Some(lo), Some(hi)) => {
