@@ -102,8 +102,9 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Compare(args) => {
-            let opts = compare_options(args)?;
+            let mut opts = compare_options(args)?;
             let q = Query::open(&wh()?).await?;
+            opts.noise = crate::query::noise::NoiseModel::load(&q).await?;
             let baseline = compare::resolve(&q, &args.baseline).await?;
             let candidate = compare::resolve(&q, &args.candidate).await?;
             let c = compare::compare(&q, baseline, candidate, &opts).await?;
@@ -120,14 +121,15 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Report(args) => {
+            let q = Query::open(&wh()?).await?;
             let opts = CompareOptions {
                 verdict: VerdictOptions {
                     threshold: args.threshold / 100.0,
                     ..VerdictOptions::default()
                 },
+                noise: crate::query::noise::NoiseModel::load(&q).await?,
                 ..CompareOptions::default()
             };
-            let q = Query::open(&wh()?).await?;
             let baseline = compare::resolve(&q, &args.baseline).await?;
             let candidate = compare::resolve(&q, &args.candidate).await?;
             let c = compare::compare(&q, baseline, candidate, &opts).await?;
@@ -309,5 +311,6 @@ fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
             ..VerdictOptions::default()
         },
         thresholds,
+        noise: Default::default(),
     })
 }

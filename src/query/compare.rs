@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 use super::figures::FIGURES;
 use super::{Query, QueryError, lit};
 use crate::model::params_text;
-use crate::stats::mannwhitney::min_p_value;
 use crate::stats::verdict::{Direction, Judged, Verdict, VerdictOptions, judge};
 use crate::stats::{mean, median};
 
@@ -166,21 +165,26 @@ struct MetricRow {
 }
 
 /// The values of one metric over the kept trials of one arm × params.
-struct MetricSamples {
-    name: String,
-    unit: String,
-    direction: Direction,
-    values: Vec<f64>,
+pub(crate) struct MetricSamples {
+    pub name: String,
+    pub unit: String,
+    pub direction: Direction,
+    pub values: Vec<f64>,
 }
 
 /// (arm, params) → metrics in display order.
-type Samples = BTreeMap<(String, crate::model::Params), Vec<MetricSamples>>;
+pub(crate) type Samples = BTreeMap<(String, crate::model::Params), Vec<MetricSamples>>;
 
 /// Per-trial samples of one side.
 struct Side {
     sel: Selection,
     trials: Vec<FigRow>,
     samples: Samples,
+}
+
+/// The per-trial values of every judged figure and metric of a selection, by arm × params.
+pub(crate) async fn load_samples(q: &Query, sel: Selection) -> Result<Samples, CompareError> {
+    Ok(load(q, sel).await?.samples)
 }
 
 async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
@@ -272,8 +276,14 @@ pub struct Row {
     pub ratio: Option<f64>,
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
+    /// The p-value of `test` (Mann-Whitney, or Welch's t on logs where no rank test can
+    /// reach α).
     pub p_value: Option<f64>,
-    /// `p_value` after the Holm correction across the comparison's rank tests (see
+    pub test: crate::stats::verdict::Test,
+    /// The noise threshold this row was judged with, and where it came from.
+    pub threshold: f64,
+    pub threshold_source: String,
+    /// `p_value` after the Holm correction across the comparison's tests (see
     /// [`correct_for_many`]); `None` where the rank test could not decide anyway.
     pub p_adjusted: Option<f64>,
     /// Sorted by severity: regressed < inconclusive < improved < unchanged < info.
@@ -325,7 +335,7 @@ impl Overall {
     /// The geometric mean and the correction (where the counts are said already).
     pub fn spread(&self) -> String {
         format!(
-            "geometric mean of ratios {} over {} judged rows; Mann-Whitney p Holm-corrected over {} test(s)",
+            "geometric mean of ratios {} over {} judged rows; p Holm-corrected over {} test(s)",
             self.geomean_ratio
                 .map_or("—".to_string(), |g| format!("{:+.1}%", (g - 1.0) * 100.0)),
             self.judged,
@@ -349,6 +359,40 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// Which noise thresholds judged the rows, in one clause: "noise thresholds per series
+    /// (floor ±2%): 4 from A/A calibration, 12 from history, 6 at the floor".
+    pub fn noise_line(&self) -> String {
+        let judged: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|r| r.verdict != Verdict::Info)
+            .collect();
+        let count = |p: &str| {
+            judged
+                .iter()
+                .filter(|r| r.threshold_source.starts_with(p))
+                .count()
+        };
+        let mut parts = Vec::new();
+        for (prefix, what) in [
+            ("A/A", "from A/A calibration"),
+            ("history", "from history"),
+            ("given", "given"),
+            ("±", "at the floor"),
+        ] {
+            let n = count(prefix);
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        format!(
+            "noise thresholds per series (floor ±{}){}{}",
+            crate::stats::verdict::band_pct(self.threshold),
+            if parts.is_empty() { "" } else { ": " },
+            parts.join(", ")
+        )
+    }
+
     pub fn regressions(&self) -> usize {
         self.rows
             .iter()
@@ -360,8 +404,11 @@ impl Comparison {
 #[derive(Debug, Clone, Default)]
 pub struct CompareOptions {
     pub verdict: VerdictOptions,
-    /// Per-metric noise thresholds overriding `verdict.threshold`.
+    /// Per-metric noise thresholds overriding the noise model (`--threshold NAME=X`).
     pub thresholds: BTreeMap<String, f64>,
+    /// Per-series thresholds learned from history and calibration; empty means every row is
+    /// judged with the floor (`verdict.threshold`).
+    pub noise: super::noise::NoiseModel,
 }
 
 pub async fn compare(
@@ -390,6 +437,7 @@ pub async fn compare(
             .map(|k| k.0.clone())
             .unwrap_or_default()
     };
+    let same_run = a.sel.run.run_id == b.sel.run.run_id;
     let mut rows = Vec::new();
     for ((arm, params), metrics) in &a.samples {
         let other = if by_params {
@@ -412,9 +460,20 @@ pub async fn compare(
                 continue;
             };
             let mut vo = opts.verdict.clone();
-            if let Some(t) = opts.thresholds.get(name) {
+            let source = if let Some(t) = opts.thresholds.get(name) {
                 vo.threshold = *t;
-            }
+                "given (--threshold)".to_string()
+            } else {
+                let key = (
+                    a.sel.run.suite.clone(),
+                    name.clone(),
+                    arm.clone(),
+                    params.clone(),
+                );
+                let t = opts.noise.threshold(&key, va.len(), vb.len(), same_run);
+                vo.threshold = t.value.max(opts.verdict.threshold);
+                t.source.describe()
+            };
             let j: Judged = judge(va, vb, *dir, &vo);
             rows.push(Row {
                 metric: name.clone(),
@@ -430,9 +489,20 @@ pub async fn compare(
                 ci_low: j.ci.map(|c| c.0),
                 ci_high: j.ci.map(|c| c.1),
                 p_value: j.p_value,
+                test: j.test,
+                threshold: vo.threshold,
+                threshold_source: source.clone(),
                 p_adjusted: None,
                 verdict: j.verdict,
-                reason: j.reason,
+                reason: if j.verdict == Verdict::Info || source.starts_with('±') {
+                    j.reason
+                } else {
+                    format!(
+                        "{}; threshold ±{} from {source}",
+                        j.reason,
+                        crate::stats::verdict::band_pct(vo.threshold)
+                    )
+                },
             });
         }
     }
@@ -476,18 +546,16 @@ pub async fn compare(
 }
 
 /// Many metrics at once: the Holm step-down correction (family-wise error ≤ α across the
-/// comparison) of the Mann-Whitney p-values. Holm, not Benjamini–Hochberg: a PR comment's
-/// reader acts on each "regressed" row, so the chance of any false one is what should be
-/// bounded. Only tests whose sample sizes can reach p < α count in the family (Tarone's
-/// refinement: a 3-vs-3 row, whose smallest possible p is 0.1, can never be a discovery and
-/// would only weaken the others). A row whose verdict rested on its p and whose adjusted p is
-/// no longer below α becomes inconclusive, and its reason says so.
+/// comparison) of the rows' p-values. Holm, not Benjamini–Hochberg: a PR comment's reader acts
+/// on each "regressed" row, so the chance of any false one is what should be bounded. Every
+/// judged row's test can reach p < α (the verdict picks Welch's t where the rank test cannot),
+/// so every judged row with a p is in the family. A row whose verdict rested on its p and
+/// whose adjusted p is no longer below α becomes inconclusive, and its reason says so.
 pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
     let mut family: Vec<(usize, f64)> = rows
         .iter()
         .enumerate()
         .filter(|(_, r)| r.better != Direction::Info)
-        .filter(|(_, r)| min_p_value(r.n_baseline, r.n_candidate) < alpha)
         .filter_map(|(i, r)| r.p_value.map(|p| (i, p)))
         .collect();
     family.sort_by(|a, b| a.1.total_cmp(&b.1));
@@ -722,6 +790,13 @@ mod tests {
             ci_low: Some(1.1),
             ci_high: Some(1.3),
             p_value: Some(p),
+            test: if n <= 3 {
+                crate::stats::verdict::Test::WelchLog
+            } else {
+                crate::stats::verdict::Test::MannWhitney
+            },
+            threshold: 0.02,
+            threshold_source: "floor".into(),
             p_adjusted: None,
             verdict,
             reason: "CI beyond".into(),
@@ -729,10 +804,11 @@ mod tests {
     }
 
     #[test]
-    fn holm_over_the_tests_that_can_decide() {
-        // By hand: p sorted 0.001, 0.02, 0.03, 0.04 over m = 4 → 4·0.001 = 0.004,
-        // max(0.004, 3·0.02) = 0.06, max(0.06, 2·0.03) = 0.06, max(0.06, 1·0.04) = 0.06.
-        // The 3-vs-3 row (smallest possible p 0.1) is not in the family and keeps its verdict.
+    fn holm_over_every_judged_test() {
+        // By hand: p sorted 0.001, 0.02, 0.03, 0.04, 0.1 over m = 5 → 5·0.001 = 0.005,
+        // max(0.005, 4·0.02) = 0.08, max(0.08, 3·0.03) = 0.09, max(0.09, 2·0.04) = 0.09,
+        // max(0.09, 1·0.1) = 0.1. The 3-vs-3 row's p is Welch's (it can reach α), so it is in
+        // the family.
         let mut rows = vec![
             row(0.03, 10, Verdict::Regressed),
             row(0.001, 10, Verdict::Regressed),
@@ -743,24 +819,24 @@ mod tests {
         correct_for_many(&mut rows, 0.05);
         let adj: Vec<Option<f64>> = rows.iter().map(|r| r.p_adjusted).collect();
         let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-12);
-        assert!(close(adj[0], 0.06) && close(adj[1], 0.004) && close(adj[3], 0.06));
-        assert!(close(adj[4], 0.06) && adj[2].is_none(), "{adj:?}");
+        assert!(close(adj[0], 0.09) && close(adj[1], 0.005) && close(adj[3], 0.09));
+        assert!(close(adj[4], 0.08) && close(adj[2], 0.1), "{adj:?}");
         let v: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();
         assert_eq!(
             v,
             [
                 Verdict::Inconclusive,
                 Verdict::Regressed,
-                Verdict::Regressed,
+                Verdict::Inconclusive,
                 Verdict::Inconclusive,
                 Verdict::Inconclusive
             ]
         );
-        assert!(rows[0].reason.contains("Holm-adjusted p = 0.060"));
+        assert!(rows[0].reason.contains("Holm-adjusted p = 0.090"));
         let o = overall(&rows);
         assert_eq!(
             (o.judged, o.regressed, o.inconclusive, o.corrected_over),
-            (5, 2, 3, 4)
+            (5, 1, 4, 5)
         );
         assert!((o.geomean_ratio.unwrap() - 1.2).abs() < 1e-12);
     }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Query, QueryError, lit};
 use crate::stats::changepoint::{Options, change_points};
+use crate::stats::noise::{FLOOR, band, history_sigma};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Point {
@@ -60,6 +61,20 @@ pub struct Series {
     /// Indices of the points that start a new segment (the benchmark's code or the machine
     /// changed there): a known break, never called a change.
     pub breaks: Vec<usize>,
+    /// The noise of its newest segment, where it has enough runs.
+    pub noise: Option<SeriesNoise>,
+}
+
+/// A segment's run-to-run noise (see `stats::noise`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SeriesNoise {
+    /// Relative σ of one run.
+    pub sigma: f64,
+    /// Adjacent deltas it was estimated from.
+    pub deltas: usize,
+    /// ± relative band one unchanged run stays in at the 1 % target (z·σ, at least the floor);
+    /// a change point must move the level beyond it.
+    pub band: f64,
 }
 
 #[derive(Deserialize)]
@@ -88,11 +103,38 @@ pub async fn history(
     metric: Option<&str>,
     opts: &Options,
 ) -> Result<Vec<Series>, QueryError> {
+    let mut out = series(q, suite, metric).await?;
+    // Each series' change points are independent (and seeded the same): spread them over the
+    // cores; the permutation tests dominate a large history's build.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(out.len().max(1));
+    let chunk = out.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for part in out.chunks_mut(chunk) {
+            scope.spawn(move || {
+                for s in part {
+                    find_changes(s, opts);
+                }
+            });
+        }
+    });
+    Ok(out)
+}
+
+/// The series and their points (and segment breaks), without change points: what the noise
+/// model reads. Calibration runs (`perfhouse calibrate`, source `calibrate`) are not part of
+/// any history: they measure noise, not the code.
+pub async fn series(
+    q: &Query,
+    suite: Option<&str>,
+    metric: Option<&str>,
+) -> Result<Vec<Series>, QueryError> {
     let run_cols = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit, r.env_fingerprint";
     let mut parts = vec![format!(
         "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
          FROM metric_medians m JOIN runs r ON m.run_id = r.run_id \
-         WHERE NOT m.restates_requests"
+         WHERE NOT m.restates_requests AND r.source <> 'calibrate'"
     )];
     for f in super::figures::FIGURES.iter().filter(|f| f.history) {
         let (col, unit) = (f.name, f.unit);
@@ -102,7 +144,7 @@ pub async fn history(
         };
         parts.push(format!(
             "SELECT {run_cols}, '{col}' AS metric, '{unit}' AS unit, '{better}' AS better, a.arm, a.params, a.{col} AS value, CAST(NULL AS DOUBLE) AS lo, CAST(NULL AS DOUBLE) AS hi, CAST(NULL AS VARCHAR) AS version \
-             FROM arm_medians a JOIN runs r ON a.run_id = r.run_id"
+             FROM arm_medians a JOIN runs r ON a.run_id = r.run_id WHERE r.source <> 'calibrate'"
         ));
     }
     let mut filter = vec!["value IS NOT NULL".to_string()];
@@ -141,6 +183,7 @@ pub async fn history(
             points: Vec::new(),
             changes: Vec::new(),
             breaks: Vec::new(),
+            noise: None,
         });
         s.points.push(Point {
             run_id: r.run_id,
@@ -155,42 +198,63 @@ pub async fn history(
         });
     }
     let mut out: Vec<Series> = series.into_values().collect();
-    // Each series' change points are independent (and seeded the same): spread them over the
-    // cores; the permutation tests dominate a large history's build.
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(out.len().max(1));
-    let chunk = out.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        for part in out.chunks_mut(chunk) {
-            scope.spawn(move || {
-                for s in part {
-                    find_changes(s, opts);
-                }
-            });
-        }
-    });
+    for s in &mut out {
+        s.breaks = (1..s.points.len())
+            .filter(|&i| {
+                let (a, b) = (&s.points[i - 1], &s.points[i]);
+                a.version != b.version || a.env_fingerprint != b.env_fingerprint
+            })
+            .collect();
+        s.noise = s.segment_noise(s.points.len());
+    }
     Ok(out)
+}
+
+impl Series {
+    /// The bounds of its segments: `[0, breaks…, len]`.
+    pub fn bounds(&self) -> Vec<usize> {
+        std::iter::once(0)
+            .chain(self.breaks.iter().copied())
+            .chain(std::iter::once(self.points.len()))
+            .collect()
+    }
+
+    /// The noise of the segment ending at `end` (exclusive), from its newest run-to-run
+    /// deltas (`stats::noise`), or `None` with too few runs.
+    pub fn segment_noise(&self, end: usize) -> Option<SeriesNoise> {
+        let start = self
+            .breaks
+            .iter()
+            .copied()
+            .filter(|&b| b < end)
+            .max()
+            .unwrap_or(0);
+        let values: Vec<f64> = self.points[start..end].iter().map(|p| p.value).collect();
+        history_sigma(&values).map(|(sigma, deltas)| SeriesNoise {
+            sigma,
+            deltas,
+            band: band(sigma),
+        })
+    }
 }
 
 /// Fills `s.breaks` and `s.changes` from its points: change points are searched within each
 /// segment (points of one benchmark version on one machine), never across a break.
+///
+/// A change is called only where its magnitude is beyond the segment's noise band
+/// (`stats::noise::band`: z·σ of the segment's run-to-run noise at the 1 % target, at least
+/// ±2 %): significance alone is not a decision.
 fn find_changes(s: &mut Series, opts: &Options) {
-    s.breaks = (1..s.points.len())
-        .filter(|&i| {
-            let (a, b) = (&s.points[i - 1], &s.points[i]);
-            a.version != b.version || a.env_fingerprint != b.env_fingerprint
-        })
-        .collect();
-    let bounds: Vec<usize> = std::iter::once(0)
-        .chain(s.breaks.iter().copied())
-        .chain(std::iter::once(s.points.len()))
-        .collect();
+    let bounds = s.bounds();
     let mut changes = Vec::new();
     for w in bounds.windows(2) {
         let (from, to) = (w[0], w[1]);
         let values: Vec<f64> = s.points[from..to].iter().map(|p| p.value).collect();
+        let threshold = s.segment_noise(to).map_or(FLOOR, |n| n.band);
         for c in change_points(&values, opts) {
+            if c.magnitude.abs() < threshold {
+                continue;
+            }
             let p = &s.points[from + c.index];
             let worse = if s.better == crate::stats::verdict::Direction::HigherIsBetter {
                 c.magnitude < 0.0

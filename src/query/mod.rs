@@ -15,6 +15,7 @@ use crate::warehouse::{Table, Warehouse};
 pub mod compare;
 pub mod figures;
 pub mod history;
+pub mod noise;
 pub mod udf;
 
 /// The view definitions, in creation order (later views build on earlier ones).

@@ -74,8 +74,8 @@ pub fn table(c: &Comparison, color: bool) -> String {
     );
     let _ = writeln!(
         out,
-        "noise threshold ±{:.0}%; medians over measured, non-discarded trials\n",
-        c.threshold * 100.0
+        "{}; medians over measured, non-discarded trials\n",
+        c.noise_line()
     );
     for (i, row) in cells.iter().enumerate() {
         let mut line = String::new();
@@ -162,10 +162,10 @@ pub fn markdown(c: &Comparison) -> String {
     let regressed = c.regressions();
     let _ = writeln!(
         out,
-        "{} regression{}; noise threshold ±{:.0}%{}.\n\n{}.\n",
+        "{} regression{}; {}{}.\n\n{}.\n",
         regressed,
         if regressed == 1 { "" } else { "s" },
-        c.threshold * 100.0,
+        c.noise_line(),
         fixed_text(&l)
             .map(|f| format!("; all rows at {}", md_escape(&f)))
             .unwrap_or_default(),
@@ -374,12 +374,12 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     );
     let _ = writeln!(
         head,
-        "{} {regressed} regression{}, {improved} improvement{}, {} rows in all; noise threshold ±{:.0}%{}.\n",
+        "{} {regressed} regression{}, {improved} improvement{}, {} rows in all; {}{}.\n",
         if regressed > 0 { "🔴" } else { "🟢" },
         if regressed == 1 { "" } else { "s" },
         if improved == 1 { "" } else { "s" },
         c.rows.len(),
-        c.threshold * 100.0,
+        c.noise_line(),
         fixed_text(&l)
             .map(|f| format!("; all rows at {}", md_escape(&f)))
             .unwrap_or_default()
@@ -567,13 +567,13 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
     let _ = write!(
         s,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>perfhouse: {} → {}</title><style>{css}</style></head><body><main>\
-         <h1>{} → {}</h1><p>{} regression(s); noise threshold ±{:.0}%.</p>",
+         <h1>{} → {}</h1><p>{} regression(s); {}.</p>",
         html_escape(&c.baseline.label),
         html_escape(&c.candidate.label),
         link(&c.baseline),
         link(&c.candidate),
         c.regressions(),
-        c.threshold * 100.0
+        c.noise_line()
     );
     let _ = write!(
         s,

@@ -131,6 +131,10 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
     )?;
 
     let pre = Prefetch::load(query).await?;
+    let opts = crate::query::compare::CompareOptions {
+        noise: crate::query::noise::NoiseModel::load(query).await?,
+        ..Default::default()
+    };
     let none = Vec::new();
     for r in &runs {
         let mut page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css, &pre).await?;
@@ -152,7 +156,7 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
             page.profiles.push(view);
         }
         let arms = pre.arms.get(&r.run_id).map(Vec::as_slice).unwrap_or(&[]);
-        for (file, mut compare) in compare_pages(query, r, arms, &css).await? {
+        for (file, mut compare) in compare_pages(query, r, arms, &css, &opts).await? {
             // Differential flamegraphs: baseline arm → this candidate, per target × kind.
             let n = file
                 .trim_start_matches("compare-")

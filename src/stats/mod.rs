@@ -4,7 +4,9 @@
 
 pub mod changepoint;
 pub mod mannwhitney;
+pub mod noise;
 pub mod verdict;
+pub mod welch;
 
 /// Exact linear-interpolation quantile of `values` (reordered in place), as DuckDB's
 /// `quantile_cont` and numpy's default `percentile`: `v[⌊h⌋] + (h − ⌊h⌋)·(v[⌈h⌉] − v[⌊h⌋])`,

@@ -3,6 +3,7 @@
 //! noise threshold and what the sample sizes can support.
 
 use super::mannwhitney::{mann_whitney_u, min_p_value};
+use super::welch::welch_log;
 use super::{bootstrap_ratio_ci, median};
 
 /// How a compared figure is judged. A metric's stored direction is [`crate::model::Better`]
@@ -123,7 +124,9 @@ pub struct Judged {
     /// median(candidate) / median(baseline).
     pub ratio: Option<f64>,
     pub ci: Option<(f64, f64)>,
+    /// The p-value of `test`.
     pub p_value: Option<f64>,
+    pub test: Test,
     pub verdict: Verdict,
     /// Why, in words a reviewer can check.
     pub reason: String,
@@ -139,7 +142,18 @@ pub fn judge(
     let (ma, mb) = (median(baseline), median(candidate));
     let ratio = ma.zip(mb).and_then(|(a, b)| (a != 0.0).then(|| b / a));
     let ci = bootstrap_ratio_ci(baseline, candidate, opts.resamples, opts.level, opts.seed);
-    let p_value = mann_whitney_u(baseline, candidate).map(|m| m.p);
+    let floor = min_p_value(na, nb);
+    // The rank test where it can reach α; below that (3 vs 3 and fewer), Welch's t on logs,
+    // so a CI of a handful of values never decides alone (a 2-vs-2 bootstrap CI excludes 1 in
+    // about a third of A/A pairs).
+    let (test, p_value) = if floor < opts.alpha {
+        (
+            Test::MannWhitney,
+            mann_whitney_u(baseline, candidate).map(|m| m.p),
+        )
+    } else {
+        (Test::WelchLog, welch_log(baseline, candidate).map(|w| w.p))
+    };
     let t = opts.threshold;
     let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
     let (verdict, reason) = match (direction, ratio, ci) {
@@ -161,11 +175,11 @@ pub fn judge(
                 (
                     Verdict::Unchanged,
                     format!(
-                        "{:.0}% CI {}…{} within ±{:.0}% noise",
+                        "{:.0}% CI {}…{} within ±{} noise",
                         opts.level * 100.0,
                         pct(lo),
                         pct(hi),
-                        t * 100.0
+                        band_pct(t)
                     ),
                 )
             } else if lo > 1.0 + t || hi < 1.0 - t {
@@ -179,28 +193,24 @@ pub fn judge(
                 } else {
                     Verdict::Regressed
                 };
-                let floor = min_p_value(na, nb);
                 let p = p_value.unwrap_or(1.0);
-                if floor >= opts.alpha {
-                    (
-                        judged,
-                        format!(
-                            "CI {}…{} beyond ±{:.0}%; with n = {na} vs {nb} no rank test can reach p < {} (smallest p {:.2}), so this rests on the CI and the threshold",
-                            pct(lo),
-                            pct(hi),
-                            t * 100.0,
-                            opts.alpha,
-                            floor
-                        ),
+                let test = test.as_str();
+                let why = if floor < opts.alpha {
+                    String::new()
+                } else {
+                    format!(
+                        " (n = {na} vs {nb}: no rank test can reach p < {}, smallest p {floor:.2})",
+                        opts.alpha
                     )
-                } else if p < opts.alpha {
+                };
+                if p < opts.alpha {
                     (
                         judged,
                         format!(
-                            "CI {}…{} beyond ±{:.0}%, Mann-Whitney p = {:.3}",
+                            "CI {}…{} beyond ±{}, {test} p = {:.3}{why}",
                             pct(lo),
                             pct(hi),
-                            t * 100.0,
+                            band_pct(t),
                             p
                         ),
                     )
@@ -208,10 +218,10 @@ pub fn judge(
                     (
                         Verdict::Inconclusive,
                         format!(
-                            "CI {}…{} beyond ±{:.0}% but Mann-Whitney p = {:.3} ≥ {}",
+                            "CI {}…{} beyond ±{} but {test} p = {:.3} ≥ {}{why}",
                             pct(lo),
                             pct(hi),
-                            t * 100.0,
+                            band_pct(t),
                             p,
                             opts.alpha
                         ),
@@ -221,10 +231,10 @@ pub fn judge(
                 (
                     Verdict::Inconclusive,
                     format!(
-                        "CI {}…{} straddles the ±{:.0}% noise band; more repeats would decide",
+                        "CI {}…{} straddles the ±{} noise band; more repeats would decide",
                         pct(lo),
                         pct(hi),
-                        t * 100.0
+                        band_pct(t)
                     ),
                 )
             }
@@ -238,8 +248,39 @@ pub fn judge(
         ratio,
         ci,
         p_value,
+        test,
         verdict,
         reason,
+    }
+}
+
+/// The test behind a verdict's p-value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Test {
+    /// Mann-Whitney U (exact below 9 per side without ties), where the sizes can reach α.
+    #[serde(rename = "mann-whitney")]
+    MannWhitney,
+    /// Welch's t on logs, where no rank test can reach α (see [`super::welch`]).
+    #[serde(rename = "welch-log")]
+    WelchLog,
+}
+
+impl Test {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Test::MannWhitney => "Mann-Whitney",
+            Test::WelchLog => "Welch t on logs",
+        }
+    }
+}
+
+/// A relative threshold as a reason prints it: `2%`, `3.4%`.
+pub fn band_pct(t: f64) -> String {
+    let x = t * 100.0;
+    if (x - x.round()).abs() < 0.05 {
+        format!("{x:.0}%")
+    } else {
+        format!("{x:.1}%")
     }
 }
 
@@ -261,7 +302,8 @@ mod tests {
         );
         assert_eq!(j.verdict, Verdict::Improved);
         assert!(
-            j.reason.contains("no rank test can reach p < 0.05"),
+            j.reason.contains("no rank test can reach p < 0.05")
+                && j.reason.contains("Welch t on logs p = 0.000"),
             "{}",
             j.reason
         );

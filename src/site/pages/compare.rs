@@ -48,6 +48,7 @@ pub(crate) async fn compare_pages(
     r: &RunRow,
     arms: &[String],
     css: &str,
+    opts: &CompareOptions,
 ) -> Result<Vec<(String, ComparePage)>, SiteError> {
     struct Arm {
         arm: String,
@@ -72,7 +73,7 @@ pub(crate) async fn compare_pages(
             label: format!("{} #{} @{arm}", r.suite, r.run_no),
         };
         let (a, b) = (sel(&first.arm), sel(&cand.arm));
-        let c = compare::compare(query, a, b, &CompareOptions::default()).await?;
+        let c = compare::compare(query, a, b, opts).await?;
         let layout = ParamLayout::new(c.rows.iter().map(|row| &row.params));
         let page = ComparePage {
             root: "../../".into(),
@@ -82,7 +83,7 @@ pub(crate) async fn compare_pages(
             number: format!("#{}", r.run_no),
             baseline: first.arm.clone(),
             candidate: cand.arm.clone(),
-            threshold: format!("±{:.0}%", c.threshold * 100.0),
+            threshold: c.noise_line(),
             fixed_params: layout
                 .fixed
                 .iter()

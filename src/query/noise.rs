@@ -1,0 +1,181 @@
+//! The warehouse's noise model: per series (suite × metric × arm × params, newest segment of
+//! one benchmark version on one machine) its run-to-run σ from history, and per calibrated arm
+//! the pooled trials of its newest A/A calibration run. `compare`, `report`, `history` and the
+//! site judge with the thresholds it gives (method and target: [`crate::stats::noise`]).
+//!
+//! Which source a comparison uses:
+//! - two arms of **one run** (interleaved on one machine): the A/A calibration of the baseline
+//!   arm where there is one, else the series' history, else the floor;
+//! - **two runs**: the series' history (two runs differ by run-to-run noise, which an A/A
+//!   within one run does not see), else the calibration, else the floor.
+//!
+//! Nothing is stored: the model is computed from the warehouse whenever it is read, so it
+//! follows every new run, `calibrate` and accepted alert.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::compare::{CompareError, RunInfo, Selection, load_samples};
+use super::{Query, history};
+use crate::model::Params;
+use crate::stats::noise::{Source, Threshold, aa_threshold, two_run_threshold};
+
+/// (suite, metric, arm, params).
+pub type Key = (String, String, String, Params);
+
+/// The arm name `perfhouse calibrate` gives the second copy of the calibrated arm.
+pub fn aa_twin(arm: &str) -> String {
+    format!("{arm}~aa")
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct NoiseModel {
+    history: BTreeMap<Key, (f64, usize)>,
+    calibration: BTreeMap<Key, (u64, Vec<f64>)>,
+}
+
+/// One line of `perfhouse noise`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    pub suite: String,
+    pub metric: String,
+    pub arm: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub params: Params,
+    /// Run-to-run σ of the newest segment (relative), where it has enough runs.
+    pub sigma: Option<f64>,
+    pub deltas: Option<usize>,
+    /// Threshold for one run against another (z·√2·σ, at least the floor).
+    pub two_runs: Option<f64>,
+    /// The calibration run and its pooled trials.
+    pub calibration_run: Option<u64>,
+    pub calibration_trials: Option<usize>,
+    /// A/A threshold at 3 vs 3 trials from the calibration.
+    pub aa_3v3: Option<f64>,
+}
+
+#[derive(serde::Deserialize)]
+struct CalRun {
+    run_id: String,
+    suite: String,
+    run_no: u64,
+    started_at: String,
+    git_commit: Option<String>,
+    env_fingerprint: Option<String>,
+    labels: String,
+}
+
+impl NoiseModel {
+    pub async fn load(q: &Query) -> Result<NoiseModel, CompareError> {
+        let mut model = NoiseModel::default();
+        for s in history::series(q, None, None).await? {
+            if let Some(n) = s.noise {
+                model
+                    .history
+                    .insert((s.suite, s.metric, s.arm, s.params), (n.sigma, n.deltas));
+            }
+        }
+        let runs: Vec<CalRun> = q
+            .rows(
+                "SELECT run_id, suite, run_no, started_at, git_commit, env_fingerprint, labels \
+                 FROM runs WHERE source = 'calibrate' ORDER BY started_at, run_id",
+            )
+            .await?;
+        for r in runs {
+            let labels: BTreeMap<String, String> =
+                serde_json::from_str(&r.labels).unwrap_or_default();
+            let Some(arm) = labels.get("calibration").cloned() else {
+                continue;
+            };
+            let sel = Selection {
+                label: format!("{} #{}", r.suite, r.run_no),
+                arm: None,
+                run: RunInfo {
+                    run_id: r.run_id,
+                    suite: r.suite.clone(),
+                    run_no: r.run_no,
+                    started_at: r.started_at,
+                    git_commit: r.git_commit,
+                    env_fingerprint: r.env_fingerprint,
+                },
+            };
+            let mut pooled: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
+            for ((a, params), metrics) in load_samples(q, sel).await? {
+                if a != arm && a != aa_twin(&arm) {
+                    continue;
+                }
+                for m in metrics {
+                    pooled
+                        .entry((r.suite.clone(), m.name, arm.clone(), params.clone()))
+                        .or_default()
+                        .extend(m.values);
+                }
+            }
+            // Newer calibrations replace older ones (runs come oldest first).
+            for (k, v) in pooled {
+                model.calibration.insert(k, (r.run_no, v));
+            }
+        }
+        Ok(model)
+    }
+
+    /// The threshold for comparing `n1` vs `n2` trials of the series `key`, with its source.
+    pub fn threshold(&self, key: &Key, n1: usize, n2: usize, same_run: bool) -> Threshold {
+        let hist = self.history.get(key).map(|&(sigma, deltas)| Threshold {
+            value: two_run_threshold(sigma),
+            source: Source::History { deltas, sigma },
+        });
+        let cal = self.calibration.get(key).and_then(|(run_no, pool)| {
+            calibrated(pool, n1, n2).map(|value| Threshold {
+                value: value.max(crate::stats::noise::FLOOR),
+                source: Source::Calibration {
+                    run_no: *run_no,
+                    per_side: pool.len() / 2,
+                },
+            })
+        });
+        let order = if same_run { [cal, hist] } else { [hist, cal] };
+        order
+            .into_iter()
+            .flatten()
+            .next()
+            .unwrap_or_else(Threshold::floor)
+    }
+
+    /// Every series the model knows, for `perfhouse noise`.
+    pub fn entries(&self) -> Vec<Entry> {
+        let keys: std::collections::BTreeSet<&Key> =
+            self.history.keys().chain(self.calibration.keys()).collect();
+        keys.into_iter()
+            .map(|k| {
+                let h = self.history.get(k);
+                let c = self.calibration.get(k);
+                Entry {
+                    suite: k.0.clone(),
+                    metric: k.1.clone(),
+                    arm: k.2.clone(),
+                    params: k.3.clone(),
+                    sigma: h.map(|h| h.0),
+                    deltas: h.map(|h| h.1),
+                    two_runs: h.map(|h| two_run_threshold(h.0)),
+                    calibration_run: c.map(|c| c.0),
+                    calibration_trials: c.map(|c| c.1.len()),
+                    aa_3v3: c.and_then(|c| calibrated(&c.1, 3, 3)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The A/A threshold at `n1` vs `n2` from a pool; where the pool is smaller than `n1 + n2`,
+/// the threshold at the largest even split it allows, scaled by `√((1/n1 + 1/n2) / (2/h))` (a
+/// difference of medians shrinks as 1/√n).
+fn calibrated(pool: &[f64], n1: usize, n2: usize) -> Option<f64> {
+    if pool.len() >= n1 + n2 {
+        return aa_threshold(pool, n1, n2, 0xaa);
+    }
+    let h = pool.len() / 2;
+    let t = aa_threshold(pool, h, h, 0xaa)?;
+    Some(t * ((1.0 / n1 as f64 + 1.0 / n2 as f64) / (2.0 / h as f64)).sqrt())
+}

@@ -1,0 +1,220 @@
+//! The noise model of a series: how much a run's value moves when nothing changed, learned
+//! from (a) the series' own history and (b) A/A calibration runs, and turned into the
+//! relative threshold a change must pass for a stated false-positive target.
+//!
+//! **Target**: [`TARGET`] = 1 % two-sided. Under Gaussian noise of relative σ, one run falls
+//! outside `level · (1 ± z·σ)` with probability 1 % (z = 2.576); two independent runs differ by
+//! more than `z·√2·σ` with probability 1 %.
+//!
+//! **(a) History**: σ is estimated from the relative changes between adjacent runs of the
+//! series' current segment (same benchmark version, same machine), the last [`WINDOW`] of
+//! them: `σ = 1.4826 · MAD(Δ) / √2` — the median absolute deviation is unmoved by the few
+//! deltas that straddle a real step (rustc-perf's Q3 + 3·IQR fence of the same deltas is the
+//! same idea with a wider, fixed multiplier; ours is tied to the target). At least
+//! [`MIN_DELTAS`] deltas are needed, else the series has no history model.
+//!
+//! **(b) Calibration**: a `perfhouse calibrate` run holds one arm run against itself,
+//! interleaved. Its trials are pooled and split at random into two halves of the compared
+//! sizes many times; the 99th percentile of `|median(half₂)/median(half₁) − 1|` is the A/A
+//! threshold: an A/A comparison of those sizes exceeds it 1 % of the time, whatever the
+//! distribution's shape.
+//!
+//! Every threshold is at least [`FLOOR`] (±2 %), which is also the fallback when a series
+//! has too little data; callers report which source was used.
+
+use super::{Rng, median, quantile_cont};
+
+/// Stated false-positive target (two-sided) for one judged series.
+pub const TARGET: f64 = 0.01;
+/// z for [`TARGET`]: Φ⁻¹(1 − 0.01/2).
+pub const Z: f64 = 2.575_829_303_549;
+/// The smallest threshold, and the one used without a model.
+pub const FLOOR: f64 = 0.02;
+/// Adjacent deltas a history model reads (the newest ones of the current segment).
+pub const WINDOW: usize = 30;
+/// Fewest adjacent deltas for a history model.
+pub const MIN_DELTAS: usize = 8;
+/// Random splits of a calibration run's pooled trials.
+const SPLITS: usize = 2_000;
+
+/// Where a threshold came from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "source", rename_all = "lowercase")]
+pub enum Source {
+    /// The floor: the series has too little history and no calibration.
+    Floor,
+    /// The series' adjacent-run deltas.
+    History { deltas: usize, sigma: f64 },
+    /// An A/A calibration run of `per_side` trials per pseudo-arm.
+    Calibration { run_no: u64, per_side: usize },
+}
+
+impl Source {
+    /// In words, for a reason line: "history σ 1.3 % over 29 deltas".
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Floor => format!(
+                "±{:.0}% floor: too little history, no calibration",
+                FLOOR * 100.0
+            ),
+            Source::History { deltas, sigma } => {
+                format!(
+                    "history σ {:.2}% over {deltas} run-to-run deltas",
+                    sigma * 100.0
+                )
+            }
+            Source::Calibration { run_no, per_side } => {
+                format!("A/A calibration run #{run_no} ({per_side} trials per arm)")
+            }
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Source::Floor => "floor",
+            Source::History { .. } => "history",
+            Source::Calibration { .. } => "calibration",
+        }
+    }
+}
+
+/// A relative threshold and where it came from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Threshold {
+    pub value: f64,
+    #[serde(flatten)]
+    pub source: Source,
+}
+
+impl Threshold {
+    pub fn floor() -> Threshold {
+        Threshold {
+            value: FLOOR,
+            source: Source::Floor,
+        }
+    }
+}
+
+/// The relative run-to-run σ of `values` (in run order) from their newest [`WINDOW`]
+/// adjacent deltas, with the number of deltas read; `None` with fewer than [`MIN_DELTAS`].
+pub fn history_sigma(values: &[f64]) -> Option<(f64, usize)> {
+    let deltas: Vec<f64> = values
+        .windows(2)
+        .filter(|w| w[0] != 0.0)
+        .map(|w| w[1] / w[0] - 1.0)
+        .filter(|d| d.is_finite())
+        .collect();
+    let deltas = &deltas[deltas.len().saturating_sub(WINDOW)..];
+    if deltas.len() < MIN_DELTAS {
+        return None;
+    }
+    let m = median(deltas)?;
+    let dev: Vec<f64> = deltas.iter().map(|d| (d - m).abs()).collect();
+    let mad = median(&dev)?;
+    Some((1.4826 * mad / std::f64::consts::SQRT_2, deltas.len()))
+}
+
+/// The band a single run of an unchanged series stays in (relative, ±): `z·σ`, at least the
+/// floor. A change point whose new level lies inside the old level's band is not called.
+pub fn band(sigma: f64) -> f64 {
+    (Z * sigma).max(FLOOR)
+}
+
+/// The threshold for one run against another run of the series: `z·√2·σ`, at least the floor.
+pub fn two_run_threshold(sigma: f64) -> f64 {
+    (Z * std::f64::consts::SQRT_2 * sigma).max(FLOOR)
+}
+
+/// The A/A threshold at `n1` vs `n2` trials from a calibration run's pooled trial values:
+/// the (1 − [`TARGET`]) quantile of |median ratio − 1| over random splits; `None` when the
+/// pool cannot be split that way (fewer than n1 + n2 values) or has a zero median.
+pub fn aa_threshold(pool: &[f64], n1: usize, n2: usize, seed: u64) -> Option<f64> {
+    if n1 == 0 || n2 == 0 || pool.len() < n1 + n2 {
+        return None;
+    }
+    let mut rng = Rng::new(seed);
+    let mut v = pool.to_vec();
+    let mut diffs = Vec::with_capacity(SPLITS);
+    for _ in 0..SPLITS {
+        rng.shuffle(&mut v);
+        let a = median(&v[..n1])?;
+        let b = median(&v[n1..n1 + n2])?;
+        if a == 0.0 {
+            return None;
+        }
+        diffs.push((b / a - 1.0).abs());
+    }
+    quantile_cont(&mut diffs, 1.0 - TARGET)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sigma_by_hand() {
+        // Deltas alternate +1 %, −1 % (values 100, 101, 99.99, …): median ≈ 0, MAD = 1 %,
+        // so σ = 1.4826 · 1 % / √2 = 1.048 %.
+        let mut v = vec![100.0];
+        for i in 0..20 {
+            let last = *v.last().unwrap();
+            v.push(last * if i % 2 == 0 { 1.01 } else { 0.99 });
+        }
+        let (s, n) = history_sigma(&v).unwrap();
+        assert_eq!(n, 20);
+        assert!((s - 0.010_483).abs() < 2e-5, "{s}");
+        // One step of +50 % among them moves the median deviation by at most one rank.
+        let mut stepped = v.clone();
+        for x in stepped.iter_mut().skip(10) {
+            *x *= 1.5;
+        }
+        let (s2, _) = history_sigma(&stepped).unwrap();
+        assert!((s2 - s).abs() < 1e-3, "{s2} vs {s}");
+        assert!(history_sigma(&v[..8]).is_none(), "7 deltas are too few");
+    }
+
+    #[test]
+    fn gaussian_sigma_is_recovered_and_thresholds_hold_the_target() {
+        let mut rng = Rng::new(7);
+        let v: Vec<f64> = (0..31)
+            .map(|_| 100.0 * (1.0 + 0.03 * rng.normal()))
+            .collect();
+        let (s, _) = history_sigma(&v).unwrap();
+        assert!((0.015..0.05).contains(&s), "σ 3 % estimated as {s}");
+        // On many pure-noise pairs, two-run differences beyond the threshold are ≈ 1 %.
+        let sigma = 0.03;
+        let t = two_run_threshold(sigma);
+        let trials = 200_000;
+        let hits = (0..trials)
+            .filter(|_| {
+                let a = 1.0 + sigma * rng.normal();
+                let b = 1.0 + sigma * rng.normal();
+                ((b - a) / 1.0).abs() > t
+            })
+            .count();
+        let rate = hits as f64 / trials as f64;
+        assert!((0.008..0.012).contains(&rate), "{rate}");
+        assert_eq!(band(0.001), FLOOR);
+    }
+
+    #[test]
+    fn aa_threshold_holds_the_target_on_fresh_aa_samples() {
+        let mut rng = Rng::new(11);
+        let pool: Vec<f64> = (0..40)
+            .map(|_| 50.0 * (1.0 + 0.05 * rng.normal()))
+            .collect();
+        let t = aa_threshold(&pool, 5, 5, 1).unwrap();
+        // Fresh A/A draws of 5 vs 5 from the same distribution exceed it ≈ 1 % of the time.
+        let trials = 20_000;
+        let hits = (0..trials)
+            .filter(|_| {
+                let a: Vec<f64> = (0..5).map(|_| 50.0 * (1.0 + 0.05 * rng.normal())).collect();
+                let b: Vec<f64> = (0..5).map(|_| 50.0 * (1.0 + 0.05 * rng.normal())).collect();
+                (median(&b).unwrap() / median(&a).unwrap() - 1.0).abs() > t
+            })
+            .count();
+        let rate = hits as f64 / trials as f64;
+        assert!(rate < 0.03, "A/A rate {rate} at threshold {t}");
+        assert!(aa_threshold(&pool[..9], 5, 5, 1).is_none());
+    }
+}
