@@ -49,6 +49,32 @@ pub enum Command {
         after_help = "Exit codes: 0 all trials ok, 1 failure (or a failed trial), 2 usage error."
     )]
     Run(RunArgs),
+    /// Measure the noise of one arm: run it against itself, interleaved (A/A), recorded as a
+    /// calibration run whose split-half spread sets that arm's A/A noise threshold.
+    ///
+    /// The plan's arm (the first, or --arm) runs as two identical arms, `<arm>` and
+    /// `<arm>~aa`, REPEATS times each, interleaved, with the plan's matrix, setup and teardown.
+    /// The run is stored with source `calibrate` and label `calibration=<arm>`; it is no part
+    /// of any history. `compare`, `report` and the site then judge two arms of one run with the
+    /// threshold it gives (see `perfhouse noise`).
+    #[command(
+        after_help = "Exit codes: 0 all trials ok, 1 failure (or a failed trial), 2 usage error."
+    )]
+    Calibrate(CalibrateArgs),
+    /// Find the first commit between two revisions where a metric got worse.
+    ///
+    /// Binary search over `git rev-list --ancestry-path GOOD..BAD` of the repository holding
+    /// the plan: each step is one interleaved run of the plan's first arm at `good`, the tested
+    /// commit and `bad` (each revision checked out in a worktree and built once with the
+    /// plan's `run.build`), stored like any run; the tested commit is judged against both ends
+    /// with the statistics of `compare`.
+    #[command(
+        after_help = "Exit codes: 0 first bad commit found, 1 failure, 2 usage error, 4 the ends do not differ (nothing to bisect)."
+    )]
+    Bisect(BisectArgs),
+    /// The noise model: per series its run-to-run σ (history) and A/A calibration, and the
+    /// thresholds they give (1 % false-positive target, ±2 % floor).
+    Noise(NoiseArgs),
     /// Ingest tool outputs (files or directories) as one run.
     ///
     /// Every input file becomes one trial. `key=value` directories in a file's path set its arm
@@ -222,6 +248,67 @@ pub struct RunArgs {
     /// Keep each trial's scratch directory (logs, perf data) under the temp dir.
     #[arg(long)]
     pub keep_scratch: bool,
+    /// Confirm by rerun: while METRIC (a figure or metric name, as `compare` shows it) is
+    /// inconclusive between the first arm and another, double the repeats (interleaved) up to
+    /// --max-repeats; each of the K planned looks tests at 0.05/K.
+    #[arg(long, value_name = "METRIC", requires = "max_repeats")]
+    pub until_decided: Option<String>,
+    /// The most repeats per arm × params --until-decided may reach.
+    #[arg(long, value_name = "N", requires = "until_decided")]
+    pub max_repeats: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The plan file.
+    pub plan: PathBuf,
+    /// Repeats of each of the two identical arms (at least 5; 10 or more for a threshold at
+    /// the 1 % target that holds for 3-vs-3 comparisons).
+    #[arg(long, default_value_t = 10)]
+    pub repeats: u32,
+    /// The arm to calibrate (default: the plan's first).
+    #[arg(long)]
+    pub arm: Option<String>,
+    /// Label of the run (`host=ci-3`). Repeatable.
+    #[arg(long = "label", value_name = "K=V", value_parser = key_value)]
+    pub labels: Vec<(String, String)>,
+}
+
+#[derive(Debug, Args)]
+pub struct BisectArgs {
+    /// The plan file (its first arm is what runs at each commit).
+    pub plan: PathBuf,
+    /// A revision where the metric is good.
+    #[arg(long)]
+    pub good: String,
+    /// A revision where it is bad (a descendant of --good).
+    #[arg(long)]
+    pub bad: String,
+    /// The figure or metric to bisect on (`latency_p50_ms`, `wall_ms`).
+    #[arg(long)]
+    pub metric: String,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t = BisectFormat::Text)]
+    pub format: BisectFormat,
+    /// Label of every step's run. Repeatable.
+    #[arg(long = "label", value_name = "K=V", value_parser = key_value)]
+    pub labels: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum BisectFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct NoiseArgs {
+    /// Only this suite.
+    #[arg(long)]
+    pub suite: Option<String>,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

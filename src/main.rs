@@ -23,6 +23,13 @@ fn main() -> ExitCode {
             {
                 return ExitCode::from(3);
             }
+            if err
+                .downcast_ref::<perfhouse::commands::NothingToBisect>()
+                .is_some()
+            {
+                eprintln!("{err}");
+                return ExitCode::from(4);
+            }
             eprintln!("error: {err}");
             for cause in err.chain().skip(1) {
                 eprintln!("  caused by: {cause}");

@@ -136,7 +136,12 @@ fn a_real_slowdown_is_a_regression_and_fails_the_build() {
     // in stats::welch).
     assert_eq!(p50["test"], "welch-log");
     assert!(p50["p_value"].as_f64().unwrap() < 0.05, "{p50:#?}");
-    assert!(p50["reason"].as_str().unwrap().contains("Welch t on logs p ="));
+    assert!(
+        p50["reason"]
+            .as_str()
+            .unwrap()
+            .contains("Welch t on logs p =")
+    );
     assert_eq!(row("throughput_rps")["verdict"], "improved");
     assert_eq!(p50["arm"], "base → slow");
 

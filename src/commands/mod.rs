@@ -46,6 +46,13 @@ pub fn run(cli: Cli) -> Result<()> {
             fail_fast: args.fail_fast,
             quiet: cli.quiet,
             keep_scratch: args.keep_scratch,
+            until_decided: args.until_decided.clone().map(|metric| {
+                crate::runner::decide::UntilDecided {
+                    metric,
+                    max_repeats: args.max_repeats.unwrap_or(0),
+                }
+            }),
+            ..Default::default()
         };
         let outcome = crate::runner::execute(&wh, runtime.handle(), &opts)?;
         print_warnings(&outcome.warnings);
@@ -58,6 +65,46 @@ pub fn run(cli: Cli) -> Result<()> {
                 outcome.failed,
                 outcome.trials
             );
+        }
+        return Ok(());
+    }
+    if let Command::Calibrate(args) = &cli.command {
+        let wh = open_warehouse(&cli)?;
+        let outcome = crate::runner::calibrate(&wh, runtime.handle(), args, cli.quiet)?;
+        print_warnings(&outcome.warnings);
+        if !cli.quiet {
+            crate::runner::report(&outcome, &mut std::io::stdout().lock())?;
+        }
+        if outcome.failed > 0 {
+            bail!(
+                "{} of {} trials failed (recorded in the run)",
+                outcome.failed,
+                outcome.trials
+            );
+        }
+        return Ok(());
+    }
+    if let Command::Bisect(args) = &cli.command {
+        let wh = open_warehouse(&cli)?;
+        crate::runner::install_signal_handlers();
+        let o = crate::runner::bisect::bisect(
+            &wh,
+            runtime.handle(),
+            &crate::runner::bisect::BisectOptions {
+                plan: args.plan.clone(),
+                good: args.good.clone(),
+                bad: args.bad.clone(),
+                metric: args.metric.clone(),
+                labels: args.labels.iter().cloned().collect(),
+                quiet: cli.quiet,
+            },
+        )?;
+        match args.format {
+            crate::cli::BisectFormat::Text => print!("{}", crate::runner::bisect::report(&o)),
+            crate::cli::BisectFormat::Json => println!("{}", serde_json::to_string_pretty(&o)?),
+        }
+        if o.first_bad.is_none() {
+            return Err(NothingToBisect.into());
         }
         return Ok(());
     }
@@ -274,7 +321,19 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Demo(args) => demo(&wh()?, args, cli.quiet).await?,
-        Command::Run(_) => unreachable!("handled in run()"),
+        Command::Run(_) | Command::Calibrate(_) | Command::Bisect(_) => {
+            unreachable!("handled in run()")
+        }
+        Command::Noise(args) => {
+            let q = Query::open(&wh()?).await?;
+            let model = crate::query::noise::NoiseModel::load(&q).await?;
+            let entries: Vec<_> = model
+                .entries()
+                .into_iter()
+                .filter(|e| args.suite.as_ref().is_none_or(|s| &e.suite == s))
+                .collect();
+            stdout.write_all(crate::query::noise::render(&entries, args.format)?.as_bytes())?;
+        }
     }
     Ok(())
 }
@@ -284,6 +343,11 @@ fn print_warnings(warnings: &[String]) {
         eprintln!("warning: {w}");
     }
 }
+
+/// Returned when `bisect`'s ends do not differ; `main` maps it to exit code 4.
+#[derive(Debug, thiserror::Error)]
+#[error("the ends do not differ: nothing to bisect")]
+pub struct NothingToBisect;
 
 /// Returned when `--fail-on-regression` finds one; `main` maps it to exit code 3.
 #[derive(Debug, thiserror::Error)]

@@ -179,3 +179,85 @@ fn calibrated(pool: &[f64], n1: usize, n2: usize) -> Option<f64> {
     let t = aa_threshold(pool, h, h, 0xaa)?;
     Some(t * ((1.0 / n1 as f64 + 1.0 / n2 as f64) / (2.0 / h as f64)).sqrt())
 }
+
+/// `perfhouse noise` output: a table (percentages), CSV or JSON.
+pub fn render(entries: &[Entry], format: crate::cli::OutputFormat) -> anyhow::Result<String> {
+    use crate::cli::OutputFormat;
+    let pct = |v: Option<f64>| v.map_or(String::new(), |v| format!("{:.2}", v * 100.0));
+    let num = |v: Option<usize>| v.map_or(String::new(), |v| v.to_string());
+    let header = [
+        "suite",
+        "metric",
+        "arm",
+        "params",
+        "sigma_pct",
+        "deltas",
+        "two_runs_pct",
+        "calibration_run",
+        "calibration_trials",
+        "aa_3v3_pct",
+    ];
+    let rows: Vec<Vec<String>> = entries
+        .iter()
+        .map(|e| {
+            vec![
+                e.suite.clone(),
+                e.metric.clone(),
+                e.arm.clone(),
+                crate::model::params_text(&e.params),
+                pct(e.sigma),
+                num(e.deltas),
+                pct(e.two_runs),
+                e.calibration_run.map_or(String::new(), |r| format!("#{r}")),
+                num(e.calibration_trials),
+                pct(e.aa_3v3),
+            ]
+        })
+        .collect();
+    Ok(match format {
+        OutputFormat::Json => serde_json::to_string_pretty(entries)? + "\n",
+        OutputFormat::Csv => {
+            let mut w = String::new();
+            for r in std::iter::once(header.iter().map(|h| h.to_string()).collect()).chain(rows) {
+                let r: Vec<String> = r;
+                let cells: Vec<String> = r
+                    .iter()
+                    .map(|c| {
+                        if c.contains([',', '"', '\n']) {
+                            format!("\"{}\"", c.replace('"', "\"\""))
+                        } else {
+                            c.clone()
+                        }
+                    })
+                    .collect();
+                w.push_str(&cells.join(","));
+                w.push('\n');
+            }
+            w
+        }
+        OutputFormat::Table => {
+            let all: Vec<Vec<String>> =
+                std::iter::once(header.iter().map(|h| h.to_string()).collect())
+                    .chain(rows)
+                    .collect();
+            let widths: Vec<usize> = (0..header.len())
+                .map(|i| all.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+                .collect();
+            let mut w = String::new();
+            for r in &all {
+                let line: Vec<String> = r
+                    .iter()
+                    .zip(&widths)
+                    .map(|(c, n)| format!("{c:<n$}"))
+                    .collect();
+                w.push_str(line.join("  ").trim_end());
+                w.push('\n');
+            }
+            w.push_str(&format!(
+                "{} series; σ = relative run-to-run noise of the newest segment; two_runs = z·√2·σ (1 % target, ±2 % floor); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration\n",
+                entries.len()
+            ));
+            w
+        }
+    })
+}

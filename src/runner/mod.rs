@@ -2,8 +2,11 @@
 //! each, samples CPU, profiles, extracts metrics, collects tool outputs, and lands everything
 //! as one run. See [`plan`] for the file format and [`proc`] for process control.
 
+pub mod bisect;
+pub mod decide;
 pub mod env;
 pub mod exec;
+pub mod git;
 pub mod plan;
 pub mod proc;
 pub mod profile;
@@ -47,6 +50,13 @@ pub struct RunOptions {
     pub quiet: bool,
     /// Keep the per-trial scratch directories (logs, perf data) instead of removing them.
     pub keep_scratch: bool,
+    /// Add interleaved repeats while a metric is inconclusive (`--until-decided`).
+    pub until_decided: Option<decide::UntilDecided>,
+    /// Where git arms' worktrees live and stay (bisect reuses them across steps); `None`: in
+    /// the run's scratch directory, removed after the run.
+    pub worktrees: Option<PathBuf>,
+    /// The run's `source` (`runner` unless given; `calibrate` for A/A calibration runs).
+    pub source: Option<String>,
 }
 
 #[derive(Debug)]
@@ -148,16 +158,81 @@ pub fn execute(
             schedule: Some(schedule_text(&plan)),
         });
     }
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-    }
+    install_signal_handlers();
     execute_with(
         wh,
         rt,
         plan,
         opts,
+        &exec::Processes::default(),
+        &INTERRUPTED,
+    )
+}
+
+/// SIGINT/SIGTERM set [`INTERRUPTED`]: the current trial is torn down and the run lands.
+pub fn install_signal_handlers() {
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+}
+
+/// `perfhouse calibrate`: the plan's arm (the first, or `--arm`) against an identical copy
+/// of itself (`<arm>~aa`), `--repeats` each, interleaved; stored with source `calibrate` and
+/// label `calibration=<arm>` (see `query::noise`).
+pub fn calibrate(
+    wh: &Warehouse,
+    rt: &tokio::runtime::Handle,
+    args: &crate::cli::CalibrateArgs,
+    quiet: bool,
+) -> Result<RunOutcome> {
+    if args.repeats < 5 {
+        bail!(
+            "--repeats {}: an A/A calibration needs at least 5 repeats per arm",
+            args.repeats
+        );
+    }
+    let mut plan = Plan::load(&args.plan)?;
+    let arms = plan.arms();
+    let arm = match &args.arm {
+        Some(name) => arms
+            .iter()
+            .find(|a| &a.name == name)
+            .cloned()
+            .with_context(|| {
+                format!(
+                    "--arm {name}: the plan's arms are {}",
+                    arms.iter()
+                        .map(|a| a.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?,
+        None => arms[0].clone(),
+    };
+    let twin = plan::Arm {
+        name: crate::query::noise::aa_twin(&arm.name),
+        ..arm.clone()
+    };
+    plan.arms = vec![arm.clone(), twin];
+    plan.run.repeats = args.repeats;
+    plan.run.order = plan::Order::Interleaved;
+    let mut labels: BTreeMap<String, String> = args.labels.iter().cloned().collect();
+    labels.insert("calibration".into(), arm.name.clone());
+    let opts = RunOptions {
+        plan: args.plan.clone(),
+        labels,
+        quiet,
+        source: Some("calibrate".into()),
+        ..RunOptions::default()
+    };
+    install_signal_handlers();
+    execute_with(
+        wh,
+        rt,
+        plan,
+        &opts,
         &exec::Processes::default(),
         &INTERRUPTED,
     )
@@ -186,6 +261,21 @@ pub fn execute_with(
     std::fs::create_dir_all(&scratch).with_context(|| scratch.display().to_string())?;
     let captured = env::capture(&workdir, &plan.env_allowlist);
     let mut warnings = captured.warnings.clone();
+    let mut labels = opts.labels.clone();
+    // Git arms: one worktree per revision, built once, before any trial.
+    let trees = opts
+        .worktrees
+        .clone()
+        .unwrap_or_else(|| scratch.join("worktrees"));
+    let mut arm_dirs: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for a in plan.arms() {
+        if let Some(rev) = &a.git {
+            let commit = git::resolve(&workdir, rev)?;
+            let c = git::checkout(&workdir, &trees, rev, &commit, plan.run.build.as_deref())?;
+            labels.insert(format!("git.{}", a.name), commit);
+            arm_dirs.insert(a.name.clone(), c.workdir);
+        }
+    }
     let profiling = match &plan.profile {
         Some(p) => match profile::available() {
             Ok(()) => Some(p.clone()),
@@ -198,99 +288,139 @@ pub fn execute_with(
         },
         None => None,
     };
-    let schedule = plan.schedule();
-    let progress = Progress::new(schedule.len(), opts.quiet);
+    let mut schedule = plan.schedule();
+    let mut planned_total = schedule.len();
     let started = now_us();
     let mut data = RunData::default();
     let mut failed = 0;
-    for (i, planned) in schedule.iter().enumerate() {
-        if cancel.load(Ordering::SeqCst) {
+    let mut next_id = 0usize;
+    let mut repeats = plan.run.repeats;
+    let mut look = 0u32;
+    let mut stopped = false;
+    loop {
+        let progress = Progress::new(schedule.len(), opts.quiet);
+        for (i, planned) in schedule.iter().enumerate() {
+            if cancel.load(Ordering::SeqCst) {
+                warnings.push(format!(
+                    "interrupted: {} of {} trials not run",
+                    schedule.len() - i,
+                    schedule.len()
+                ));
+                stopped = true;
+                break;
+            }
+            progress.start(i, planned);
+            let t0 = Instant::now();
+            let dir = arm_dirs.get(&planned.arm.name).unwrap_or(&workdir);
+            let r = run_trial(
+                wh,
+                rt,
+                &plan,
+                dir,
+                &scratch,
+                &run_id,
+                next_id as i32,
+                planned,
+                profiling.as_ref(),
+                exec,
+                cancel,
+            )?;
+            next_id += 1;
+            progress.done(r.trial.status.as_str(), t0.elapsed().as_secs_f64());
+            let trial_failed = r.trial.status != TrialStatus::Ok;
+            failed += usize::from(trial_failed);
+            warnings.extend(r.warnings);
+            data.trials.push(r.trial);
+            data.requests.extend(r.data.requests);
+            data.metrics.extend(r.data.metrics);
+            data.cpu_samples.extend(r.data.cpu_samples);
+            data.stacks.extend(r.data.stacks);
+            data.artifacts.extend(r.data.artifacts);
+            if trial_failed && opts.fail_fast {
+                warnings.push(format!("--fail-fast: stopped after trial {next_id} failed"));
+                stopped = true;
+                break;
+            }
+        }
+        progress.finish();
+        if plan.run.discard_first {
+            mark_discarded(&mut data);
+        }
+        // Confirm by rerun: while the chosen metric is inconclusive, double the repeats.
+        let Some(u) = &opts.until_decided else { break };
+        if stopped {
+            break;
+        }
+        look += 1;
+        let looks = u.looks(plan.run.repeats);
+        let alpha = decide::ALPHA / f64::from(looks);
+        let probe = make_run(
+            &run_id,
+            &plan,
+            started,
+            &captured,
+            &labels,
+            &data,
+            false,
+            planned_total,
+        );
+        let verdicts = decide::verdicts(rt, wh, &scratch, &probe, &data, &u.metric, alpha)?;
+        let open = verdicts
+            .iter()
+            .filter(|(_, v)| *v == crate::stats::verdict::Verdict::Inconclusive)
+            .count();
+        data.notes.push(format!(
+            "--until-decided {} look {look} of {looks} at {repeats} repeats (α {alpha:.4} per look): {}",
+            u.metric,
+            verdicts
+                .iter()
+                .map(|(p, v)| format!("{p}: {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        if verdicts.is_empty() {
             warnings.push(format!(
-                "interrupted: {} of {} trials not run",
-                schedule.len() - i,
-                schedule.len()
+                "--until-decided: no rows of metric {:?} to decide on (check its name with `perfhouse compare`)",
+                u.metric
             ));
             break;
         }
-        progress.start(i, planned);
-        let t0 = Instant::now();
-        let r = run_trial(
-            wh,
-            rt,
-            &plan,
-            &workdir,
-            &scratch,
-            &run_id,
-            i as i32,
-            planned,
-            profiling.as_ref(),
-            exec,
-            cancel,
-        )?;
-        progress.done(r.trial.status.as_str(), t0.elapsed().as_secs_f64());
-        let trial_failed = r.trial.status != TrialStatus::Ok;
-        failed += usize::from(trial_failed);
-        warnings.extend(r.warnings);
-        data.trials.push(r.trial);
-        data.requests.extend(r.data.requests);
-        data.metrics.extend(r.data.metrics);
-        data.cpu_samples.extend(r.data.cpu_samples);
-        data.stacks.extend(r.data.stacks);
-        data.artifacts.extend(r.data.artifacts);
-        if trial_failed && opts.fail_fast {
-            warnings.push(format!("--fail-fast: stopped after trial {i} failed"));
+        if open == 0 || repeats >= u.max_repeats {
             break;
         }
-    }
-    progress.finish();
-    if plan.run.discard_first {
-        let mut measured: Vec<Trial> = data
-            .trials
-            .iter()
-            .filter(|t| t.phase == Phase::Measured)
-            .cloned()
-            .collect();
-        ingest::mark_cold_starts(&mut measured);
-        for m in measured.into_iter().filter(|m| m.discarded) {
-            if let Some(t) = data.trials.iter_mut().find(|t| t.trial_id == m.trial_id) {
-                t.discarded = true;
-                t.discard_reason = m.discard_reason;
-            }
-        }
+        let more = repeats.min(u.max_repeats - repeats);
+        schedule = plan.more_repeats(repeats, more);
+        planned_total += schedule.len();
+        repeats += more;
     }
     data.notes.extend(plan.note.iter().cloned());
-    let ran = data.trials.len();
     let interrupted = cancel.load(Ordering::SeqCst);
     if interrupted {
         data.notes.push(format!(
-            "interrupted (SIGINT/SIGTERM) after {ran} of {} trials",
-            schedule.len()
+            "interrupted (SIGINT/SIGTERM) after {} of {planned_total} trials",
+            data.trials.len()
         ));
     }
-    let status = match RunStatus::of(&data.trials) {
-        _ if interrupted => RunStatus::Interrupted,
-        // --fail-fast stopped it before the end.
-        RunStatus::Ok if ran < schedule.len() => RunStatus::Partial,
-        s => s,
-    };
+    let run = make_run(
+        &run_id,
+        &plan,
+        started,
+        &captured,
+        &labels,
+        &data,
+        interrupted,
+        planned_total,
+    );
+    let source = opts.source.clone();
     let run = Run {
-        run_id: run_id.clone(),
-        suite: plan.suite.clone(),
-        started_at_us: started,
-        finished_at_us: now_us(),
-        ingested_at_us: now_us(),
-        source: "runner".to_string(),
-        git_commit: captured.git_commit.clone(),
-        git_branch: captured.git_branch.clone(),
-        git_dirty: captured.git_dirty,
-        host: captured.host.clone(),
-        env_fingerprint: Some(captured.fingerprint.clone()),
-        env: captured.env.to_string(),
-        labels: opts.labels.clone(),
-        input_digest: hex::encode(Sha256::digest(format!("runner:{run_id}").as_bytes())),
-        status,
+        source: source.unwrap_or(run.source),
+        ..run
     };
+    let ran = data.trials.len();
     wh.append_run(&run, &data)?;
+    if opts.worktrees.is_none() && !arm_dirs.is_empty() {
+        git::remove_all(&workdir, &trees);
+    }
     if !opts.keep_scratch {
         let _ = std::fs::remove_dir_all(&scratch);
     }
@@ -302,6 +432,59 @@ pub fn execute_with(
         warnings,
         schedule: None,
     })
+}
+
+/// Marks the first measured repeat of every arm × params as a discarded cold start.
+fn mark_discarded(data: &mut RunData) {
+    let mut measured: Vec<Trial> = data
+        .trials
+        .iter()
+        .filter(|t| t.phase == Phase::Measured)
+        .cloned()
+        .collect();
+    ingest::mark_cold_starts(&mut measured);
+    for m in measured.into_iter().filter(|m| m.discarded) {
+        if let Some(t) = data.trials.iter_mut().find(|t| t.trial_id == m.trial_id) {
+            t.discarded = true;
+            t.discard_reason = m.discard_reason;
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn make_run(
+    run_id: &str,
+    plan: &Plan,
+    started: i64,
+    captured: &env::Captured,
+    labels: &BTreeMap<String, String>,
+    data: &RunData,
+    interrupted: bool,
+    planned: usize,
+) -> Run {
+    let status = match RunStatus::of(&data.trials) {
+        _ if interrupted => RunStatus::Interrupted,
+        // --fail-fast stopped it before the end.
+        RunStatus::Ok if data.trials.len() < planned => RunStatus::Partial,
+        s => s,
+    };
+    Run {
+        run_id: run_id.to_string(),
+        suite: plan.suite.clone(),
+        started_at_us: started,
+        finished_at_us: now_us(),
+        ingested_at_us: now_us(),
+        source: "runner".to_string(),
+        git_commit: captured.git_commit.clone(),
+        git_branch: captured.git_branch.clone(),
+        git_dirty: captured.git_dirty,
+        host: captured.host.clone(),
+        env_fingerprint: Some(captured.fingerprint.clone()),
+        env: captured.env.to_string(),
+        labels: labels.clone(),
+        input_digest: hex::encode(Sha256::digest(format!("runner:{run_id}").as_bytes())),
+        status,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

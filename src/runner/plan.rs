@@ -73,6 +73,9 @@ pub struct RunSection {
     #[serde(default = "ready_interval", with = "duration")]
     pub ready_interval: Duration,
     pub command: String,
+    /// Run once per git arm in its worktree before any trial (`make`, `cargo build --release`).
+    #[serde(default)]
+    pub build: Option<String>,
     /// Run after every trial, also when it failed.
     #[serde(default)]
     pub teardown: Option<String>,
@@ -96,6 +99,10 @@ pub struct Arm {
     /// Appended to `run.command` for this arm.
     #[serde(default)]
     pub args: Option<String>,
+    /// A git revision (`HEAD`, `origin/main`, a commit): the arm's trials run in a worktree
+    /// of it, built once with `run.build` (see `runner::git`).
+    #[serde(default)]
+    pub git: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -473,6 +480,7 @@ impl Plan {
                 name: "default".to_string(),
                 env: BTreeMap::new(),
                 args: None,
+                git: None,
             }]
         } else {
             self.arms.clone()
@@ -502,6 +510,26 @@ impl Plan {
     }
 
     /// The trial schedule in execution order.
+    /// `count` more measured repeats of every arm × params, interleaved, numbered from
+    /// `from` (what `--until-decided` adds while a metric is inconclusive).
+    pub fn more_repeats(&self, from: u32, count: u32) -> Vec<Planned> {
+        let (arms, sets) = (self.arms(), self.param_sets());
+        let mut out = Vec::new();
+        for r in from..from + count {
+            for p in &sets {
+                for a in &arms {
+                    out.push(Planned {
+                        arm: a.clone(),
+                        params: p.clone(),
+                        repeat: r as i32,
+                        warmup: false,
+                    });
+                }
+            }
+        }
+        out
+    }
+
     pub fn schedule(&self) -> Vec<Planned> {
         let arms = self.arms();
         let sets = self.param_sets();

@@ -16,7 +16,12 @@ pub struct Welch {
 /// Welch's two-sample t-test on `ln` of the values (every value must be > 0, and each side
 /// needs two values); `None` otherwise.
 pub fn welch_log(x: &[f64], y: &[f64]) -> Option<Welch> {
-    if x.len() < 2 || y.len() < 2 || x.iter().chain(y).any(|v| !(*v > 0.0) || !v.is_finite()) {
+    if x.len() < 2
+        || y.len() < 2
+        || x.iter()
+            .chain(y)
+            .any(|v| v.is_nan() || *v <= 0.0 || v.is_infinite())
+    {
         return None;
     }
     let lx: Vec<f64> = x.iter().map(|v| v.ln()).collect();

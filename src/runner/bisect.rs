@@ -1,0 +1,269 @@
+//! `perfhouse bisect PLAN --good REV --bad REV --metric M`: finds the first commit between
+//! two revisions where M got worse, by binary search over `git rev-list --ancestry-path`.
+//!
+//! Every step is one interleaved run of the plan on this machine, stored like any run (labels
+//! `bisect.step`, `bisect.commit`): the first step runs the two ends (`good`, `bad`) and
+//! confirms the regression; each later step runs `good`, `mid` and `bad` side by side, and the
+//! tested commit is judged against both ends with the same statistics as `perfhouse compare`:
+//! bad if `good → mid` regressed, good if `mid → bad` regressed, and, when neither side is
+//! decided, by which end's median it is nearer (said as "nearer", never as a verdict). Each
+//! revision is checked out and built once (worktrees reused across steps, removed at the end).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Result, bail};
+use serde::Serialize;
+
+use super::plan::{Arm, Plan};
+use super::{RunOptions, decide, exec, git};
+use crate::query::Query;
+use crate::query::compare::{CompareOptions, Row};
+use crate::query::noise::NoiseModel;
+use crate::stats::verdict::Verdict;
+use crate::warehouse::Warehouse;
+
+#[derive(Debug, Clone)]
+pub struct BisectOptions {
+    pub plan: PathBuf,
+    pub good: String,
+    pub bad: String,
+    pub metric: String,
+    pub labels: BTreeMap<String, String>,
+    pub quiet: bool,
+}
+
+/// One tested commit and the evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    pub step: usize,
+    pub commit: String,
+    pub subject: String,
+    pub run_id: String,
+    /// `good → commit` on the metric (worst verdict over params).
+    pub vs_good: Verdict,
+    pub ratio_vs_good: Option<f64>,
+    /// `commit → bad`.
+    pub vs_bad: Verdict,
+    pub ratio_vs_bad: Option<f64>,
+    /// `good` or `bad`.
+    pub judged: String,
+    /// How: a verdict against an end, or nearness where neither side decided.
+    pub how: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BisectOutcome {
+    pub good: String,
+    pub bad: String,
+    pub metric: String,
+    /// The run of the two ends and its verdict.
+    pub ends_run: String,
+    pub ends: Verdict,
+    pub ends_ratio: Option<f64>,
+    pub first_bad: Option<String>,
+    pub first_bad_subject: Option<String>,
+    /// Commits between the ends (after good, up to bad).
+    pub candidates: usize,
+    pub steps: Vec<Step>,
+}
+
+/// The worst verdict of rows (regressed first) and the ratio of that row.
+fn worst(rows: &[Row]) -> (Verdict, Option<f64>) {
+    rows.iter()
+        .min_by_key(|r| r.verdict)
+        .map_or((Verdict::Inconclusive, None), |r| (r.verdict, r.ratio))
+}
+
+pub fn bisect(
+    wh: &Warehouse,
+    rt: &tokio::runtime::Handle,
+    opts: &BisectOptions,
+) -> Result<BisectOutcome> {
+    let base = Plan::load(&opts.plan)?;
+    let workdir = match &base.run.workdir {
+        Some(w) => base.dir.join(w),
+        None => base.dir.clone(),
+    }
+    .canonicalize()?;
+    let good = git::resolve(&workdir, &opts.good)?;
+    let bad = git::resolve(&workdir, &opts.bad)?;
+    let candidates = git::between(&workdir, &good, &bad)?;
+    if candidates.is_empty() {
+        bail!(
+            "--bad {} is not a descendant of --good {} (git rev-list --ancestry-path is empty)",
+            opts.bad,
+            opts.good
+        );
+    }
+    let template = base
+        .arms()
+        .into_iter()
+        .next()
+        .expect("arms() is never empty");
+    let trees = std::env::temp_dir().join(format!("perfhouse-bisect-{}", uuid::Uuid::now_v7()));
+    let cancel: &AtomicBool = &super::INTERRUPTED;
+    let run = |step: usize, arms: &[(&str, &str)]| -> Result<String> {
+        let mut plan = base.clone();
+        plan.arms = arms
+            .iter()
+            .map(|(name, commit)| Arm {
+                name: name.to_string(),
+                git: Some(commit.to_string()),
+                ..template.clone()
+            })
+            .collect();
+        let mut labels = opts.labels.clone();
+        labels.insert("bisect.step".into(), step.to_string());
+        if let Some((_, c)) = arms.iter().find(|(n, _)| *n == "mid") {
+            labels.insert("bisect.commit".into(), c.to_string());
+        }
+        let ro = RunOptions {
+            plan: opts.plan.clone(),
+            labels,
+            quiet: opts.quiet,
+            worktrees: Some(trees.clone()),
+            ..RunOptions::default()
+        };
+        let out = super::execute_with(wh, rt, plan, &ro, &exec::Processes::default(), cancel)?;
+        if out.failed > 0 {
+            bail!(
+                "bisect step {step}: {} of {} trials failed (run {} is stored)",
+                out.failed,
+                out.trials,
+                out.run_id.unwrap_or_default()
+            );
+        }
+        Ok(out.run_id.unwrap_or_default())
+    };
+    let judge = |run_id: &str, a: &str, b: &str| -> Result<(Verdict, Option<f64>)> {
+        rt.block_on(async {
+            let q = Query::open(wh).await?;
+            let copts = CompareOptions {
+                noise: NoiseModel::load(&q).await?,
+                ..CompareOptions::default()
+            };
+            let rows = decide::arm_rows(&q, run_id, a, b, &opts.metric, &copts).await?;
+            if rows.is_empty() {
+                bail!(
+                    "metric {:?} has no rows in run {run_id} (see `perfhouse compare`)",
+                    opts.metric
+                );
+            }
+            Ok(worst(&rows))
+        })
+    };
+    let result = (|| {
+        let ends_run = run(0, &[("good", &good), ("bad", &bad)])?;
+        let (ends, ends_ratio) = judge(&ends_run, "good", "bad")?;
+        let mut outcome = BisectOutcome {
+            good: good.clone(),
+            bad: bad.clone(),
+            metric: opts.metric.clone(),
+            ends_run,
+            ends,
+            ends_ratio,
+            first_bad: None,
+            first_bad_subject: None,
+            candidates: candidates.len(),
+            steps: Vec::new(),
+        };
+        if ends != Verdict::Regressed {
+            return Ok(outcome);
+        }
+        // Invariant: candidates[..=lo] are good (lo = -1: only the good end), candidates[hi..]
+        // are bad.
+        let (mut lo, mut hi) = (-1i64, candidates.len() as i64 - 1);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            let commit = &candidates[mid as usize];
+            let step = outcome.steps.len() + 1;
+            let run_id = run(step, &[("good", &good), ("mid", commit), ("bad", &bad)])?;
+            let (vs_good, ratio_vs_good) = judge(&run_id, "good", "mid")?;
+            let (vs_bad, ratio_vs_bad) = judge(&run_id, "mid", "bad")?;
+            let (is_bad, how) = if vs_good == Verdict::Regressed {
+                (true, "regressed against good".to_string())
+            } else if vs_bad == Verdict::Regressed {
+                (false, "bad regressed against it".to_string())
+            } else {
+                // Neither decided: nearer end on a log scale.
+                let to_good = ratio_vs_good.map_or(f64::INFINITY, |r| r.ln().abs());
+                let to_bad = ratio_vs_bad.map_or(f64::INFINITY, |r| r.ln().abs());
+                (
+                    to_good > to_bad,
+                    format!(
+                        "neither side decided ({vs_good} / {vs_bad}); nearer the {} end",
+                        if to_good > to_bad { "bad" } else { "good" }
+                    ),
+                )
+            };
+            outcome.steps.push(Step {
+                step,
+                commit: commit.clone(),
+                subject: git::subject(&workdir, commit),
+                run_id,
+                vs_good,
+                ratio_vs_good,
+                vs_bad,
+                ratio_vs_bad,
+                judged: if is_bad { "bad" } else { "good" }.to_string(),
+                how,
+            });
+            if is_bad {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        let first = candidates[hi as usize].clone();
+        outcome.first_bad_subject = Some(git::subject(&workdir, &first));
+        outcome.first_bad = Some(first);
+        Ok(outcome)
+    })();
+    git::remove_all(&workdir, &trees);
+    result
+}
+
+/// The outcome as text: the ends, every step's evidence, the first bad commit.
+pub fn report(o: &BisectOutcome) -> String {
+    let pct =
+        |r: Option<f64>| r.map_or("—".to_string(), |r| format!("{:+.1}%", (r - 1.0) * 100.0));
+    let short = |c: &str| c[..c.len().min(10)].to_string();
+    let mut s = format!(
+        "bisect {}: good {} → bad {}: {} ({}), {} commits between (run {})\n",
+        o.metric,
+        short(&o.good),
+        short(&o.bad),
+        o.ends,
+        pct(o.ends_ratio),
+        o.candidates,
+        o.ends_run
+    );
+    for st in &o.steps {
+        s.push_str(&format!(
+            "  step {}: {} {:?}: vs good {} ({}), vs bad {} ({}) → {} ({}); run {}\n",
+            st.step,
+            short(&st.commit),
+            st.subject,
+            st.vs_good,
+            pct(st.ratio_vs_good),
+            st.vs_bad,
+            pct(st.ratio_vs_bad),
+            st.judged,
+            st.how,
+            st.run_id
+        ));
+    }
+    match &o.first_bad {
+        Some(c) => s.push_str(&format!(
+            "first bad commit: {c} {:?}\n",
+            o.first_bad_subject.clone().unwrap_or_default()
+        )),
+        None => s.push_str(&format!(
+            "no regression between the ends ({}): nothing to bisect\n",
+            o.ends
+        )),
+    }
+    s
+}
