@@ -75,6 +75,15 @@ pub enum Command {
     /// The noise model: per series its run-to-run σ (history) and A/A calibration, and the
     /// thresholds they give (1 % false-positive target, ±2 % floor).
     Noise(NoiseArgs),
+    /// Alerts: every change point history calls, with its triage state (open ones first).
+    ///
+    /// States: new, acknowledged (both open), invalid, fixed, accepted (the new level is the
+    /// series' new baseline: it starts a new segment there). Change one with `perfhouse
+    /// triage ID STATE --note TEXT`. The site lists open alerts first and publishes them as an
+    /// Atom feed (feed.xml).
+    Alerts(AlertsArgs),
+    /// Set an alert's triage state (with a note), stored in the warehouse.
+    Triage(TriageArgs),
     /// Ingest tool outputs (files or directories) as one run.
     ///
     /// Every input file becomes one trial. `key=value` directories in a file's path set its arm
@@ -299,6 +308,30 @@ pub struct BisectArgs {
 pub enum BisectFormat {
     Text,
     Json,
+}
+
+#[derive(Debug, Args)]
+pub struct AlertsArgs {
+    /// Only this suite.
+    #[arg(long)]
+    pub suite: Option<String>,
+    /// Also the closed ones (invalid, fixed, accepted).
+    #[arg(long)]
+    pub all: bool,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct TriageArgs {
+    /// The alert id (or a unique prefix), as `perfhouse alerts` lists it.
+    pub alert: String,
+    /// new, acknowledged, invalid, fixed or accepted.
+    pub state: String,
+    /// Why (shown with the alert and in the feed).
+    #[arg(long, default_value = "")]
+    pub note: String,
 }
 
 #[derive(Debug, Args)]

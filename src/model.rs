@@ -286,6 +286,23 @@ pub struct Annotation {
     pub text: String,
 }
 
+/// One triage event of an alert (the newest event of an alert is its state).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertEvent {
+    pub alert_id: String,
+    pub suite: String,
+    pub run_id: String,
+    pub metric: String,
+    pub arm: String,
+    pub params: Params,
+    pub git_commit: Option<String>,
+    pub magnitude: f64,
+    pub regression: bool,
+    pub state: String,
+    pub note: String,
+    pub at_us: i64,
+}
+
 /// Everything one run adds to the warehouse.
 #[derive(Debug, Clone, Default)]
 pub struct RunData {

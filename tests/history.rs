@@ -89,3 +89,151 @@ fn planted_regression_is_flagged_at_its_first_run() {
     assert!(table.contains("regression at #21"), "{table}");
     assert!(!table.contains("noise"), "{table}");
 }
+
+/// 40 runs of three series: `gbps` drops 8 % at run 21 (σ 0.8 %), `noisy` (σ 2.5 %) shifts 5 %
+/// at run 21 (significant to the detector over 20 + 20 runs, but inside its own ±6.4 % band),
+/// `flat` is noise.
+fn three_series(wh: &Warehouse) {
+    let mut rng = Rng::new(5);
+    for i in 0..40 {
+        let gbps = if i < 20 { 12.0 } else { 11.04 } + 0.1 * rng.normal();
+        let noisy = if i < 20 { 100.0 } else { 105.0 } * (1.0 + 0.025 * rng.normal());
+        let flat = 5.0 + 0.05 * rng.normal();
+        run_with_metrics(wh, i, &[("gbps", gbps), ("noisy", noisy), ("flat", flat)]);
+    }
+}
+
+#[test]
+fn a_change_inside_its_series_noise_band_is_no_alert() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    three_series(&wh);
+    let series: serde_json::Value = serde_json::from_str(&ok(
+        dir.path(),
+        &["history", "--suite", "synthetic", "--format", "json"],
+    ))
+    .unwrap();
+    let get = |m: &str| {
+        series
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["metric"] == m)
+            .unwrap()
+            .clone()
+    };
+    let noisy = get("noisy");
+    let values: Vec<f64> = noisy["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .collect();
+    // The detector alone calls the 5 % shift (significance) …
+    let raw = perfhouse::stats::changepoint::change_points(&values, &Default::default());
+    assert!(
+        raw.iter().any(|c| (18..=22).contains(&c.index)),
+        "the permutation test finds it: {raw:?}"
+    );
+    // … but it is inside the series' noise band (z·σ, σ from its run-to-run deltas).
+    let band = noisy["noise"]["band"].as_f64().unwrap();
+    assert!(
+        (0.05..0.1).contains(&band),
+        "σ 2.5 % → band ≈ 6.4 %: {band}"
+    );
+    assert!(noisy["changes"].as_array().unwrap().is_empty(), "{noisy:#}");
+    let gbps = get("gbps");
+    assert_eq!(gbps["changes"].as_array().unwrap().len(), 1);
+    assert!(get("flat")["changes"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn triage_states_are_kept_and_accepting_starts_a_new_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    three_series(&wh);
+    let alerts = |all: bool| -> Vec<serde_json::Value> {
+        let mut args = vec!["alerts", "--format", "json"];
+        if all {
+            args.push("--all");
+        }
+        serde_json::from_str::<serde_json::Value>(&ok(dir.path(), &args))
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let open = alerts(false);
+    assert_eq!(open.len(), 1, "{open:#?}");
+    let a = &open[0];
+    assert_eq!(
+        (a["metric"].as_str(), a["state"].as_str()),
+        (Some("gbps"), Some("new"))
+    );
+    assert_eq!(a["run_id"], "run-020");
+    assert_eq!(a["regression"], true);
+    let id = a["alert_id"].as_str().unwrap().to_string();
+
+    // Bad input is refused by name; nothing is written.
+    let o = perfhouse(dir.path(), &["triage", &id, "bogus"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("expected one of new, acknowledged, invalid, fixed, accepted"));
+    let o = perfhouse(dir.path(), &["triage", "ffffffffffff", "fixed"]);
+    assert!(stderr(&o).contains("no such alert"), "{}", stderr(&o));
+
+    ok(
+        dir.path(),
+        &["triage", &id[..6], "acknowledged", "--note", "looking"],
+    );
+    let open = alerts(false);
+    assert_eq!(
+        (open.len(), open[0]["state"].as_str()),
+        (1, Some("acknowledged"))
+    );
+    assert_eq!(open[0]["note"], "looking");
+
+    ok(
+        dir.path(),
+        &[
+            "triage",
+            &id,
+            "accepted",
+            "--note",
+            "new allocator: expected",
+        ],
+    );
+    assert!(alerts(false).is_empty());
+    let all = alerts(true);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0]["state"], "accepted");
+    assert_eq!(
+        all[0]["detected"], false,
+        "an accepted change is a break now"
+    );
+    // The series has a new segment at run 21 and no change across it.
+    let series: serde_json::Value = serde_json::from_str(&ok(
+        dir.path(),
+        &["history", "--metric", "gbps", "--format", "json"],
+    ))
+    .unwrap();
+    assert_eq!(series[0]["breaks"], serde_json::json!([20]));
+    assert!(series[0]["changes"].as_array().unwrap().is_empty());
+
+    // The site lists no open alert and the feed carries the triaged one.
+    let site = dir.path().join("site");
+    ok(dir.path(), &["site", "--out", site.to_str().unwrap()]);
+    let feed = std::fs::read_to_string(site.join("feed.xml")).unwrap();
+    assert!(
+        feed.contains(&format!("<id>urn:perfhouse:alert:{id}</id>")),
+        "{feed}"
+    );
+    assert!(feed.contains("<category term=\"accepted\"/>"), "{feed}");
+    assert!(feed.contains("new allocator: expected"));
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(!index.contains("Open alerts"), "no open alert left");
+    // Compacting keeps every triage event (they are rows like any other).
+    ok(dir.path(), &["compact"]);
+    assert_eq!(alerts(true)[0]["state"], "accepted");
+    let check = ok(dir.path(), &["check"]);
+    assert!(check.contains("0 problems"), "{check}");
+}

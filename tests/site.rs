@@ -273,7 +273,7 @@ fn profiles_become_flamegraphs_with_tables_and_a_differential() {
 }
 
 #[test]
-fn series_pages_mark_change_points_notes_and_open_regressions() {
+fn series_pages_mark_change_points_notes_and_open_alerts() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");
     let out = dir.path().join("site");
@@ -307,7 +307,17 @@ fn series_pages_mark_change_points_notes_and_open_regressions() {
     ok(&wh, &["annotate", &eighth, "switched the allocator"]);
     ok(&wh, &["site", "--out", out.to_str().unwrap()]);
     let index = fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(index.contains("Open regressions"), "{index}");
+    assert!(index.contains("Open alerts"), "{index}");
+    assert!(
+        index.contains("regression +30.0%"),
+        "the slow-down is listed as a regression: {index}"
+    );
+    assert!(index.contains("href=\"feed.xml\""));
+    assert!(
+        fs::read_to_string(out.join("feed.xml"))
+            .unwrap()
+            .contains("<entry>")
+    );
     let suite_href = hrefs(&index)
         .into_iter()
         .find(|h| h.starts_with("suites/") && h.ends_with("/index.html"))

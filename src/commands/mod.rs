@@ -324,6 +324,117 @@ async fn dispatch(cli: Cli) -> Result<()> {
         Command::Run(_) | Command::Calibrate(_) | Command::Bisect(_) => {
             unreachable!("handled in run()")
         }
+        Command::Alerts(args) => {
+            let q = Query::open(&wh()?).await?;
+            let series =
+                history::history(&q, args.suite.as_deref(), None, &Default::default()).await?;
+            let list: Vec<_> = crate::query::alerts::alerts(&q, &series)
+                .await?
+                .into_iter()
+                .filter(|a| args.all || crate::query::alerts::is_open(&a.state))
+                .filter(|a| args.suite.as_ref().is_none_or(|s| &a.suite == s))
+                .collect();
+            let text = match args.format {
+                OutputFormat::Json => serde_json::to_string_pretty(&list)? + "\n",
+                f => {
+                    let rows: Vec<Vec<String>> = list
+                        .iter()
+                        .map(|a| {
+                            vec![
+                                a.alert_id.clone(),
+                                a.state.clone(),
+                                a.suite.clone(),
+                                a.metric.clone(),
+                                a.arm.clone(),
+                                crate::model::params_text(&a.params),
+                                format!("{:+.1}%", a.magnitude * 100.0),
+                                if a.regression {
+                                    "regression"
+                                } else {
+                                    "improvement"
+                                }
+                                .into(),
+                                a.run_no.map_or(String::new(), |n| format!("#{n}")),
+                                a.git_commit.clone().unwrap_or_default(),
+                                a.note.clone(),
+                            ]
+                        })
+                        .collect();
+                    let header = [
+                        "alert", "state", "suite", "metric", "arm", "params", "change", "kind",
+                        "run", "commit", "note",
+                    ];
+                    let mut t = report::grid(&header, &rows, matches!(f, OutputFormat::Csv));
+                    if matches!(f, OutputFormat::Table) {
+                        t.push_str(&format!(
+                            "{} alert(s){}; set a state with `perfhouse triage ALERT STATE --note TEXT`\n",
+                            list.len(),
+                            if args.all { "" } else { " open" }
+                        ));
+                    }
+                    t
+                }
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
+        Command::Triage(args) => {
+            if !crate::query::alerts::valid_state(&args.state) {
+                bail!(
+                    "state {:?}: expected one of {}",
+                    args.state,
+                    crate::query::alerts::STATES.join(", ")
+                );
+            }
+            let warehouse = wh()?;
+            let found: Vec<_> = {
+                let q = Query::open(&warehouse).await?;
+                let series = history::history(&q, None, None, &Default::default()).await?;
+                crate::query::alerts::alerts(&q, &series)
+                    .await?
+                    .into_iter()
+                    .filter(|a| a.alert_id.starts_with(&args.alert))
+                    .collect()
+            };
+            let a = match found.as_slice() {
+                [a] => a,
+                [] => bail!(
+                    "alert {:?}: no such alert (see `perfhouse alerts --all`)",
+                    args.alert
+                ),
+                _ => bail!(
+                    "alert {:?}: matches {} alerts; give more of the id",
+                    args.alert,
+                    found.len()
+                ),
+            };
+            warehouse.record_alert(&crate::model::AlertEvent {
+                alert_id: a.alert_id.clone(),
+                suite: a.suite.clone(),
+                run_id: a.run_id.clone(),
+                metric: a.metric.clone(),
+                arm: a.arm.clone(),
+                params: a.params.clone(),
+                git_commit: a.git_commit.clone(),
+                magnitude: a.magnitude,
+                regression: a.regression,
+                state: args.state.clone(),
+                note: args.note.clone(),
+                at_us: crate::model::now_us(),
+            })?;
+            if !cli.quiet {
+                writeln!(
+                    stdout,
+                    "alert {} ({} {} {:+.1}% at run #{}): {} → {}",
+                    a.alert_id,
+                    a.suite,
+                    a.metric,
+                    a.magnitude * 100.0,
+                    a.run_no.unwrap_or_default(),
+                    a.state,
+                    args.state
+                )?;
+            }
+        }
         Command::Noise(args) => {
             let q = Query::open(&wh()?).await?;
             let model = crate::query::noise::NoiseModel::load(&q).await?;

@@ -59,7 +59,8 @@ pub struct Series {
     pub points: Vec<Point>,
     pub changes: Vec<Change>,
     /// Indices of the points that start a new segment (the benchmark's code or the machine
-    /// changed there): a known break, never called a change.
+    /// changed there, or an alert there was accepted as the new baseline): a known break,
+    /// never called a change.
     pub breaks: Vec<usize>,
     /// The noise of its newest segment, where it has enough runs.
     pub noise: Option<SeriesNoise>,
@@ -198,11 +199,21 @@ pub async fn series(
         });
     }
     let mut out: Vec<Series> = series.into_values().collect();
+    let accepted = super::alerts::accepted(q).await?;
     for s in &mut out {
+        let key = (
+            s.suite.clone(),
+            s.metric.clone(),
+            s.arm.clone(),
+            s.params.clone(),
+        );
+        let new_baselines = accepted.get(&key).map(Vec::as_slice).unwrap_or(&[]);
         s.breaks = (1..s.points.len())
             .filter(|&i| {
                 let (a, b) = (&s.points[i - 1], &s.points[i]);
-                a.version != b.version || a.env_fingerprint != b.env_fingerprint
+                a.version != b.version
+                    || a.env_fingerprint != b.env_fingerprint
+                    || new_baselines.contains(&b.run_id)
             })
             .collect();
         s.noise = s.segment_noise(s.points.len());

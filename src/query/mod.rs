@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 
 use crate::warehouse::{Table, Warehouse};
 
+pub mod alerts;
 pub mod compare;
 pub mod figures;
 pub mod history;
@@ -28,6 +29,7 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("stacks", include_str!("views/01_stacks.sql")),
     ("artifacts", include_str!("views/01_artifacts.sql")),
     ("annotations", include_str!("views/01_annotations.sql")),
+    ("alerts", include_str!("views/01_alerts.sql")),
     (
         "measured_requests",
         include_str!("views/02_measured_requests.sql"),

@@ -216,43 +216,9 @@ pub fn render(entries: &[Entry], format: crate::cli::OutputFormat) -> anyhow::Re
         .collect();
     Ok(match format {
         OutputFormat::Json => serde_json::to_string_pretty(entries)? + "\n",
-        OutputFormat::Csv => {
-            let mut w = String::new();
-            for r in std::iter::once(header.iter().map(|h| h.to_string()).collect()).chain(rows) {
-                let r: Vec<String> = r;
-                let cells: Vec<String> = r
-                    .iter()
-                    .map(|c| {
-                        if c.contains([',', '"', '\n']) {
-                            format!("\"{}\"", c.replace('"', "\"\""))
-                        } else {
-                            c.clone()
-                        }
-                    })
-                    .collect();
-                w.push_str(&cells.join(","));
-                w.push('\n');
-            }
-            w
-        }
+        OutputFormat::Csv => crate::report::grid(&header, &rows, true),
         OutputFormat::Table => {
-            let all: Vec<Vec<String>> =
-                std::iter::once(header.iter().map(|h| h.to_string()).collect())
-                    .chain(rows)
-                    .collect();
-            let widths: Vec<usize> = (0..header.len())
-                .map(|i| all.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-                .collect();
-            let mut w = String::new();
-            for r in &all {
-                let line: Vec<String> = r
-                    .iter()
-                    .zip(&widths)
-                    .map(|(c, n)| format!("{c:<n$}"))
-                    .collect();
-                w.push_str(line.join("  ").trim_end());
-                w.push('\n');
-            }
+            let mut w = crate::report::grid(&header, &rows, false);
             w.push_str(&format!(
                 "{} series; σ = relative run-to-run noise of the newest segment; two_runs = z·√2·σ (1 % target, ±2 % floor); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration\n",
                 entries.len()

@@ -474,7 +474,7 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     out
 }
 
-fn html_escape(s: &str) -> String {
+pub fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -611,4 +611,47 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
     }
     s.push_str("</main></body></html>\n");
     s
+}
+
+/// Rows under a header as CSV (`csv`: quoted where needed) or as space-aligned columns.
+pub fn grid(header: &[&str], rows: &[Vec<String>], csv: bool) -> String {
+    let all: Vec<Vec<String>> = std::iter::once(header.iter().map(|h| h.to_string()).collect())
+        .chain(rows.iter().cloned())
+        .collect();
+    let mut w = String::new();
+    if csv {
+        for r in &all {
+            let cells: Vec<String> = r
+                .iter()
+                .map(|c| {
+                    if c.contains([',', '"', '\n']) {
+                        format!("\"{}\"", c.replace('"', "\"\""))
+                    } else {
+                        c.clone()
+                    }
+                })
+                .collect();
+            w.push_str(&cells.join(","));
+            w.push('\n');
+        }
+        return w;
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            all.iter()
+                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for r in &all {
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(c, n)| format!("{c:<n$}"))
+            .collect();
+        w.push_str(line.join("  ").trim_end());
+        w.push('\n');
+    }
+    w
 }

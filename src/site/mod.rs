@@ -5,6 +5,7 @@
 //! everything sorted, and files whose bytes did not change are not rewritten.
 
 pub mod charts;
+pub mod feed;
 pub mod flame;
 pub mod format;
 pub mod load;
@@ -88,7 +89,10 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
             Some((r.run_id.as_str(), url))
         })
         .collect();
-    let regressions = history_pages(&mut w, query, &css, &notes_by_run, &commit_urls).await?;
+    let all_alerts = history_pages(&mut w, query, &css, &notes_by_run, &commit_urls).await?;
+    w.put("feed.xml", feed::atom(&all_alerts).as_bytes())?;
+    let closed = all_alerts.iter().filter(|a| !a.open).count();
+    let alerts: Vec<AlertView> = all_alerts.into_iter().filter(|a| a.open).collect();
     let mut suites: Vec<SuiteView> = Vec::new();
     for r in &runs {
         if suites.last().is_none_or(|s| s.name != r.suite) {
@@ -126,7 +130,8 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
             css: css.clone(),
             title: "perfhouse".into(),
             suites,
-            regressions,
+            alerts,
+            closed,
         },
     )?;
 

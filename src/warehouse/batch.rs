@@ -12,7 +12,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 
 use super::schema::{SCHEMA_VERSION, Table};
 use crate::model::{
-    Annotation, Artifact, CpuSample, Metric, Request, Run, Stack, Trial, params_json,
+    AlertEvent, Annotation, Artifact, CpuSample, Metric, Request, Run, Stack, Trial, params_json,
 };
 
 fn strs<'a>(it: impl Iterator<Item = &'a str>) -> ArrayRef {
@@ -190,6 +190,34 @@ pub fn annotations(rows: &[Annotation]) -> Result<RecordBatch, ArrowError> {
             strs(rows.iter().map(|a| a.run_id.as_str())),
             ts(rows.iter().map(|a| Some(a.at_us))),
             strs(rows.iter().map(|a| a.text.as_str())),
+        ],
+    )
+}
+
+pub fn alert_events(rows: &[AlertEvent]) -> Result<RecordBatch, ArrowError> {
+    let params: Vec<String> = rows.iter().map(|a| params_json(&a.params)).collect();
+    batch(
+        Table::Alerts,
+        vec![
+            strs(rows.iter().map(|a| a.alert_id.as_str())),
+            strs(rows.iter().map(|a| a.run_id.as_str())),
+            strs(rows.iter().map(|a| a.metric.as_str())),
+            strs(rows.iter().map(|a| a.arm.as_str())),
+            strs(params.iter().map(String::as_str)),
+            Arc::new(StringArray::from(
+                rows.iter()
+                    .map(|a| a.git_commit.as_deref())
+                    .collect::<Vec<_>>(),
+            )),
+            Arc::new(Float64Array::from(
+                rows.iter().map(|a| a.magnitude).collect::<Vec<_>>(),
+            )),
+            Arc::new(BooleanArray::from(
+                rows.iter().map(|a| a.regression).collect::<Vec<_>>(),
+            )),
+            strs(rows.iter().map(|a| a.state.as_str())),
+            strs(rows.iter().map(|a| a.note.as_str())),
+            ts(rows.iter().map(|a| Some(a.at_us))),
         ],
     )
 }

@@ -641,6 +641,29 @@ impl Warehouse {
         write_atomic(&dir, &file, &[b])
     }
 
+    /// Records a triage event of an alert on a committed run: one create-only file, written
+    /// aside and renamed into place under the warehouse lock (like a note), so a reader sees
+    /// the event whole or not at all, and `compact` merges it like any other row.
+    pub fn record_alert(&self, event: &crate::model::AlertEvent) -> Result<()> {
+        let entry = self.find_run(&event.run_id)?;
+        if !event.magnitude.is_finite() {
+            return Err(WarehouseError::NonFinite {
+                run: event.run_id.clone(),
+                what: "alert magnitude".into(),
+            });
+        }
+        let _lock = Lock::acquire(&self.root)?;
+        let b = batch::alert_events(std::slice::from_ref(event)).map_err(|source| {
+            WarehouseError::Arrow {
+                table: "alerts",
+                source,
+            }
+        })?;
+        let dir = self.partition_dir(Table::Alerts, &entry.suite);
+        let file = format!("{}-alert-{}.parquet", event.run_id, uuid::Uuid::now_v7());
+        write_atomic(&dir, &file, &[b])
+    }
+
     /// Merges each suite's files per table into one file. Rows of runs that never committed
     /// (no `runs` row: a writer died half-way) are kept in a file of their own, never dropped.
     /// The new partition directory is built aside and swapped in with one atomic

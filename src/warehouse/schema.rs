@@ -20,13 +20,16 @@ pub enum Table {
     Stacks,
     Artifacts,
     Annotations,
+    /// Triage events of alerts (a change point's state: new → acknowledged, invalid, fixed,
+    /// accepted); see `query::alerts`.
+    Alerts,
     Runs,
 }
 
 impl Table {
     /// Every table, `runs` last: the order appends write them in (a run is visible only once
     /// its `runs` row lands).
-    pub const ALL: [Table; 8] = [
+    pub const ALL: [Table; 9] = [
         Table::Trials,
         Table::Metrics,
         Table::Requests,
@@ -34,6 +37,7 @@ impl Table {
         Table::Stacks,
         Table::Artifacts,
         Table::Annotations,
+        Table::Alerts,
         Table::Runs,
     ];
 
@@ -47,6 +51,7 @@ impl Table {
             Table::Stacks => "stacks",
             Table::Artifacts => "artifacts",
             Table::Annotations => "annotations",
+            Table::Alerts => "alerts",
         }
     }
 
@@ -150,6 +155,20 @@ impl Table {
                 f("run_id", DataType::Utf8, false),
                 f("at", ts(), false),
                 f("text", DataType::Utf8, false),
+            ],
+            Table::Alerts => vec![
+                f("alert_id", DataType::Utf8, false),
+                // The first run at the new level.
+                f("run_id", DataType::Utf8, false),
+                f("metric", DataType::Utf8, false),
+                f("arm", DataType::Utf8, false),
+                f("params", DataType::Utf8, false),
+                f("git_commit", DataType::Utf8, true),
+                f("magnitude", DataType::Float64, false),
+                f("regression", DataType::Boolean, false),
+                f("state", DataType::Utf8, false),
+                f("note", DataType::Utf8, false),
+                f("at", ts(), false),
             ],
         };
         Arc::new(Schema::new(fields))

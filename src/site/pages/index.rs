@@ -23,13 +23,26 @@ pub struct SuiteView {
     pub more: usize,
 }
 
-pub struct RegressionView {
+/// One alert (a change point with its triage state; `query::alerts`).
+pub struct AlertView {
+    pub id: String,
+    pub state: String,
+    pub open: bool,
     pub suite: String,
     pub href: String,
     pub series: String,
+    pub kind: String,
+    pub class: String,
     pub change: String,
     pub run: String,
     pub run_href: String,
+    pub commit: String,
+    pub commit_href: String,
+    /// When the first run at the new level started.
+    pub started: String,
+    pub note: String,
+    /// When the state was last set.
+    pub updated: String,
 }
 
 #[derive(Template)]
@@ -39,5 +52,8 @@ pub struct IndexPage {
     pub css: String,
     pub title: String,
     pub suites: Vec<SuiteView>,
-    pub regressions: Vec<RegressionView>,
+    /// Open alerts, regressions first.
+    pub alerts: Vec<AlertView>,
+    /// Closed alerts (not listed; counted).
+    pub closed: usize,
 }

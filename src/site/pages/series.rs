@@ -86,21 +86,22 @@ fn commit_href(urls: &BTreeMap<&str, String>, run_id: &str, commit: &Option<Stri
     }
 }
 
-/// Suite and series pages; returns the open regressions (a series whose latest change point
-/// is a regression) for the index. `commit_urls`: run id → its `commit_url` label.
+/// Suite and series pages; returns every alert (change points and triaged ones, open first)
+/// for the index and the feed. `commit_urls`: run id → its `commit_url` label.
 pub(crate) async fn history_pages(
     w: &mut Writer,
     query: &Query,
     css: &str,
     notes: &BTreeMap<&str, Vec<&NoteRow>>,
     commit_urls: &BTreeMap<&str, String>,
-) -> Result<Vec<RegressionView>, SiteError> {
+) -> Result<Vec<AlertView>, SiteError> {
     let all = crate::query::history::history(query, None, None, &Default::default()).await?;
+    let mut hrefs: BTreeMap<(String, String, String, crate::model::Params), (String, String)> =
+        BTreeMap::new();
     let mut by_suite: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
     for s in &all {
         by_suite.entry(s.suite.as_str()).or_default().push(s);
     }
-    let mut regressions = Vec::new();
     for (suite, series) in by_suite {
         let dir = format!("suites/{}", slug(suite));
         let layout = ParamLayout::new(series.iter().map(|s| &s.params));
@@ -139,16 +140,18 @@ pub(crate) async fn history_pages(
                 ),
                 None => ("none".to_string(), String::new()),
             };
-            if let Some(c) = latest_change.filter(|c| c.regression) {
-                regressions.push(RegressionView {
-                    suite: suite.to_string(),
-                    href: format!("{dir}/{file}"),
-                    series: format!("{} · {} {}", s.metric, s.arm, params),
-                    change: format!("{:+.1}% at #{}", c.magnitude * 100.0, c.run_no),
-                    run: format!("#{}", c.run_no),
-                    run_href: format!("runs/{}/index.html", c.run_id),
-                });
-            }
+            hrefs.insert(
+                (
+                    s.suite.clone(),
+                    s.metric.clone(),
+                    s.arm.clone(),
+                    s.params.clone(),
+                ),
+                (
+                    format!("{dir}/{file}"),
+                    format!("{} · {} {}", s.metric, s.arm, params),
+                ),
+            );
             links.push(SeriesLink {
                 href: file.clone(),
                 metric: if s.unit.is_empty() {
@@ -300,5 +303,52 @@ pub(crate) async fn history_pages(
             },
         )?;
     }
-    Ok(regressions)
+    let alerts = crate::query::alerts::alerts(query, &all).await?;
+    Ok(alerts
+        .into_iter()
+        .map(|a| {
+            let key = (
+                a.suite.clone(),
+                a.metric.clone(),
+                a.arm.clone(),
+                a.params.clone(),
+            );
+            let (href, series) = hrefs.get(&key).cloned().unwrap_or_default();
+            AlertView {
+                open: crate::query::alerts::is_open(&a.state),
+                class: if a.regression {
+                    "verdict-regressed"
+                } else {
+                    "verdict-improved"
+                }
+                .into(),
+                kind: if a.regression {
+                    "regression"
+                } else {
+                    "improvement"
+                }
+                .into(),
+                change: format!("{:+.1}%", a.magnitude * 100.0),
+                run: a.run_no.map_or(String::new(), |n| format!("#{n}")),
+                run_href: format!("runs/{}/index.html", a.run_id),
+                commit: short_commit(&a.git_commit),
+                commit_href: commit_urls
+                    .get(a.run_id.as_str())
+                    .cloned()
+                    .unwrap_or_default(),
+                started: a.started_at.clone().unwrap_or_default(),
+                series: if series.is_empty() {
+                    format!("{} · {}", a.metric, a.arm)
+                } else {
+                    series
+                },
+                href,
+                id: a.alert_id,
+                state: a.state,
+                suite: a.suite,
+                note: a.note,
+                updated: a.updated_at,
+            }
+        })
+        .collect())
 }
