@@ -84,6 +84,13 @@ pub enum Command {
     Alerts(AlertsArgs),
     /// Set an alert's triage state (with a note), stored in the warehouse.
     Triage(TriageArgs),
+    /// Change points of series given as CSV, with the detector `history` uses (E-divisive,
+    /// then the series' noise band): for checking it against other tools.
+    ///
+    /// Input: a header `series,value`, then one row per point in order (no warehouse is read).
+    /// Output (JSON): each series' change points, `index` being the first point at the new
+    /// level. `benches/changepoints.sh` scores it against Apache Otava this way.
+    Changepoints(ChangepointsArgs),
     /// Ingest tool outputs (files or directories) as one run.
     ///
     /// Every input file becomes one trial. `key=value` directories in a file's path set its arm
@@ -332,6 +339,12 @@ pub struct TriageArgs {
     /// Why (shown with the alert and in the feed).
     #[arg(long, default_value = "")]
     pub note: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ChangepointsArgs {
+    /// The CSV file (`-` for standard input).
+    pub input: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -435,6 +435,59 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 )?;
             }
         }
+        Command::Changepoints(args) => {
+            let text = if args.input.as_os_str() == "-" {
+                std::io::read_to_string(std::io::stdin())?
+            } else {
+                std::fs::read_to_string(&args.input)
+                    .with_context(|| args.input.display().to_string())?
+            };
+            let mut series: Vec<(String, Vec<f64>)> = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                if i == 0 {
+                    if line.trim() != "series,value" {
+                        bail!(
+                            "{} line 1: expected the header `series,value`, found {line:?}",
+                            args.input.display()
+                        );
+                    }
+                    continue;
+                }
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let bad = || {
+                    anyhow::anyhow!(
+                        "{} line {}: expected `series,value` with a finite number, found {line:?}",
+                        args.input.display(),
+                        i + 1
+                    )
+                };
+                let (name, v) = line.rsplit_once(',').ok_or_else(bad)?;
+                let v: f64 = v.trim().parse().map_err(|_| bad())?;
+                if !v.is_finite() {
+                    return Err(bad());
+                }
+                match series.last_mut() {
+                    Some((n, values)) if n == name => values.push(v),
+                    _ => series.push((name.to_string(), vec![v])),
+                }
+            }
+            let opts = crate::stats::changepoint::Options::default();
+            let out: serde_json::Map<String, serde_json::Value> = series
+                .iter()
+                .map(|(name, values)| {
+                    let cps: Vec<serde_json::Value> = history::detect(values, &opts)
+                        .into_iter()
+                        .map(|c| {
+                            serde_json::json!({"index": c.index, "magnitude": c.magnitude, "p_value": c.p_value})
+                        })
+                        .collect();
+                    (name.clone(), serde_json::Value::Array(cps))
+                })
+                .collect();
+            writeln!(stdout, "{}", serde_json::to_string(&out)?)?;
+        }
         Command::Noise(args) => {
             let q = Query::open(&wh()?).await?;
             let model = crate::query::noise::NoiseModel::load(&q).await?;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Query, QueryError, lit};
 use crate::stats::changepoint::{Options, change_points};
-use crate::stats::noise::{FLOOR, band, history_sigma};
+use crate::stats::noise::{FLOOR, band, change_threshold, history_sigma};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Point {
@@ -73,9 +73,10 @@ pub struct SeriesNoise {
     pub sigma: f64,
     /// Adjacent deltas it was estimated from.
     pub deltas: usize,
-    /// ± relative band one unchanged run stays in at the 1 % target (z·σ, at least the floor);
-    /// a change point must move the level beyond it.
+    /// ± relative band one unchanged run stays in at the 1 % target (z·σ, at least the floor).
     pub band: f64,
+    /// The smallest change a change point must show (1σ, at least the floor).
+    pub threshold: f64,
 }
 
 #[derive(Deserialize)]
@@ -245,27 +246,36 @@ impl Series {
             sigma,
             deltas,
             band: band(sigma),
+            threshold: change_threshold(sigma),
         })
     }
 }
 
 /// Fills `s.breaks` and `s.changes` from its points: change points are searched within each
 /// segment (points of one benchmark version on one machine), never across a break.
+/// The change points of one segment as `history` calls them: E-divisive's significant
+/// splits whose magnitude is at least the segment's change threshold
+/// ([`change_threshold`] of its run-to-run σ; the ±2 % floor where the segment is too short
+/// for a σ).
+pub fn detect(values: &[f64], opts: &Options) -> Vec<crate::stats::changepoint::ChangePoint> {
+    let threshold = history_sigma(values).map_or(FLOOR, |(sigma, _)| change_threshold(sigma));
+    change_points(values, opts)
+        .into_iter()
+        .filter(|c| c.magnitude.abs() >= threshold)
+        .collect()
+}
+
 ///
-/// A change is called only where its magnitude is beyond the segment's noise band
-/// (`stats::noise::band`: z·σ of the segment's run-to-run noise at the 1 % target, at least
-/// ±2 %): significance alone is not a decision.
+/// A change is called only where its magnitude is at least the segment's change threshold
+/// (`stats::noise::change_threshold`: 1σ of the segment's run-to-run noise, at least ±2 %):
+/// significance alone is not a decision.
 fn find_changes(s: &mut Series, opts: &Options) {
     let bounds = s.bounds();
     let mut changes = Vec::new();
     for w in bounds.windows(2) {
         let (from, to) = (w[0], w[1]);
         let values: Vec<f64> = s.points[from..to].iter().map(|p| p.value).collect();
-        let threshold = s.segment_noise(to).map_or(FLOOR, |n| n.band);
-        for c in change_points(&values, opts) {
-            if c.magnitude.abs() < threshold {
-                continue;
-            }
+        for c in detect(&values, opts) {
             let p = &s.points[from + c.index];
             let worse = if s.better == crate::stats::verdict::Direction::HigherIsBetter {
                 c.magnitude < 0.0

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Change-point accuracy: perfhouse's detector vs Apache Otava on the same series, in one run.
+
+Usage: changepoints.py PERFHOUSE_BIN KEDRO_HISTORY_JSON KEDRO_LABELS_CSV [SEEDS]
+
+(a) Synthetic: a grid of shift sizes x noise levels x lengths, SEEDS series per cell, each
+    with one planted level shift at a uniform position in the middle half (shift 0 = A/A:
+    every detection is a false positive). Noise is Gaussian, relative to the level.
+(b) Real: the Kedro asv history (343 commits), each series split at its known breaks
+    (benchmark version changes), against the step changes annotated in KEDRO_LABELS_CSV.
+
+A detection is a hit when it lies within +-K points of a true change (each true change
+matched once). Precision = hits / detections, recall = hits / true changes, F1 their
+harmonic mean; the A/A false-positive rate is the share of shift-0 series with any detection.
+perfhouse runs as `perfhouse changepoints` (E-divisive + the series' noise band), Otava as
+`otava.analysis.compute_change_points` with its defaults (window 50, max_pvalue 0.001).
+"""
+
+import csv
+import io
+import json
+import random
+import subprocess
+import sys
+import time
+
+from otava.analysis import compute_change_points
+
+K = 3
+SHIFTS = [0.0, 0.02, 0.05, 0.10, 0.20]
+NOISES = [0.01, 0.03]
+LENGTHS = [40, 120]
+
+
+def synthetic(seeds):
+    out = []
+    for shift in SHIFTS:
+        for noise in NOISES:
+            for n in LENGTHS:
+                for seed in range(seeds):
+                    rng = random.Random(hash((shift, noise, n, seed)) & 0xFFFFFFFF)
+                    t = rng.randint(n // 4, 3 * n // 4)
+                    values = [
+                        100.0 * (1 + (shift if i >= t else 0.0)) * (1 + noise * rng.gauss(0, 1))
+                        for i in range(n)
+                    ]
+                    name = f"s{shift}-n{noise}-l{n}-{seed}"
+                    out.append((name, values, [t] if shift > 0 else [], (shift, noise, n)))
+    return out
+
+
+def run_perfhouse(bin_, series):
+    buf = io.StringIO()
+    buf.write("series,value\n")
+    for name, values, _, _ in series:
+        for v in values:
+            buf.write(f"{name},{v!r}\n")
+    t0 = time.perf_counter()
+    out = subprocess.run([bin_, "changepoints", "-"], input=buf.getvalue(), capture_output=True,
+                         text=True, check=True)
+    dt = time.perf_counter() - t0
+    found = json.loads(out.stdout)
+    return {name: [c["index"] for c in found.get(name, [])] for name, *_ in series}, dt
+
+
+def run_otava(series):
+    t0 = time.perf_counter()
+    found = {}
+    for name, values, _, _ in series:
+        cps, _ = compute_change_points(values)
+        found[name] = [cp.index for cp in cps]
+    return found, time.perf_counter() - t0
+
+
+def score(series, found):
+    hits = det = true = 0
+    for name, _, truth, _ in series:
+        d = sorted(found.get(name, []))
+        det += len(d)
+        true += len(truth)
+        left = list(d)
+        for t in truth:
+            m = [x for x in left if abs(x - t) <= K]
+            if m:
+                hits += 1
+                left.remove(min(m, key=lambda x: abs(x - t)))
+    p = hits / det if det else 1.0
+    r = hits / true if true else 1.0
+    f1 = 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, f1, det, true
+
+
+def aa_rate(series, found):
+    aa = [name for name, _, truth, key in series if key is not None and key[0] == 0.0]
+    if not aa:
+        return None
+    return sum(1 for name in aa if found.get(name)) / len(aa)
+
+
+def kedro(history_json, labels_csv):
+    hist = json.load(open(history_json))
+    labels = {}
+    for row in csv.DictReader(line for line in open(labels_csv) if not line.startswith("#")):
+        labels.setdefault(row["segment"], []).append(int(row["index"]))
+    out = []
+    for s in hist:
+        params = s.get("params") or ""
+        points = [p["value"] for p in s["points"]]
+        bounds = [0] + list(s.get("breaks", [])) + [len(points)]
+        for k in range(len(bounds) - 1):
+            a, b = bounds[k], bounds[k + 1]
+            name = f"{s['metric']}|{s['arm']}|{params}|{k}"
+            if b - a >= 8:
+                out.append((name, points[a:b], labels.get(name, []), None))
+    return out
+
+
+def main():
+    bin_, hist, labels = sys.argv[1:4]
+    seeds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
+    syn = synthetic(seeds)
+    real = kedro(hist, labels)
+    rows = []
+    for label, series in [("synthetic", syn), ("kedro", real)]:
+        ph, ph_t = run_perfhouse(bin_, series)
+        ot, ot_t = run_otava(series)
+        for tool, found, dt in [("perfhouse", ph, ph_t), ("otava", ot, ot_t)]:
+            p, r, f1, det, true = score(series, found)
+            rows.append({"data": label, "tool": tool, "series": len(series), "true": true,
+                         "detected": det, "precision": p, "recall": r, "f1": f1,
+                         "aa_fp_rate": aa_rate(series, found), "seconds": dt})
+            if label == "synthetic":
+                for shift in SHIFTS[1:]:
+                    sub = [x for x in series if x[3][0] == shift]
+                    p, r, f1, det, true = score(sub, found)
+                    rows.append({"data": f"synthetic shift {shift:.0%}", "tool": tool,
+                                 "series": len(sub), "true": true, "detected": det,
+                                 "precision": p, "recall": r, "f1": f1, "aa_fp_rate": None,
+                                 "seconds": None})
+    print("| data | tool | series | true changes | detected | precision | recall | F1 | A/A false-positive rate | seconds |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        aa = "" if r["aa_fp_rate"] is None else f"{r['aa_fp_rate']:.1%}"
+        secs = "" if r["seconds"] is None else f"{r['seconds']:.2f}"
+        print(f"| {r['data']} | {r['tool']} | {r['series']} | {r['true']} | {r['detected']} | "
+              f"{r['precision']:.2f} | {r['recall']:.2f} | {r['f1']:.2f} | {aa} | {secs} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Annotates the step changes of the Kedro asv history (ground truth for changepoints.py).
+
+Usage: kedro-labels.py KEDRO_HISTORY_JSON > benches/kedro-changes.csv
+
+Rule (independent of both detectors; written down so the labels can be checked): within each
+segment (split at known breaks), a point i is a step when the median of the M = 8 runs from
+i on differs from the median of the M runs before i by more than 10 % and by more than 6x
+the larger of the two windows' median absolute deviations, and the level holds (the median
+of runs i+M..i+2M, where there are any, is on the same side of the midpoint). Candidates
+within +-M of a larger one are dropped. Steps under 10 % are not labelled: on this history
+they cannot be told from its drift by eye either, so neither tool is scored on them.
+"""
+import csv
+import json
+import statistics as st
+import sys
+
+M = 8
+
+
+def mad(xs):
+    m = st.median(xs)
+    return st.median([abs(x - m) for x in xs])
+
+
+def steps(v):
+    cands = []
+    for i in range(M, len(v) - M + 1):
+        before, after = v[i - M:i], v[i:i + M]
+        mb, ma = st.median(before), st.median(after)
+        if mb == 0:
+            continue
+        rel = ma / mb - 1
+        spread = max(mad(before), mad(after))
+        if abs(rel) <= 0.10 or abs(ma - mb) <= 6 * spread:
+            continue
+        later = v[i + M:i + 2 * M]
+        mid = (ma + mb) / 2
+        if later and (st.median(later) - mid) * (ma - mid) < 0:
+            continue
+        cands.append((abs(rel), i))
+    kept = []
+    for size, i in sorted(cands, reverse=True):
+        if all(abs(i - j) > M for j in kept):
+            kept.append(i)
+    return sorted(kept)
+
+
+hist = json.load(open(sys.argv[1]))
+print("# Step changes of the Kedro asv history, by the rule in benches/kedro-labels.py.")
+print("segment,index")
+w = csv.writer(sys.stdout, lineterminator="\n")
+for s in hist:
+    params = s.get("params") or ""
+    points = [p["value"] for p in s["points"]]
+    bounds = [0] + list(s.get("breaks", [])) + [len(points)]
+    for k in range(len(bounds) - 1):
+        a, b = bounds[k], bounds[k + 1]
+        name = f"{s['metric']}|{s['arm']}|{params}|{k}"
+        if b - a < 8:
+            continue
+        for i in steps(points[a:b]):
+            w.writerow([name, i])
