@@ -139,25 +139,42 @@ fn a_run_page_and_a_trend_chart_match_their_golden_files() {
         .unwrap();
     golden("run-page.html", &page);
 
-    let svg = perfhouse::site::charts::trend_chart(&perfhouse::site::charts::Trend {
+    use perfhouse::site::trend;
+    let values = [40.1, 39.8, 40.3, 40.0, 39.9, 52.2, 52.0, 51.7];
+    let bands = [
+        Some((39.9, 40.4)),
+        None,
+        Some((40.0, 40.6)),
+        Some((39.7, 40.2)),
+        Some((39.5, 40.1)),
+        Some((51.9, 52.6)),
+        Some((51.8, 52.3)),
+        Some((51.2, 52.0)),
+    ];
+    let points: Vec<trend::Point> = values
+        .iter()
+        .zip(bands)
+        .enumerate()
+        .map(|(i, (v, b))| trend::Point {
+            value: *v,
+            lo: b.map(|b| b.0),
+            hi: b.map(|b| b.1),
+            run_no: i as u64 + 1,
+            commit: "0123abcd",
+            date: "2026-12-01",
+            href: format!("../../runs/r{i}/index.html"),
+        })
+        .collect();
+    let svg = trend::svg(&trend::Trend {
         title: "latency p99 (ms) — base",
         description: "per-run median of 8 runs; a regression at run 6",
-        y_label: "ms",
-        values: &[40.1, 39.8, 40.3, 40.0, 39.9, 52.2, 52.0, 51.7],
-        bands: &[
-            Some((39.9, 40.4)),
-            None,
-            Some((40.0, 40.6)),
-            Some((39.7, 40.2)),
-            Some((39.5, 40.1)),
-            Some((51.9, 52.6)),
-            Some((51.8, 52.3)),
-            Some((51.2, 52.0)),
-        ],
-        changes: &[(5, true)],
-        notes: &[2],
+        unit: "ms",
+        points: &points,
+        changes: &[(5, true, 0.30)],
         breaks: &[],
-    })
-    .unwrap();
+        notes: &[2],
+        noise_band: Some(0.02),
+        small: false,
+    });
     golden("trend-chart.svg", &svg);
 }

@@ -69,13 +69,16 @@ fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
                 assert!(commits.contains(c), "{link} is no commit of the history");
             }
         }
-        let points = html.matches("<tr><td><a href=\"../../runs/").count();
+        // Points of the trend chart (each a linked, titled mark) and rows of the table of the
+        // newest runs.
+        let points = html.matches("\"><circle cx=").count();
+        let rows = html.matches("<tr><td><a href=\"../../runs/").count();
         let linked = commit.find_iter(&html).count();
         longest = longest.max(points);
-        // One link per point, plus one per change point listed above the points.
+        // One link per row, plus one per change point listed above the rows.
         assert!(
-            linked >= points,
-            "{}: {linked} links, {points} points",
+            linked >= rows && rows >= points.min(200),
+            "{}: {linked} links, {rows} rows, {points} points",
             page.path().display()
         );
         if html.contains("<th>before</th>") {

@@ -286,6 +286,13 @@ pub struct Row {
     /// `p_value` after the Holm correction across the comparison's tests (see
     /// [`correct_for_many`]); `None` where the rank test could not decide anyway.
     pub p_adjusted: Option<f64>,
+    /// Cliff's δ of the candidate's trials against the baseline's (−1…1): how much of the
+    /// two distributions overlap, whatever their medians.
+    pub cliffs_delta: Option<f64>,
+    /// The per-trial values behind the medians, so a reader sees whether one trial drives the
+    /// verdict.
+    pub baseline_values: Vec<f64>,
+    pub candidate_values: Vec<f64>,
     /// Sorted by severity: regressed < inconclusive < improved < unchanged < info.
     pub verdict: Verdict,
     pub reason: String,
@@ -490,6 +497,9 @@ pub async fn compare(
                 ci_high: j.ci.map(|c| c.1),
                 p_value: j.p_value,
                 test: j.test,
+                cliffs_delta: crate::stats::cliffs_delta(va, vb),
+                baseline_values: sorted(va),
+                candidate_values: sorted(vb),
                 threshold: vo.threshold,
                 threshold_source: source.clone(),
                 p_adjusted: None,
@@ -543,6 +553,13 @@ pub async fn compare(
         flags,
         diagnoses,
     })
+}
+
+/// Ascending (the order trials' rows come in is not fixed for every source).
+fn sorted(v: &[f64]) -> Vec<f64> {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v
 }
 
 /// Many metrics at once: the Holm step-down correction (family-wise error ≤ α across the
@@ -797,6 +814,9 @@ mod tests {
             },
             threshold: 0.02,
             threshold_source: "floor".into(),
+            cliffs_delta: None,
+            baseline_values: Vec::new(),
+            candidate_values: Vec::new(),
             p_adjusted: None,
             verdict,
             reason: "CI beyond".into(),

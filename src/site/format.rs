@@ -55,6 +55,15 @@ impl ParamLayout {
     }
 
     /// The varying part of a parameter set as `k=v k=v`, `—` when nothing varies.
+    /// The varying params for a name or title: as [`ParamLayout::varying`], but empty (not
+    /// "—") where nothing varies.
+    pub fn label(&self, params: &Params) -> String {
+        match self.varying(params) {
+            dash if dash == "—" => String::new(),
+            text => text,
+        }
+    }
+
     pub fn varying(&self, params: &Params) -> String {
         let text: Vec<String> = params
             .iter()

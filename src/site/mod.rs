@@ -4,12 +4,16 @@
 //! `https://org.github.io/repo/`). Output depends only on the warehouse: no build timestamps,
 //! everything sorted, and files whose bytes did not change are not rewritten.
 
+/// Open alerts listed on the index (the rest: `perfhouse alerts`, the feed).
+const INDEX_ALERTS: usize = 25;
+
 pub mod charts;
 pub mod feed;
 pub mod flame;
 pub mod format;
 pub mod load;
 pub mod pages;
+pub mod trend;
 pub mod writer;
 
 use std::collections::BTreeMap;
@@ -89,15 +93,21 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
             Some((r.run_id.as_str(), url))
         })
         .collect();
-    let all_alerts = history_pages(&mut w, query, &css, &notes_by_run, &commit_urls).await?;
+    let (all_alerts, mut headlines) =
+        history_pages(&mut w, query, &css, &notes_by_run, &commit_urls).await?;
     w.put("feed.xml", feed::atom(&all_alerts).as_bytes())?;
     let closed = all_alerts.iter().filter(|a| !a.open).count();
-    let alerts: Vec<AlertView> = all_alerts.into_iter().filter(|a| a.open).collect();
+    let mut alerts: Vec<AlertView> = all_alerts.into_iter().filter(|a| a.open).collect();
+    let more_alerts = alerts.len().saturating_sub(INDEX_ALERTS);
+    alerts.truncate(INDEX_ALERTS);
     let mut suites: Vec<SuiteView> = Vec::new();
     for r in &runs {
         if suites.last().is_none_or(|s| s.name != r.suite) {
+            let (heads, other_series) = headlines.remove(&r.suite).unwrap_or_default();
             suites.push(SuiteView {
                 name: r.suite.clone(),
+                headlines: heads,
+                other_series,
                 href: format!("suites/{}/index.html", slug(&r.suite)),
                 runs: Vec::new(),
                 more: 0,
@@ -131,6 +141,7 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
             title: "perfhouse".into(),
             suites,
             alerts,
+            more_alerts,
             closed,
         },
     )?;

@@ -55,6 +55,22 @@ pub fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
     }
 }
 
+/// Cliff's δ of `b` against `a`: P(b > a) − P(b < a) over all pairs, in [−1, 1] (0: the
+/// samples overlap evenly; ±1: every value of one side is beyond every value of the other).
+/// `None` when either is empty.
+pub fn cliffs_delta(a: &[f64], b: &[f64]) -> Option<f64> {
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let mut s = 0i64;
+    for x in a {
+        for y in b {
+            s += i64::from(y > x) - i64::from(y < x);
+        }
+    }
+    Some(s as f64 / (a.len() * b.len()) as f64)
+}
+
 /// Median (the mean of the two middle values for an even count). `None` when empty.
 pub fn median(values: &[f64]) -> Option<f64> {
     let mut v = values.to_vec();
@@ -151,6 +167,18 @@ pub fn bootstrap_ratio_ci(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cliffs_delta_by_hand() {
+        // a = 1,2,3; b = 2,3,4: pairs b>a: (2>1),(3>1),(3>2),(4>1),(4>2),(4>3) = 6;
+        // b<a: (2<3) = 1; ties 2 → (6 − 1) / 9.
+        assert!(
+            (cliffs_delta(&[1.0, 2.0, 3.0], &[2.0, 3.0, 4.0]).unwrap() - 5.0 / 9.0).abs() < 1e-12
+        );
+        assert_eq!(cliffs_delta(&[1.0, 2.0], &[3.0, 4.0]), Some(1.0));
+        assert_eq!(cliffs_delta(&[3.0, 4.0], &[1.0, 2.0]), Some(-1.0));
+        assert_eq!(cliffs_delta(&[], &[1.0]), None);
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -19,6 +19,10 @@ pub struct CompareRowView {
     pub change: String,
     pub ci: String,
     pub p: String,
+    /// Cliff's δ (candidate against baseline).
+    pub delta: String,
+    /// Per-trial values of both arms as a strip plot (inline SVG).
+    pub strip: String,
     pub reason: String,
 }
 
@@ -107,6 +111,14 @@ pub(crate) async fn compare_pages(
                     change: pct(row.ratio),
                     ci: format::ci(row),
                     p: format::p(row),
+                    delta: row.cliffs_delta.map_or("—".into(), |d| format!("{d:+.2}")),
+                    strip: strip_plot(
+                        &row.baseline_values,
+                        &row.candidate_values,
+                        &first.arm,
+                        &cand.arm,
+                        &row.metric,
+                    ),
                     reason: row.reason.clone(),
                 })
                 .collect(),
@@ -118,4 +130,59 @@ pub(crate) async fn compare_pages(
         out.push((format!("compare-{}.html", i + 1), page));
     }
     Ok(out)
+}
+
+/// The per-trial values of two arms on one axis (baseline row above in blue, candidate below
+/// in vermilion, medians as ticks), 160×34, each dot titled with its value.
+pub fn strip_plot(a: &[f64], b: &[f64], arm_a: &str, arm_b: &str, metric: &str) -> String {
+    use std::fmt::Write;
+    let all: Vec<f64> = a
+        .iter()
+        .chain(b)
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    if all.is_empty() {
+        return String::new();
+    }
+    let lo = all.iter().copied().fold(f64::MAX, f64::min);
+    let hi = all.iter().copied().fold(f64::MIN, f64::max);
+    let (lo, hi) = crate::site::charts::drawable(lo, hi);
+    let x = |v: f64| 6.0 + (v - lo) / (hi - lo) * 148.0;
+    let esc = crate::report::html_escape;
+    let mut s = format!(
+        "<svg class=\"strip\" width=\"160\" height=\"34\" viewBox=\"0 0 160 34\" role=\"img\"><title>{}: per-trial values, {} (top) {} vs {} (bottom) {}</title>",
+        esc(metric),
+        esc(arm_a),
+        a.len(),
+        esc(arm_b),
+        b.len()
+    );
+    for (vals, yy, color, arm) in [(a, 10.0, "#0072b2", arm_a), (b, 25.0, "#d55e00", arm_b)] {
+        let _ = write!(
+            s,
+            "<line x1=\"4\" x2=\"156\" y1=\"{yy}\" y2=\"{yy}\" stroke=\"#ddd\"/>"
+        );
+        if let Some(m) = crate::stats::median(vals) {
+            let _ = write!(
+                s,
+                "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{color}\" stroke-width=\"2\"><title>median {3}</title></line>",
+                x(m),
+                yy - 7.0,
+                yy + 7.0,
+                fmt_value(Some(m))
+            );
+        }
+        for v in vals.iter().filter(|v| v.is_finite()) {
+            let _ = write!(
+                s,
+                "<circle cx=\"{:.1}\" cy=\"{yy}\" r=\"3\" fill=\"{color}\" fill-opacity=\"0.7\"><title>{}: {}</title></circle>",
+                x(*v),
+                esc(arm),
+                fmt_value(Some(*v))
+            );
+        }
+    }
+    s.push_str("</svg>");
+    s
 }

@@ -15,9 +15,27 @@ pub struct RunLink {
     pub note: String,
 }
 
+/// A headline series of a suite on the dashboard: its latest value, the change against the
+/// previous comparable run (same series, same segment) and the noise model's verdict on it.
+pub struct HeadlineView {
+    pub name: String,
+    pub href: String,
+    pub latest: String,
+    pub change: String,
+    pub verdict: String,
+    pub class: String,
+    /// Why the verdict (the threshold and its source).
+    pub why: String,
+    pub spark: String,
+}
+
 pub struct SuiteView {
     pub name: String,
     pub href: String,
+    /// The latest run's headline series.
+    pub headlines: Vec<HeadlineView>,
+    /// Series of the suite not shown as headlines.
+    pub other_series: usize,
     pub runs: Vec<RunLink>,
     /// Runs not listed on the index (older than the newest few).
     pub more: usize,
@@ -54,6 +72,8 @@ pub struct IndexPage {
     pub suites: Vec<SuiteView>,
     /// Open alerts, regressions first.
     pub alerts: Vec<AlertView>,
+    /// Open alerts beyond those listed.
+    pub more_alerts: usize,
     /// Closed alerts (not listed; counted).
     pub closed: usize,
 }

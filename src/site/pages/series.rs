@@ -6,22 +6,32 @@ use askama::Template;
 
 use crate::query::Query;
 use crate::site::SiteError;
-use crate::site::charts::{self};
+use crate::site::charts;
 use crate::site::format::*;
 use crate::site::load::*;
+use crate::site::trend;
 use crate::site::writer::*;
 use crate::site::*;
 
+/// One small multiple of the suite page: a series' small trend and its latest figures.
 pub struct SeriesLink {
     pub href: String,
     pub metric: String,
     pub arm: String,
     pub params: String,
-    pub spark: String,
+    /// What the filter box matches (metric, arm, params).
+    pub key: String,
+    pub small: String,
     pub n: usize,
     pub latest: String,
     pub change: String,
     pub change_class: String,
+}
+
+/// The small multiples of one metric.
+pub struct MetricGroup {
+    pub metric: String,
+    pub series: Vec<SeriesLink>,
 }
 
 #[derive(Template)]
@@ -31,7 +41,8 @@ pub struct SuitePage {
     pub css: String,
     pub title: String,
     pub suite: String,
-    pub series: Vec<SeriesLink>,
+    pub groups: Vec<MetricGroup>,
+    pub count: usize,
 }
 
 pub struct ChangeView {
@@ -73,9 +84,16 @@ pub struct SeriesPage {
     pub unit: String,
     pub summary: String,
     pub chart: String,
+    /// Hover data of a long series (JSON, `<` escaped), empty when every point is marked.
+    pub hover: String,
     pub changes: Vec<ChangeView>,
     pub points: Vec<PointView>,
+    /// Runs of the series not listed in the table (older than the newest [`TABLE_ROWS`]).
+    pub older: usize,
 }
+
+/// Runs a series page's table lists (newest first beyond this, the chart has them all).
+pub const TABLE_ROWS: usize = 200;
 
 /// The page of a point's commit: the run's `commit_url` label (as asv's `show_commit_url`,
 /// the commit id appended), or empty.
@@ -94,8 +112,9 @@ pub(crate) async fn history_pages(
     css: &str,
     notes: &BTreeMap<&str, Vec<&NoteRow>>,
     commit_urls: &BTreeMap<&str, String>,
-) -> Result<Vec<AlertView>, SiteError> {
+) -> Result<(Vec<AlertView>, BTreeMap<String, (Vec<HeadlineView>, usize)>), SiteError> {
     let all = crate::query::history::history(query, None, None, &Default::default()).await?;
+    let mut headlines: BTreeMap<String, (Vec<HeadlineView>, usize)> = BTreeMap::new();
     let mut hrefs: BTreeMap<(String, String, String, crate::model::Params), (String, String)> =
         BTreeMap::new();
     let mut by_suite: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
@@ -116,7 +135,7 @@ pub(crate) async fn history_pages(
                     crate::model::params_json(&s.params)
                 ))
             );
-            let params = layout.varying(&s.params);
+            let params = layout.label(&s.params);
             let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
             let latest_change = s.changes.last();
             let (change, class) = match latest_change {
@@ -149,9 +168,97 @@ pub(crate) async fn history_pages(
                 ),
                 (
                     format!("{dir}/{file}"),
-                    format!("{} · {} {}", s.metric, s.arm, params),
+                    if params.is_empty() {
+                        format!("{} · {}", s.metric, s.arm)
+                    } else {
+                        format!("{} · {} · {}", s.metric, s.arm, params)
+                    },
                 ),
             );
+            let index_of: BTreeMap<&str, usize> = s
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.run_id.as_str(), i))
+                .collect();
+            let changes: Vec<(usize, bool, f64)> = s
+                .changes
+                .iter()
+                .filter_map(|c| {
+                    index_of
+                        .get(c.run_id.as_str())
+                        .map(|i| (*i, c.regression, c.magnitude))
+                })
+                .collect();
+            let noted: Vec<usize> = s
+                .points
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| notes.contains_key(p.run_id.as_str()))
+                .map(|(i, _)| i)
+                .collect();
+            let commits: Vec<String> = s
+                .points
+                .iter()
+                .map(|p| short_commit(&p.git_commit))
+                .collect();
+            let dates: Vec<String> = s
+                .points
+                .iter()
+                .map(|p| p.started_at.get(..10).unwrap_or(&p.started_at).to_string())
+                .collect();
+            let tpoints: Vec<trend::Point> = s
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| trend::Point {
+                    value: p.value,
+                    lo: p.lo,
+                    hi: p.hi,
+                    run_no: p.run_no,
+                    commit: &commits[i],
+                    date: &dates[i],
+                    href: format!("../../runs/{}/index.html", p.run_id),
+                })
+                .collect();
+            let title = format!("{} · {}", s.metric, s.arm);
+            let unit = if s.unit.is_empty() {
+                &s.metric
+            } else {
+                &s.unit
+            };
+            let description = format!(
+                "{} over {} runs of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), grey lines each segment's level, the shaded box the newest segment's noise band, triangles runs with notes.",
+                s.metric,
+                values.len(),
+                if params.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {params}")
+                }
+            );
+            let spec = trend::Trend {
+                title: &title,
+                description: &description,
+                unit,
+                points: &tpoints,
+                changes: &changes,
+                breaks: &s.breaks,
+                notes: &noted,
+                noise_band: s.noise.map(|n| n.band),
+                small: false,
+            };
+            let chart = trend::svg(&spec);
+            let hover = if tpoints.len() > trend::MARKED {
+                trend::hover_data(&spec).replace('<', "\\u003c")
+            } else {
+                String::new()
+            };
+            let small = trend::svg(&trend::Trend {
+                small: true,
+                noise_band: None,
+                ..spec
+            });
             links.push(SeriesLink {
                 href: file.clone(),
                 metric: if s.unit.is_empty() {
@@ -161,7 +268,8 @@ pub(crate) async fn history_pages(
                 },
                 arm: s.arm.clone(),
                 params: params.clone(),
-                spark: charts::sparkline(&values, &format!("{} trend", s.metric)),
+                key: format!("{} {} {}", s.metric, s.arm, params).to_lowercase(),
+                small,
                 n: values.len(),
                 latest: values
                     .last()
@@ -170,50 +278,6 @@ pub(crate) async fn history_pages(
                 change,
                 change_class: class,
             });
-            let index_of: BTreeMap<&str, usize> = s
-                .points
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (p.run_id.as_str(), i))
-                .collect();
-            let changes: Vec<(usize, bool)> = s
-                .changes
-                .iter()
-                .filter_map(|c| index_of.get(c.run_id.as_str()).map(|i| (*i, c.regression)))
-                .collect();
-            let noted: Vec<usize> = s
-                .points
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| notes.contains_key(p.run_id.as_str()))
-                .map(|(i, _)| i)
-                .collect();
-            let bands: Vec<Option<(f64, f64)>> = s.points.iter().map(|p| p.lo.zip(p.hi)).collect();
-            let title = format!("{} · {}", s.metric, s.arm);
-            let description = format!(
-                "{} over {} runs of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), diamonds runs with notes.",
-                s.metric,
-                values.len(),
-                if params.is_empty() {
-                    String::new()
-                } else {
-                    format!(" at {params}")
-                }
-            );
-            let chart = charts::trend_chart(&charts::Trend {
-                title: &title,
-                description: &description,
-                y_label: if s.unit.is_empty() {
-                    &s.metric
-                } else {
-                    &s.unit
-                },
-                values: &values,
-                bands: &bands,
-                changes: &changes,
-                notes: &noted,
-                breaks: &s.breaks,
-            })?;
             let page = SeriesPage {
                 root: "../../".into(),
                 css: css.to_string(),
@@ -240,6 +304,8 @@ pub(crate) async fn history_pages(
                     }
                 ),
                 chart,
+                hover,
+                older: s.points.len().saturating_sub(TABLE_ROWS),
                 changes: s
                     .changes
                     .iter()
@@ -269,6 +335,8 @@ pub(crate) async fn history_pages(
                 points: s
                     .points
                     .iter()
+                    .rev()
+                    .take(TABLE_ROWS)
                     .map(|p| PointView {
                         href: format!("../../runs/{}/index.html", p.run_id),
                         run: format!("#{}", p.run_no),
@@ -299,12 +367,37 @@ pub(crate) async fn history_pages(
                 css: css.to_string(),
                 title: format!("{suite}: series"),
                 suite: suite.to_string(),
-                series: links,
+                count: links.len(),
+                groups: group_by_metric(links),
             },
         )?;
     }
     let alerts = crate::query::alerts::alerts(query, &all).await?;
-    Ok(alerts
+    let open_series: std::collections::BTreeSet<(String, String, String, crate::model::Params)> =
+        alerts
+            .iter()
+            .filter(|a| crate::query::alerts::is_open(&a.state))
+            .map(|a| {
+                (
+                    a.suite.clone(),
+                    a.metric.clone(),
+                    a.arm.clone(),
+                    a.params.clone(),
+                )
+            })
+            .collect();
+    let mut by_suite: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
+    for s in &all {
+        by_suite.entry(s.suite.as_str()).or_default().push(s);
+    }
+    for (suite, series) in by_suite {
+        let layout = ParamLayout::new(series.iter().map(|s| &s.params));
+        headlines.insert(
+            suite.to_string(),
+            dashboard(suite, &series, &open_series, &hrefs, &layout),
+        );
+    }
+    let views = alerts
         .into_iter()
         .map(|a| {
             let key = (
@@ -350,5 +443,163 @@ pub(crate) async fn history_pages(
                 updated: a.updated_at,
             }
         })
-        .collect())
+        .collect();
+    Ok((views, headlines))
+}
+
+/// Headline series shown per suite on the index.
+const HEADLINES: usize = 6;
+
+/// The dashboard of one suite: the series measured in its newest run, registry figures
+/// first, then those with open alerts, then the rest by name; at most [`HEADLINES`], and how
+/// many others there are.
+fn dashboard(
+    suite: &str,
+    series: &[&crate::query::history::Series],
+    open: &std::collections::BTreeSet<(String, String, String, crate::model::Params)>,
+    hrefs: &BTreeMap<(String, String, String, crate::model::Params), (String, String)>,
+    layout: &ParamLayout,
+) -> (Vec<HeadlineView>, usize) {
+    let newest = series
+        .iter()
+        .filter_map(|s| {
+            s.points
+                .last()
+                .map(|p| (p.started_at.clone(), p.run_id.clone()))
+        })
+        .max();
+    let Some((_, newest)) = newest else {
+        return (Vec::new(), 0);
+    };
+    let figure_rank = |m: &str| {
+        crate::query::figures::FIGURES
+            .iter()
+            .position(|f| f.name == m)
+            .unwrap_or(usize::MAX)
+    };
+    let mut current: Vec<&&crate::query::history::Series> = series
+        .iter()
+        .filter(|s| s.points.last().is_some_and(|p| p.run_id == newest))
+        .collect();
+    let key = |s: &crate::query::history::Series| {
+        (
+            s.suite.clone(),
+            s.metric.clone(),
+            s.arm.clone(),
+            s.params.clone(),
+        )
+    };
+    current.sort_by_key(|s| {
+        (
+            figure_rank(&s.metric),
+            !open.contains(&key(s)),
+            s.metric.clone(),
+        )
+    });
+    let others = current.len().saturating_sub(HEADLINES);
+    let views = current
+        .into_iter()
+        .take(HEADLINES)
+        .map(|s| {
+            let n = s.points.len();
+            let latest = s.points[n - 1].value;
+            // The previous comparable run: the one before, unless a break lies between.
+            let prev = (n >= 2 && !s.breaks.contains(&(n - 1))).then(|| s.points[n - 2].value);
+            let threshold = s.noise.map(|no| crate::stats::noise::two_run_threshold(no.sigma));
+            let (change, verdict, class, why) = match prev {
+                Some(p) if p != 0.0 => {
+                    let d = latest / p - 1.0;
+                    let t = threshold.unwrap_or(crate::stats::noise::FLOOR);
+                    let worse = if s.better == crate::stats::verdict::Direction::HigherIsBetter {
+                        d < 0.0
+                    } else {
+                        d > 0.0
+                    };
+                    let (v, c) = if d.abs() < t {
+                        ("unchanged", "verdict-unchanged")
+                    } else if worse {
+                        ("regressed", "verdict-regressed")
+                    } else {
+                        ("improved", "verdict-improved")
+                    };
+                    let why = match (threshold, s.noise) {
+                        (Some(t), Some(no)) => format!(
+                            "one run against the previous: ±{:.1}% (z·√2·σ, σ {:.2}% over {} runs, 1% target)",
+                            t * 100.0,
+                            no.sigma * 100.0,
+                            no.deltas
+                        ),
+                        _ => "±2% floor: too few runs for a noise model".to_string(),
+                    };
+                    (format!("{:+.1}%", d * 100.0), v, c, why)
+                }
+                _ => (
+                    "—".into(),
+                    "first run",
+                    "verdict-info",
+                    "no previous comparable run (first run, or a break before it)".into(),
+                ),
+            };
+            let (href, _) = hrefs.get(&key(s)).cloned().unwrap_or_default();
+            let params = layout.label(&s.params);
+            let tail: Vec<f64> = s.points[n.saturating_sub(60)..].iter().map(|p| p.value).collect();
+            HeadlineView {
+                name: format!(
+                    "{}{}{}",
+                    s.metric,
+                    if s.arm == "default" { String::new() } else { format!(" · {}", s.arm) },
+                    if params.is_empty() { String::new() } else { format!(" · {params}") }
+                ),
+                spark: charts::sparkline(&tail, &format!("{} trend, last {} runs", s.metric, tail.len())),
+                href,
+                latest: format!(
+                    "{}{}",
+                    fmt_value(Some(latest)),
+                    if s.unit.is_empty() { String::new() } else { format!(" {}", s.unit) }
+                ),
+                change,
+                verdict: verdict.into(),
+                class: class.into(),
+                why,
+            }
+        })
+        .collect();
+    let _ = suite;
+    (views, others)
+}
+
+/// Small multiples grouped by metric, in the order the series came (metric, arm, params).
+/// Dotted metric names (asv's `module.Class.benchmark`) group by all but their last part, so
+/// a class's benchmarks sit side by side; each card is then named by the last part.
+fn group_by_metric(links: Vec<SeriesLink>) -> Vec<MetricGroup> {
+    let mut groups: Vec<MetricGroup> = Vec::new();
+    for mut l in links {
+        let (group, name) = match l.metric.rsplit_once('.') {
+            Some((head, last)) if !head.is_empty() && !last.is_empty() => {
+                (head.to_string(), Some(last.to_string()))
+            }
+            _ => (l.metric.clone(), None),
+        };
+        if let Some(name) = name {
+            let rest = [l.arm.as_str(), l.params.as_str()]
+                .into_iter()
+                .filter(|x| !x.is_empty() && *x != "default")
+                .collect::<Vec<_>>()
+                .join(" · ");
+            l.arm = if rest.is_empty() {
+                name
+            } else {
+                format!("{name} · {rest}")
+            };
+            l.params = String::new();
+        }
+        match groups.last_mut() {
+            Some(g) if g.metric == group => g.series.push(l),
+            _ => groups.push(MetricGroup {
+                metric: group,
+                series: vec![l],
+            }),
+        }
+    }
+    groups
 }

@@ -1,0 +1,457 @@
+//! Trend charts as hand-written SVG (lighter than a general plotting library's output, and
+//! every mark can carry a hover `<title>` and a link): x is the run order, labelled with run
+//! numbers and dates (never fractional ticks); y the value with a few round ticks. Drawn: the
+//! min–max band over a run's repeats, the noise band of the newest segment (level ± z·σ,
+//! from the noise model), each segment's level between change points and breaks, change
+//! points (dashed; vermilion for regressions, green for improvements), known breaks (dotted
+//! grey), runs with notes (triangles). Colours: the site's Okabe–Ito palette.
+//!
+//! Hover and click: series of at most [`MARKED`] runs get one linked circle with a `<title>`
+//! per run (works without JavaScript); longer ones carry their points as JSON in
+//! `data-points` and the page's inline script shows the nearest run on hover and opens it on
+//! click (the table below the chart lists the newest runs either way).
+
+use std::fmt::Write;
+
+/// Runs up to which every point is its own linked, titled mark.
+pub const MARKED: usize = 400;
+/// Points a small multiple's line keeps at most.
+const SMALL_POINTS: usize = 120;
+
+pub struct Point<'a> {
+    pub value: f64,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub run_no: u64,
+    pub commit: &'a str,
+    /// `YYYY-MM-DD`.
+    pub date: &'a str,
+    pub href: String,
+}
+
+pub struct Trend<'a> {
+    pub title: &'a str,
+    pub description: &'a str,
+    pub unit: &'a str,
+    pub points: &'a [Point<'a>],
+    /// (index of the first run at the new level, is a regression, magnitude)
+    pub changes: &'a [(usize, bool, f64)],
+    pub breaks: &'a [usize],
+    pub notes: &'a [usize],
+    /// ± relative noise band of the newest segment.
+    pub noise_band: Option<f64>,
+    /// A small multiple: no axes text, no hover marks.
+    pub small: bool,
+}
+
+const BLUE: &str = "#0072b2";
+const VERMILION: &str = "#d55e00";
+const GREEN: &str = "#009e73";
+const ORANGE: &str = "#e69f00";
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Round tick values covering [lo, hi]: steps of 1, 2 or 5 × 10^k, about `n` of them.
+pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+        return vec![lo];
+    }
+    let raw = (hi - lo) / n.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    // Rounded to the step's decimals: 3 × 0.1 is 0.30000000000000004 in binary.
+    let scale = 10f64.powi((-step.log10().floor()).max(0.0) as i32);
+    while t <= hi + step * 1e-9 && out.len() < 50 {
+        let r = (t * scale).round() / scale;
+        out.push(if r.abs() < step * 1e-9 { 0.0 } else { r });
+        t += step;
+    }
+    out
+}
+
+fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e6).contains(&a) {
+        format!("{v:.2e}")
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    } else {
+        format!("{v:.4}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+/// The chart as an SVG string.
+pub fn svg(t: &Trend) -> String {
+    let (w, h) = if t.small {
+        (240.0, 72.0)
+    } else {
+        (720.0, 320.0)
+    };
+    let (ml, mr, mt, mb) = if t.small {
+        (4.0, 4.0, 4.0, 4.0)
+    } else {
+        (64.0, 16.0, 16.0, 52.0)
+    };
+    let (pw, ph) = (w - ml - mr, h - mt - mb);
+    let n = t.points.len();
+    let finite = |v: &f64| v.is_finite();
+    let mut lo = f64::MAX;
+    let mut hi = f64::MIN;
+    for p in t.points {
+        for v in [Some(p.value), p.lo, p.hi]
+            .into_iter()
+            .flatten()
+            .filter(finite)
+        {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+    }
+    if lo > hi {
+        (lo, hi) = (0.0, 1.0);
+    }
+    let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.01).max(1e-12);
+    let (lo, hi) = super::charts::drawable(lo - pad, hi + pad);
+    let x = |i: f64| {
+        if n > 1 {
+            ml + i / (n - 1) as f64 * pw
+        } else {
+            ml + pw / 2.0
+        }
+    };
+    let y = |v: f64| mt + (hi - v.clamp(lo, hi)) / (hi - lo) * ph;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trend{}\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\"><title>{}</title><desc>{}</desc>",
+        if t.small { " small" } else { "" },
+        esc(t.title),
+        esc(t.description)
+    );
+    let _ = write!(
+        s,
+        "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ddd\"/>"
+    );
+    if !t.small {
+        for v in ticks(lo, hi, 5) {
+            let yy = y(v);
+            let _ = write!(
+                s,
+                "<line x1=\"{ml}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#555\">{}</text>",
+                ml + pw,
+                ml - 6.0,
+                yy + 4.0,
+                tick_label(v)
+            );
+        }
+        let _ = write!(
+            s,
+            "<text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
+            mt + ph / 2.0,
+            esc(if t.unit.is_empty() { "value" } else { t.unit })
+        );
+        // x: about six runs, labelled with their number and date.
+        let k = n.clamp(1, 6);
+        let mut last = usize::MAX;
+        for j in 0..k {
+            let i = if k > 1 { j * (n - 1) / (k - 1) } else { 0 };
+            if i == last || i >= n {
+                continue;
+            }
+            last = i;
+            let p = &t.points[i];
+            let xx = x(i as f64);
+            // The end labels stay inside the view box.
+            let anchor = match (j, k) {
+                (0, k) if k > 1 => "start",
+                (j, k) if j + 1 == k && k > 1 => "end",
+                _ => "middle",
+            };
+            let _ = write!(
+                s,
+                "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#999\"/><text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"#333\">#{}</text><text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"#777\">{}</text>",
+                mt + ph,
+                mt + ph + 4.0,
+                mt + ph + 16.0,
+                p.run_no,
+                mt + ph + 30.0,
+                esc(p.date)
+            );
+        }
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">run (in order; number and date)</text>",
+            ml + pw / 2.0,
+            h - 4.0
+        );
+    }
+    // Min–max band over repeats.
+    let band: Vec<(usize, f64, f64)> = t
+        .points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match (p.lo, p.hi) {
+            (Some(a), Some(b)) if a.is_finite() && b.is_finite() => Some((i, a, b)),
+            _ => None,
+        })
+        .collect();
+    if band.len() >= 2 && !t.small {
+        let mut d = String::new();
+        for (j, (i, _, b)) in band.iter().enumerate() {
+            let _ = write!(
+                d,
+                "{}{:.1},{:.1}",
+                if j == 0 { "M" } else { "L" },
+                x(*i as f64),
+                y(*b)
+            );
+        }
+        for (i, a, _) in band.iter().rev() {
+            let _ = write!(d, "L{:.1},{:.1}", x(*i as f64), y(*a));
+        }
+        let _ = write!(
+            s,
+            "<path d=\"{d}Z\" fill=\"{BLUE}\" fill-opacity=\"0.15\"><title>min–max over each run's repeats</title></path>"
+        );
+    }
+    // Segments: between breaks and change points, each at its median level.
+    let mut cuts: Vec<usize> = t
+        .breaks
+        .iter()
+        .copied()
+        .chain(t.changes.iter().map(|c| c.0))
+        .filter(|&i| i > 0 && i < n)
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(cuts.iter().copied())
+        .chain(std::iter::once(n))
+        .collect();
+    for (k, win) in bounds.windows(2).enumerate() {
+        let (a, b) = (win[0], win[1]);
+        let vals: Vec<f64> = t.points[a..b]
+            .iter()
+            .map(|p| p.value)
+            .filter(finite)
+            .collect();
+        let Some(level) = crate::stats::median(&vals) else {
+            continue;
+        };
+        let (x0, x1) = (x(a as f64), x((b - 1) as f64));
+        let last = k + 2 == bounds.len();
+        if last && let Some(band) = t.noise_band {
+            let (top, bottom) = (y(level * (1.0 + band)), y(level * (1.0 - band)));
+            let _ = write!(
+                s,
+                "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{ORANGE}\" fill-opacity=\"0.10\"><title>noise band of the newest segment: level {} ± {:.1}% (99% of unchanged runs fall inside)</title></rect>",
+                (x1 - x0).max(1.0),
+                (bottom - top).max(0.5),
+                tick_label(level),
+                band * 100.0
+            );
+        }
+        let _ = write!(
+            s,
+            "<line x1=\"{x0:.1}\" x2=\"{x1:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#444\" stroke-width=\"1\" stroke-opacity=\"0.6\"><title>segment level (median) {}</title></line>",
+            tick_label(level),
+            yy = y(level)
+        );
+    }
+    for &i in t.breaks.iter().filter(|&&i| i < n) {
+        let xx = x(i as f64 - 0.5);
+        let _ = write!(
+            s,
+            "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"#969696\" stroke-dasharray=\"2 3\"><title>known break before #{}: the benchmark's code or the machine changed (or a change was accepted as the new baseline)</title></line>",
+            mt + ph,
+            t.points[i].run_no
+        );
+    }
+    for &(i, regression, magnitude) in t.changes.iter().filter(|c| c.0 < n) {
+        let xx = x(i as f64);
+        let p = &t.points[i];
+        let _ = write!(
+            s,
+            "<line class=\"change\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"6 4\"><title>{} {:+.1}% at #{}{}</title></line>",
+            mt + ph,
+            if regression { VERMILION } else { GREEN },
+            if regression {
+                "regression"
+            } else {
+                "improvement"
+            },
+            magnitude * 100.0,
+            p.run_no,
+            if p.commit.is_empty() {
+                String::new()
+            } else {
+                format!(" (commit {})", esc(p.commit))
+            }
+        );
+    }
+    // The line (a small multiple keeps at most SMALL_POINTS of them: every k-th run, and the
+    // last).
+    let stride = if t.small {
+        n.div_ceil(SMALL_POINTS).max(1)
+    } else {
+        1
+    };
+    let mut d = String::new();
+    let mut pen = false;
+    for (i, p) in t.points.iter().enumerate() {
+        if stride > 1 && i % stride != 0 && i + 1 != n {
+            continue;
+        }
+        if !p.value.is_finite() {
+            pen = false;
+            continue;
+        }
+        let _ = write!(
+            d,
+            "{}{:.1},{:.1}",
+            if pen { "L" } else { "M" },
+            x(i as f64),
+            y(p.value)
+        );
+        pen = true;
+    }
+    let _ = write!(
+        s,
+        "<path d=\"{d}\" fill=\"none\" stroke=\"{BLUE}\" stroke-width=\"{}\"/>",
+        if t.small { 1.2 } else { 1.8 }
+    );
+    for &i in t.notes.iter().filter(|&&i| i < n) {
+        let (xx, yy) = (x(i as f64), y(t.points[i].value));
+        let _ = write!(
+            s,
+            "<path d=\"M{:.1},{:.1}l5,9h-10z\" fill=\"{ORANGE}\"><title>#{} has a note</title></path>",
+            xx,
+            yy - 12.0,
+            t.points[i].run_no
+        );
+    }
+    if !t.small && n <= MARKED {
+        for (i, p) in t
+            .points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.value.is_finite())
+        {
+            let _ = write!(
+                s,
+                "<a href=\"{}\"><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{BLUE}\"><title>#{} · {}{} · {} {}</title></circle></a>",
+                esc(&p.href),
+                x(i as f64),
+                y(p.value),
+                if n <= 60 { 3.5 } else { 2.5 },
+                p.run_no,
+                esc(p.date),
+                if p.commit.is_empty() {
+                    String::new()
+                } else {
+                    format!(" · {}", esc(p.commit))
+                },
+                tick_label(p.value),
+                esc(t.unit)
+            );
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// The hover data of a long series: `[run_no, value, commit, date, href]` per run, for the
+/// series page's inline script (which maps the mouse to a run with the plot's geometry: left
+/// edge 64, width 640 of the 720-unit view box).
+pub fn hover_data(t: &Trend) -> String {
+    let rows: Vec<serde_json::Value> = t
+        .points
+        .iter()
+        .map(|p| {
+            serde_json::json!([
+                p.run_no,
+                if p.value.is_finite() {
+                    serde_json::json!(p.value)
+                } else {
+                    serde_json::Value::Null
+                },
+                p.commit,
+                p.date,
+                p.href
+            ])
+        })
+        .collect();
+    serde_json::Value::Array(rows).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        assert_eq!(ticks(0.0, 10.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(ticks(0.13, 0.61, 5), vec![0.2, 0.3, 0.4, 0.5, 0.6]);
+        let t = ticks(980.0, 1130.0, 5);
+        assert_eq!(t, vec![1000.0, 1050.0, 1100.0]);
+    }
+
+    #[test]
+    fn points_are_titled_linked_and_x_is_labelled_by_run() {
+        let pts: Vec<Point> = (0..10)
+            .map(|i| Point {
+                value: if i < 5 { 10.0 } else { 12.0 },
+                lo: None,
+                hi: None,
+                run_no: 100 + i,
+                commit: "abc1234",
+                date: "2026-12-01",
+                href: format!("../../runs/r{i}/index.html"),
+            })
+            .collect();
+        let s = svg(&Trend {
+            title: "t",
+            description: "d",
+            unit: "ms",
+            points: &pts,
+            changes: &[(5, true, 0.2)],
+            breaks: &[],
+            notes: &[2],
+            noise_band: Some(0.03),
+            small: false,
+        });
+        assert!(
+            s.contains("<title>#103 · 2026-12-01 · abc1234 · 10 ms</title>"),
+            "{s}"
+        );
+        assert!(s.contains("href=\"../../runs/r9/index.html\""));
+        assert!(s.contains(">#100</text>") && s.contains(">#109</text>"));
+        assert!(s.contains("regression +20.0% at #105 (commit abc1234)"));
+        assert!(
+            s.contains("segment level (median) 10<") && s.contains("segment level (median) 12<")
+        );
+        assert!(s.contains("level 12 ± 3.0%"));
+        assert!(!s.contains("NaN"));
+    }
+}
