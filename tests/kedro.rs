@@ -77,7 +77,7 @@ fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
         longest = longest.max(points);
         // One link per row, plus one per change point listed above the rows.
         assert!(
-            linked >= rows && rows >= points.min(200),
+            linked >= rows && rows >= points.min(30),
             "{}: {linked} links, {rows} rows, {points} points",
             page.path().display()
         );

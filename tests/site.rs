@@ -323,10 +323,7 @@ fn series_pages_mark_change_points_notes_and_open_alerts() {
         .find(|h| h.starts_with("suites/") && h.ends_with("/index.html"))
         .unwrap();
     let suite = fs::read_to_string(out.join(&suite_href)).unwrap();
-    assert!(
-        suite.contains("<svg class=\"trend small\""),
-        "small multiples"
-    );
+    assert!(suite.contains("class=\"trend small\""), "small multiples");
     assert!(suite.contains("regressed at #8"), "{suite}");
     let series_href = hrefs(&suite)
         .into_iter()

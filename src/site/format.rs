@@ -102,7 +102,9 @@ pub fn fmt_value(v: Option<f64>) -> String {
         Some(v) if v.abs() >= 1000.0 => format!("{v:.0}"),
         Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
         Some(v) if v.abs() >= 1.0 => format!("{v:.2}"),
-        Some(v) => format!("{v:.4}"),
+        Some(v) if v == 0.0 || v.abs() >= 1e-3 => format!("{v:.4}"),
+        // Tiny values (asv's seconds) keep three significant digits: 4.33e-5, not 0.0000.
+        Some(v) => format!("{v:.2e}"),
     }
 }
 

@@ -27,6 +27,8 @@ pub struct Point<'a> {
     /// `YYYY-MM-DD`.
     pub date: &'a str,
     pub href: String,
+    /// The run id (the hover data links `../../runs/<id>/index.html`).
+    pub id: &'a str,
 }
 
 pub struct Trend<'a> {
@@ -216,7 +218,8 @@ pub fn svg(t: &Trend) -> String {
             _ => None,
         })
         .collect();
-    if band.len() >= 2 && !t.small {
+    // Drawn where some run has a spread (one repeat per run has none).
+    if band.len() >= 2 && !t.small && band.iter().any(|(_, a, b)| b > a) {
         let mut d = String::new();
         for (j, (i, _, b)) in band.iter().enumerate() {
             let _ = write!(
@@ -381,28 +384,53 @@ pub fn svg(t: &Trend) -> String {
     s
 }
 
-/// The hover data of a long series: `[run_no, value, commit, date, href]` per run, for the
+/// The hover data of a long series: `{"prefix": P, "points": [[run_no, value, commit, date,
+/// run id without P], …]}`, for the
 /// series page's inline script (which maps the mouse to a run with the plot's geometry: left
 /// edge 64, width 640 of the 720-unit view box).
 pub fn hover_data(t: &Trend) -> String {
-    let rows: Vec<serde_json::Value> = t
-        .points
-        .iter()
-        .map(|p| {
-            serde_json::json!([
-                p.run_no,
-                if p.value.is_finite() {
-                    serde_json::json!(p.value)
-                } else {
-                    serde_json::Value::Null
-                },
-                p.commit,
-                p.date,
-                p.href
-            ])
+    // Run ids of one suite share a long prefix (UUIDv7: the time comes first): said once.
+    let prefix = t.points.iter().map(|p| p.id).fold(None::<&str>, |acc, id| {
+        Some(match acc {
+            None => id,
+            Some(a) => {
+                let n = a
+                    .bytes()
+                    .zip(id.bytes())
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                &a[..n]
+            }
         })
-        .collect();
-    serde_json::Value::Array(rows).to_string()
+    });
+    let prefix = prefix.unwrap_or("");
+    let mut s = format!(
+        "{{\"prefix\":{},\"points\":[",
+        serde_json::Value::from(prefix)
+    );
+    for (i, p) in t.points.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        // Five significant digits are what a tooltip shows.
+        let v = if p.value.is_finite() {
+            format!("{:.4e}", p.value)
+                .parse::<f64>()
+                .map_or("null".to_string(), |v| v.to_string())
+        } else {
+            "null".to_string()
+        };
+        let _ = write!(
+            s,
+            "[{},{v},{},{},{}]",
+            p.run_no,
+            serde_json::Value::from(p.commit),
+            serde_json::Value::from(p.date),
+            serde_json::Value::from(&p.id[prefix.len()..])
+        );
+    }
+    s.push_str("]}");
+    s
 }
 
 #[cfg(test)]
@@ -428,6 +456,7 @@ mod tests {
                 commit: "abc1234",
                 date: "2026-12-01",
                 href: format!("../../runs/r{i}/index.html"),
+                id: "r",
             })
             .collect();
         let s = svg(&Trend {

@@ -85,6 +85,15 @@ pub struct RunPage {
     /// aiperf summary medians left off the page (the run has the records they summarise).
     pub summary_hidden: usize,
     pub trials: Vec<TrialView>,
+    /// The metric medians table shows arm and params (some row is not the default arm
+    /// without params).
+    pub metric_arms: bool,
+    /// ... and n and the range (some metric has more than one trial).
+    pub metric_spread: bool,
+    /// The trials table is shown (more than one trial, or one that did not succeed).
+    pub show_trials: bool,
+    /// Any trial has requests: the request and load-test columns are shown.
+    pub request_columns: bool,
     pub charts: Vec<ChartView>,
     /// Links to the run's A/B pages (`compare-<arm>.html`).
     pub compares: Vec<KeyValue>,
@@ -436,8 +445,13 @@ pub(crate) async fn run_page(
                     .collect()
             })
             .unwrap_or_default(),
+        // Rows without any load-test figure (an asv or criterion run: scalar metrics only) say
+        // nothing the metric medians below do not.
         medians: medians
             .into_iter()
+            .filter(|m| {
+                run_page_figures().any(|f| m.figures.get(f.name).and_then(|v| v.as_f64()).is_some())
+            })
             .map(|m| MedianView {
                 arm: m.arm,
                 params: layout.varying(&m.params),
@@ -449,6 +463,12 @@ pub(crate) async fn run_page(
             .collect(),
         figure_labels: run_page_figures().map(|f| f.label).collect(),
         summary_hidden,
+        // Columns that would say the same on every row (one arm without params, one trial per
+        // metric) are left out: 1,000 asv runs' pages stay small.
+        metric_arms: metric_medians
+            .iter()
+            .any(|m| m.arm != "default" || !m.params.is_empty()),
+        metric_spread: metric_medians.iter().any(|m| m.n_trials > 1),
         metric_medians: metric_medians
             .into_iter()
             .map(|m| MetricMedianView {
@@ -458,10 +478,19 @@ pub(crate) async fn run_page(
                 unit: m.unit,
                 better: m.better.as_str().to_string(),
                 n: m.n_trials.to_string(),
-                median: num(Some(m.median), 4),
-                range: format!("{} – {}", num(Some(m.min), 4), num(Some(m.max), 4)),
+                median: fmt_value(Some(m.median)),
+                // One trial has no range to show.
+                range: if m.n_trials > 1 {
+                    format!("{} – {}", fmt_value(Some(m.min)), fmt_value(Some(m.max)))
+                } else {
+                    String::new()
+                },
             })
             .collect(),
+        request_columns: trials.iter().any(|t| t.requests.is_some_and(|n| n > 0)),
+        // One successful trial (an ingested asv or criterion result) has nothing to list that
+        // the metadata and medians do not say.
+        show_trials: trials.len() > 1 || trials.iter().any(|t| t.status != "ok"),
         trials: trials
             .into_iter()
             .map(|t| TrialView {

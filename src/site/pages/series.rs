@@ -93,7 +93,7 @@ pub struct SeriesPage {
 }
 
 /// Runs a series page's table lists (newest first beyond this, the chart has them all).
-pub const TABLE_ROWS: usize = 200;
+pub const TABLE_ROWS: usize = 30;
 
 /// The page of a point's commit: the run's `commit_url` label (as asv's `show_commit_url`,
 /// the commit id appended), or empty.
@@ -219,6 +219,7 @@ pub(crate) async fn history_pages(
                     commit: &commits[i],
                     date: &dates[i],
                     href: format!("../../runs/{}/index.html", p.run_id),
+                    id: &p.run_id,
                 })
                 .collect();
             let title = format!("{} · {}", s.metric, s.arm);
