@@ -92,6 +92,20 @@ pub fn run_plans(
             crate::runner::report(&outcome, &mut out)?;
         }
     }
+    // An A/A calibration of the compressors' baseline arm (gzip against itself, 10 repeats
+    // each): the site then judges gzip vs zstd with gzip's own noise, not the ±2 % floor.
+    let cal = crate::cli::CalibrateArgs {
+        plan: root.join("compressors.toml"),
+        repeats: 10,
+        arm: Some("gzip".into()),
+        labels: Vec::new(),
+    };
+    let outcome = crate::runner::calibrate(wh, rt, &cal, true).context("calibrating compressors")?;
+    super::print_warnings(&outcome.warnings);
+    if !quiet {
+        write!(out, "calibrate plans/compressors.toml --arm gzip: ")?;
+        crate::runner::report(&outcome, &mut out)?;
+    }
     Ok(())
 }
 
