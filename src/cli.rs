@@ -100,7 +100,7 @@ pub enum Command {
     Ingest(IngestArgs),
     /// Run SQL over the warehouse tables and views.
     ///
-    /// Tables: runs, trials, metrics, requests, cpu_samples, stacks, artifacts, annotations.
+    /// Tables: runs, trials, metrics, requests, cpu_samples, stacks, artifacts, annotations, alerts (triage events).
     /// Views: trial_window, trial_requests, trial_cpu, trial_proc, trial_figures, arm_medians,
     /// arm_proc_medians, metric_medians. `perfhouse query "show tables"` lists them.
     Query(QueryArgs),

@@ -242,3 +242,47 @@ fn triage_states_are_kept_and_accepting_starts_a_new_baseline() {
     let check = ok(dir.path(), &["check"]);
     assert!(check.contains("0 problems"), "{check}");
 }
+
+#[test]
+fn a_triage_writer_that_died_mid_write_leaves_nothing_a_reader_sees() {
+    // The alert write path is create-only: the event is written as `<name>.tmp` and renamed
+    // into place. A writer killed before the rename leaves a torn temp file: readers must not
+    // see it, `check` lists it as a leftover, `gc` removes it, and the ledger is unchanged.
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    three_series(&wh, 40);
+    let list: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["alerts", "--format", "json"])).unwrap();
+    let id = list[0]["alert_id"].as_str().unwrap().to_string();
+    ok(dir.path(), &["triage", &id, "acknowledged"]);
+    let part = dir.path().join("alerts").join("suite=synthetic");
+    let landed: Vec<_> = std::fs::read_dir(&part).unwrap().flatten().collect();
+    assert_eq!(landed.len(), 1, "one event file");
+    let bytes = std::fs::read(landed[0].path()).unwrap();
+    let torn = part.join(format!(
+        "{}-alert-torn.parquet.tmp",
+        list[0]["run_id"].as_str().unwrap()
+    ));
+    std::fs::write(&torn, &bytes[..bytes.len() / 2]).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    std::fs::File::options()
+        .write(true)
+        .open(&torn)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let after: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["alerts", "--format", "json"])).unwrap();
+    assert_eq!(
+        after[0]["state"], "acknowledged",
+        "the torn event is not read"
+    );
+    let check = ok(dir.path(), &["check"]);
+    assert!(check.contains("leftover"), "{check}");
+    ok(dir.path(), &["gc"]);
+    assert!(!torn.exists(), "gc removes the torn temp file");
+    let again: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["alerts", "--all", "--format", "json"])).unwrap();
+    assert_eq!(again.as_array().unwrap().len(), 1);
+    assert_eq!(again[0]["state"], "acknowledged");
+}

@@ -100,7 +100,8 @@ pub fn run_plans(
         arm: Some("gzip".into()),
         labels: Vec::new(),
     };
-    let outcome = crate::runner::calibrate(wh, rt, &cal, true).context("calibrating compressors")?;
+    let outcome =
+        crate::runner::calibrate(wh, rt, &cal, true).context("calibrating compressors")?;
     super::print_warnings(&outcome.warnings);
     if !quiet {
         write!(out, "calibrate plans/compressors.toml --arm gzip: ")?;
