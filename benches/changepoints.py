@@ -26,6 +26,8 @@ import time
 
 from otava.analysis import compute_change_points
 
+from kedro_labels import segments
+
 K = 3
 SHIFTS = [0.0, 0.02, 0.05, 0.10, 0.20]
 NOISES = [0.01, 0.03]
@@ -98,21 +100,11 @@ def aa_rate(series, found):
 
 
 def kedro(history_json, labels_csv):
-    hist = json.load(open(history_json))
     labels = {}
     for row in csv.DictReader(line for line in open(labels_csv) if not line.startswith("#")):
         labels.setdefault(row["segment"], []).append(int(row["index"]))
-    out = []
-    for s in hist:
-        params = s.get("params") or ""
-        points = [p["value"] for p in s["points"]]
-        bounds = [0] + list(s.get("breaks", [])) + [len(points)]
-        for k in range(len(bounds) - 1):
-            a, b = bounds[k], bounds[k + 1]
-            name = f"{s['metric']}|{s['arm']}|{params}|{k}"
-            if b - a >= 8:
-                out.append((name, points[a:b], labels.get(name, []), None))
-    return out
+    return [(name, values, labels.get(name, []), None)
+            for name, values in segments(json.load(open(history_json)))]
 
 
 def main():

@@ -2,7 +2,7 @@
 # Change-point accuracy, perfhouse vs Apache Otava, on the same series in one run (BENCHMARKS.md):
 # (a) a synthetic grid (shift 0/2/5/10/20 % x noise 1/3 % x length 40/120, SEEDS series a cell;
 #     shift 0 = A/A), (b) the bundled Kedro asv history, each series split at its known breaks,
-#     scored against benches/kedro-changes.csv (annotated by benches/kedro-labels.py's rule).
+#     scored against benches/kedro-changes.csv (annotated by benches/kedro_labels.py's rule).
 # Usage: benches/changepoints.sh [SEEDS=50]
 # Needs python3; installs apache-otava into .venv-otava. Uses the release binary.
 set -euo pipefail

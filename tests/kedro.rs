@@ -126,4 +126,59 @@ fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
         assert_ne!(c["run_no"], 122, "{c}");
         assert!(c["magnitude"].as_f64().unwrap().abs() < 1.0, "{c}");
     }
+
+    // Across the whole suite: every change is at least its segment's change threshold (1σ of
+    // its run-to-run noise, at least 2 %), and the big real step at #13 (commit b482aaa7c2,
+    // +43 % to +500 % in many benchmarks) is found at that commit.
+    let all: serde_json::Value = serde_json::from_str(&ok(
+        &wh,
+        &["history", "--suite", "kedro", "--format", "json"],
+    ))
+    .unwrap();
+    let (mut n, mut at_13) = (0, 0);
+    for s in all.as_array().unwrap() {
+        let points = s["points"].as_array().unwrap();
+        let values: Vec<f64> = points
+            .iter()
+            .map(|p| p["value"].as_f64().unwrap())
+            .collect();
+        let breaks: Vec<usize> = s["breaks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_u64().unwrap() as usize)
+            .collect();
+        for c in s["changes"].as_array().unwrap() {
+            let i = points
+                .iter()
+                .position(|p| p["run_id"] == c["run_id"])
+                .unwrap();
+            let from = breaks
+                .iter()
+                .copied()
+                .filter(|&b| b <= i)
+                .max()
+                .unwrap_or(0);
+            let to = breaks
+                .iter()
+                .copied()
+                .find(|&b| b > i)
+                .unwrap_or(values.len());
+            let t = perfhouse::stats::noise::history_sigma(&values[from..to])
+                .map_or(perfhouse::stats::noise::FLOOR, |(sigma, _)| {
+                    perfhouse::stats::noise::change_threshold(sigma)
+                });
+            let m = c["magnitude"].as_f64().unwrap().abs();
+            assert!(m >= t - 1e-12, "{} {c}: {m} < threshold {t}", s["metric"]);
+            n += 1;
+            if c["run_no"] == 13 && c["git_commit"].as_str().unwrap().starts_with("b482aaa7c2") {
+                at_13 += 1;
+            }
+        }
+    }
+    assert!(
+        (30..120).contains(&n),
+        "{n} changes (146 before the noise model)"
+    );
+    assert!(at_13 >= 10, "the step at #13 is found in {at_13} series");
 }

@@ -55,34 +55,12 @@ pub fn run(cli: Cli) -> Result<()> {
             ..Default::default()
         };
         let outcome = crate::runner::execute(&wh, runtime.handle(), &opts)?;
-        print_warnings(&outcome.warnings);
-        if !cli.quiet || outcome.schedule.is_some() {
-            crate::runner::report(&outcome, &mut std::io::stdout().lock())?;
-        }
-        if outcome.failed > 0 {
-            bail!(
-                "{} of {} trials failed (recorded in the run)",
-                outcome.failed,
-                outcome.trials
-            );
-        }
-        return Ok(());
+        return finish_run(&outcome, cli.quiet);
     }
     if let Command::Calibrate(args) = &cli.command {
         let wh = open_warehouse(&cli)?;
         let outcome = crate::runner::calibrate(&wh, runtime.handle(), args, cli.quiet)?;
-        print_warnings(&outcome.warnings);
-        if !cli.quiet {
-            crate::runner::report(&outcome, &mut std::io::stdout().lock())?;
-        }
-        if outcome.failed > 0 {
-            bail!(
-                "{} of {} trials failed (recorded in the run)",
-                outcome.failed,
-                outcome.trials
-            );
-        }
-        return Ok(());
+        return finish_run(&outcome, cli.quiet);
     }
     if let Command::Bisect(args) = &cli.command {
         let wh = open_warehouse(&cli)?;
@@ -498,6 +476,23 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 .collect();
             stdout.write_all(crate::query::noise::render(&entries, args.format)?.as_bytes())?;
         }
+    }
+    Ok(())
+}
+
+/// The end of `run` and `calibrate`: warnings, the report (always for a dry run's schedule),
+/// exit 1 when a trial failed.
+fn finish_run(outcome: &crate::runner::RunOutcome, quiet: bool) -> Result<()> {
+    print_warnings(&outcome.warnings);
+    if !quiet || outcome.schedule.is_some() {
+        crate::runner::report(outcome, &mut std::io::stdout().lock())?;
+    }
+    if outcome.failed > 0 {
+        bail!(
+            "{} of {} trials failed (recorded in the run)",
+            outcome.failed,
+            outcome.trials
+        );
     }
     Ok(())
 }

@@ -6,23 +6,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-fn git(dir: &Path, args: &[&str]) -> Result<String> {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .context("running git (is it installed?)")?;
-    if !o.status.success() {
-        bail!(
-            "git {} failed in {}: {}",
-            args.join(" "),
-            dir.display(),
-            String::from_utf8_lossy(&o.stderr).trim()
-        );
-    }
-    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
-}
+use crate::runner::git::git;
 
 /// Removes the temporary worktree however publishing ends.
 struct Worktree {

@@ -18,16 +18,24 @@ pub struct Checkout {
     pub workdir: PathBuf,
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<String> {
+/// `git -C dir args…`: its trimmed stdout, or an error naming the command, the directory and
+/// git's message (shared with `perfhouse publish`).
+pub fn git(dir: &Path, args: &[&str]) -> Result<String> {
     let o = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
         .output()
-        .with_context(|| format!("running git {} in {}", args.join(" "), dir.display()))?;
+        .with_context(|| {
+            format!(
+                "running git {} in {} (is git installed?)",
+                args.join(" "),
+                dir.display()
+            )
+        })?;
     if !o.status.success() {
         bail!(
-            "git {} in {}: {}",
+            "git {} failed in {}: {}",
             args.join(" "),
             dir.display(),
             String::from_utf8_lossy(&o.stderr).trim()

@@ -551,18 +551,7 @@ impl Plan {
         match self.run.order {
             // A,B,A,B…: each repeat visits every params × arm before the next repeat.
             Order::Interleaved | Order::Shuffled => {
-                for r in 0..self.run.repeats {
-                    for p in &sets {
-                        for a in &arms {
-                            measured.push(Planned {
-                                arm: a.clone(),
-                                params: p.clone(),
-                                repeat: r as i32,
-                                warmup: false,
-                            });
-                        }
-                    }
-                }
+                measured = self.more_repeats(0, self.run.repeats);
             }
             Order::Sequential => {
                 for a in &arms {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Annotates the step changes of the Kedro asv history (ground truth for changepoints.py).
 
-Usage: kedro-labels.py KEDRO_HISTORY_JSON > benches/kedro-changes.csv
+Usage: kedro_labels.py KEDRO_HISTORY_JSON > benches/kedro-changes.csv
 
 Rule (independent of both detectors; written down so the labels can be checked): within each
 segment (split at known breaks), a point i is a step when the median of the M = 8 runs from
@@ -47,18 +47,24 @@ def steps(v):
     return sorted(kept)
 
 
-hist = json.load(open(sys.argv[1]))
-print("# Step changes of the Kedro asv history, by the rule in benches/kedro-labels.py.")
-print("segment,index")
-w = csv.writer(sys.stdout, lineterminator="\n")
-for s in hist:
-    params = s.get("params") or ""
-    points = [p["value"] for p in s["points"]]
-    bounds = [0] + list(s.get("breaks", [])) + [len(points)]
-    for k in range(len(bounds) - 1):
-        a, b = bounds[k], bounds[k + 1]
-        name = f"{s['metric']}|{s['arm']}|{params}|{k}"
-        if b - a < 8:
-            continue
-        for i in steps(points[a:b]):
+def segments(hist):
+    """(name, values) of every segment of at least 8 runs: each series of `perfhouse history
+    --format json` split at its known breaks, named `metric|arm|params|k`."""
+    for s in hist:
+        params = s.get("params") or ""
+        points = [p["value"] for p in s["points"]]
+        bounds = [0] + list(s.get("breaks", [])) + [len(points)]
+        for k in range(len(bounds) - 1):
+            a, b = bounds[k], bounds[k + 1]
+            if b - a >= 8:
+                yield f"{s['metric']}|{s['arm']}|{params}|{k}", points[a:b]
+
+
+if __name__ == "__main__":
+    hist = json.load(open(sys.argv[1]))
+    print("# Step changes of the Kedro asv history, by the rule in benches/kedro_labels.py.")
+    print("segment,index")
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    for name, values in segments(hist):
+        for i in steps(values):
             w.writerow([name, i])
