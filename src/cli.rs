@@ -85,7 +85,7 @@ pub enum Command {
     /// Set an alert's triage state (with a note), stored in the warehouse.
     Triage(TriageArgs),
     /// Change points of series given as CSV, with the detector `history` uses (E-divisive,
-    /// then the series' noise band): for checking it against other tools.
+    /// then at least 1σ of the series' own noise): for checking it against other tools.
     ///
     /// Input: a header `series,value`, then one row per point in order (no warehouse is read).
     /// Output (JSON): each series' change points, `index` being the first point at the new
@@ -109,8 +109,11 @@ pub enum Command {
     /// SEL is a run id (or unique prefix), `latest`, `<suite>#<n>` (run number),
     /// `<suite>/<arm>` (newest run of the suite with that arm), or `git:<commit>`; append
     /// `@<arm>` to keep one arm, e.g. `--baseline latest@default --candidate latest@fastokens`.
-    /// A verdict is improved/regressed only when the 95% CI of the ratio lies beyond the noise
-    /// threshold (and, where the sample sizes allow it, Mann-Whitney p < 0.05).
+    /// A verdict is improved/regressed only when the 95% CI of the ratio lies beyond the
+    /// series' noise threshold (learned from history and A/A calibration, see `perfhouse
+    /// noise`; at least --threshold) and the test gives p < 0.05 after Holm's correction across
+    /// the rows (Mann-Whitney U; Welch's t on logs where the samples are too small for any rank
+    /// test to reach 0.05).
     #[command(
         after_help = "Exit codes: 0 ok, 1 failure, 2 usage error, 3 regression found with --fail-on-regression."
     )]
@@ -394,7 +397,8 @@ pub struct CompareArgs {
     /// Exit with code 3 when any metric regressed.
     #[arg(long)]
     pub fail_on_regression: bool,
-    /// Noise threshold in percent: changes whose CI stays within ±this are `unchanged`.
+    /// Floor of the noise threshold in percent (each series' learned threshold is used where it
+    /// is larger): changes whose CI stays within ±the threshold are `unchanged`.
     #[arg(long, default_value_t = 2.0, value_name = "PCT")]
     pub threshold: f64,
     /// Noise threshold for one metric (`latency_p99_ms=5`). Repeatable.
@@ -428,7 +432,8 @@ pub struct ReportArgs {
     /// Where the site is published (`https://org.github.io/repo`): run names link there.
     #[arg(long)]
     pub site_url: Option<String>,
-    /// Noise threshold in percent.
+    /// Floor of the noise threshold in percent (each series' learned threshold is used where it
+    /// is larger).
     #[arg(long, default_value_t = 2.0, value_name = "PCT")]
     pub threshold: f64,
     /// Exit with code 3 when any metric regressed.
