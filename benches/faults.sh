@@ -127,6 +127,31 @@ rows=$(scalar "$WH" "select count(*) from requests")
 errors=$(wc -l < "$W/reader-errors")
 row "$ROUNDS × ingest ‖ compact ‖ site ‖ query" "$((expected - rows)) lost rows of $expected, $errors reader/compact errors"
 
+# 4b. triage ‖ compact ‖ site ------------------------------------------------------------------
+WH=$W/triage; mkdir -p "$WH"
+for i in $(seq 0 29); do
+  v=$([ "$i" -lt 15 ] && echo 100 || echo 130)
+  printf '{"metrics": [{"name": "t", "value": %s.%d, "unit": "ms", "better": "lower"}]}' "$v" $((i % 3)) > "$W/t$i.json"
+  ph "$WH" --quiet ingest --suite tri --format metrics-json --commit "$(printf '%040x' "$i")" "$W/t$i.json" >/dev/null 2>&1
+done
+alert=$(ph "$WH" alerts --format csv 2>/dev/null | sed -n 2p | cut -d, -f1)
+rm -f "$W/stop"; : > "$W/triage-errors"
+( while [ ! -e "$W/stop" ]; do ph "$WH" --quiet compact >/dev/null 2>>"$W/triage-errors" || echo compact >> "$W/triage-errors"; done ) &
+c1=$!
+( while [ ! -e "$W/stop" ]; do ph "$WH" --quiet site --out "$W/tsite" >/dev/null 2>>"$W/triage-errors" || echo site >> "$W/triage-errors"; done ) &
+c2=$!
+TRI=$(( N < 50 ? N : 50 )); ok_tri=0
+for i in $(seq 1 "$TRI"); do
+  state=$([ $((i % 2)) -eq 0 ] && echo acknowledged || echo new)
+  ph "$WH" --quiet triage "$alert" "$state" --note "round $i" >/dev/null 2>>"$W/triage-errors" && ok_tri=$((ok_tri + 1))
+done
+touch "$W/stop"; wait $c1 $c2
+events=$(scalar "$WH" "select count(*) from alerts")
+last=$(ph "$WH" alerts --all --format csv 2>/dev/null | sed -n 2p | cut -d, -f2)
+want=$([ $((TRI % 2)) -eq 0 ] && echo acknowledged || echo new)
+read -r problems left < <(check_counts "$WH")
+row "$TRI × triage ‖ compact ‖ site" "$ok_tri of $TRI triage commands ok, $events events kept (expected $TRI), state $last (expected $want), $(grep -c . "$W/triage-errors") errors; $problems problems, $left leftovers"
+
 # 5. corruption judged by check ---------------------------------------------------------------
 WH=$W/corrupt; mkdir -p "$WH"
 gen 100 1 > "$W/a.jsonl"; gen 100 2 > "$W/b.jsonl"
