@@ -439,6 +439,10 @@ pub struct ReportArgs {
     /// Exit with code 3 when any metric regressed.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// Record every regressed row as an alert (state `new`, once per row and candidate run), so
+    /// it is triaged with the change points (`perfhouse alerts`, the site, feed.xml).
+    #[arg(long)]
+    pub record_alerts: bool,
 }
 
 #[derive(Debug, Args)]

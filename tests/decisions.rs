@@ -133,6 +133,36 @@ fn two_revisions_on_one_runner_and_bisect_finds_the_slow_commit() {
         (1.5..2.6).contains(&ratio),
         "double the work: ratio {ratio}"
     );
+    // The PR report records the regression as an alert, once.
+    let md = wh.path().join("report.md");
+    for _ in 0..2 {
+        let o = perfhouse(
+            wh.path(),
+            &[
+                "report",
+                "--baseline",
+                "cprog#1@base",
+                "--candidate",
+                "cprog#1@head",
+                "--record-alerts",
+                "-o",
+                md.to_str().unwrap(),
+            ],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let alerts: serde_json::Value =
+        serde_json::from_str(&ok(wh.path(), &["alerts", "--format", "json"])).unwrap();
+    let from_report: Vec<&serde_json::Value> = alerts
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["note"].as_str().unwrap().starts_with("report: cprog #1 @base"))
+        .collect();
+    assert_eq!(from_report.len(), 1, "{alerts:#}");
+    assert_eq!(from_report[0]["metric"], "work_ms");
+    assert_eq!(from_report[0]["state"], "new");
+    assert_eq!(common::scalar(wh.path(), "select count(*) from alerts"), 1);
     // The run records the commit each arm ran.
     let labels = common::scalar(wh.path(), "select labels from runs");
     let labels = labels.as_str().unwrap();

@@ -158,6 +158,16 @@ async fn dispatch(cli: Cli) -> Result<()> {
             let baseline = compare::resolve(&q, &args.baseline).await?;
             let candidate = compare::resolve(&q, &args.candidate).await?;
             let c = compare::compare(&q, baseline, candidate, &opts).await?;
+            if args.record_alerts {
+                let known = crate::query::alerts::latest_events(&q).await?;
+                drop(q);
+                let recorded = record_report_alerts(&wh()?, &c, &known)?;
+                if !cli.quiet && recorded > 0 {
+                    eprintln!(
+                        "recorded {recorded} regression(s) as alerts (see `perfhouse alerts`)"
+                    );
+                }
+            }
             let text = match args.format {
                 crate::cli::ReportFormat::Md => report::pr_markdown(&c, args.site_url.as_deref()),
                 crate::cli::ReportFormat::Html => {
@@ -478,6 +488,45 @@ async fn dispatch(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `report --record-alerts`: each regressed row becomes an alert of the candidate run (state
+/// `new`, note naming the comparison), unless that alert already has an event. Returns how
+/// many were written.
+fn record_report_alerts(
+    wh: &crate::warehouse::Warehouse,
+    c: &compare::Comparison,
+    known: &std::collections::BTreeMap<String, crate::query::alerts::EventRow>,
+) -> Result<usize> {
+    let cand = &c.candidate.run;
+    let mut n = 0;
+    for r in c
+        .rows
+        .iter()
+        .filter(|r| r.verdict == crate::stats::verdict::Verdict::Regressed)
+    {
+        let id =
+            crate::query::alerts::alert_id(&cand.suite, &r.metric, &r.arm, &r.params, &cand.run_id);
+        if known.contains_key(&id) {
+            continue;
+        }
+        wh.record_alert(&crate::model::AlertEvent {
+            alert_id: id,
+            suite: cand.suite.clone(),
+            run_id: cand.run_id.clone(),
+            metric: r.metric.clone(),
+            arm: r.arm.clone(),
+            params: r.params.clone(),
+            git_commit: cand.git_commit.clone(),
+            magnitude: r.ratio.map_or(0.0, |x| x - 1.0),
+            regression: true,
+            state: "new".into(),
+            note: format!("report: {} → {}", c.baseline.label, c.candidate.label),
+            at_us: crate::model::now_us(),
+        })?;
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// The end of `run` and `calibrate`: warnings, the report (always for a dry run's schedule),

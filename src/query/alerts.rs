@@ -11,7 +11,9 @@
 //!   called across it.
 //!
 //! Open = `new` or `acknowledged`. An alert stays listed once triaged even when the change
-//! is no longer detected (an accepted change becomes a segment break).
+//! is no longer detected (an accepted change becomes a segment break). `report
+//! --record-alerts` adds the regressed rows of a PR report as alerts of the candidate run
+//! (their first event is `new`), triaged the same way.
 
 use std::collections::BTreeMap;
 
