@@ -157,7 +157,12 @@ fn two_revisions_on_one_runner_and_bisect_finds_the_slow_commit() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|a| a["note"].as_str().unwrap().starts_with("report: cprog #1 @base"))
+        .filter(|a| {
+            a["note"]
+                .as_str()
+                .unwrap()
+                .starts_with("report: cprog #1 @base")
+        })
         .collect();
     assert_eq!(from_report.len(), 1, "{alerts:#}");
     assert_eq!(from_report[0]["metric"], "work_ms");
