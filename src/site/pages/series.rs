@@ -395,7 +395,7 @@ pub(crate) async fn history_pages(
         let layout = ParamLayout::new(series.iter().map(|s| &s.params));
         headlines.insert(
             suite.to_string(),
-            dashboard(suite, &series, &open_series, &hrefs, &layout),
+            dashboard(&series, &open_series, &hrefs, &layout),
         );
     }
     let views = alerts
@@ -455,7 +455,6 @@ const HEADLINES: usize = 6;
 /// first, then those with open alerts, then the rest by name; at most [`HEADLINES`], and how
 /// many others there are.
 fn dashboard(
-    suite: &str,
     series: &[&crate::query::history::Series],
     open: &std::collections::BTreeSet<(String, String, String, crate::model::Params)>,
     hrefs: &BTreeMap<(String, String, String, crate::model::Params), (String, String)>,
@@ -565,7 +564,6 @@ fn dashboard(
             }
         })
         .collect();
-    let _ = suite;
     (views, others)
 }
 
