@@ -286,14 +286,16 @@ pub struct Annotation {
     pub text: String,
 }
 
-/// One triage event of an alert (the newest event of an alert is its state).
-#[derive(Debug, Clone, PartialEq)]
+/// One triage event of an alert (the newest event of an alert is its state): written by
+/// `Warehouse::record_alert`, read back by `query::alerts`.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct AlertEvent {
     pub alert_id: String,
     pub suite: String,
     pub run_id: String,
     pub metric: String,
     pub arm: String,
+    #[serde(with = "params_as_json")]
     pub params: Params,
     pub git_commit: Option<String>,
     pub magnitude: f64,

@@ -27,6 +27,23 @@ fn git(dir: &Path, args: &[&str]) {
     );
 }
 
+/// `perfhouse compare --format json` of two selections that must succeed.
+fn compare(wh: &Path, baseline: &str, candidate: &str) -> serde_json::Value {
+    let out = ok(
+        wh,
+        &[
+            "compare",
+            "--baseline",
+            baseline,
+            "--candidate",
+            candidate,
+            "--format",
+            "json",
+        ],
+    );
+    serde_json::from_str(&out).unwrap()
+}
+
 fn rev(dir: &Path, r: &str) -> String {
     let o = Command::new("git")
         .current_dir(dir)
@@ -257,20 +274,7 @@ better = "lower"
     // Without confirmation: inconclusive at 3 vs 3.
     ok(wh.path(), &["run", plan.to_str().unwrap(), "-q"]);
     let verdict = |run: &str| {
-        let o = ok(
-            wh.path(),
-            &[
-                "compare",
-                "--baseline",
-                &format!("ud#{run}@a"),
-                "--candidate",
-                &format!("ud#{run}@b"),
-                "--format",
-                "json",
-            ],
-        );
-        let c: serde_json::Value = serde_json::from_str(&o).unwrap();
-        c["rows"][0].clone()
+        compare(wh.path(), &format!("ud#{run}@a"), &format!("ud#{run}@b"))["rows"][0].clone()
     };
     assert_eq!(
         verdict("1")["verdict"],
@@ -337,19 +341,7 @@ better = "lower"
     );
     let source = common::scalar(wh.path(), "select source from runs");
     assert_eq!(source, "calibrate");
-    let c: serde_json::Value = serde_json::from_str(&ok(
-        wh.path(),
-        &[
-            "compare",
-            "--baseline",
-            "aa#1@gz",
-            "--candidate",
-            "aa#1@gz~aa",
-            "--format",
-            "json",
-        ],
-    ))
-    .unwrap();
+    let c = compare(wh.path(), "aa#1@gz", "aa#1@gz~aa");
     for r in c["rows"].as_array().unwrap() {
         assert!(
             r["verdict"] != "regressed" && r["verdict"] != "improved",

@@ -94,11 +94,11 @@ pub fn run_plans(
     }
     // An A/A calibration of the compressors' baseline arm (gzip against itself, 10 repeats
     // each): the site then judges gzip vs zstd with gzip's own noise, not the ±2 % floor.
-    let cal = crate::cli::CalibrateArgs {
+    let cal = crate::runner::CalibrateOptions {
         plan: root.join("compressors.toml"),
         repeats: 10,
         arm: Some("gzip".into()),
-        labels: Vec::new(),
+        labels: Default::default(),
     };
     let outcome =
         crate::runner::calibrate(wh, rt, &cal, true).context("calibrating compressors")?;

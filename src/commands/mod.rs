@@ -59,7 +59,13 @@ pub fn run(cli: Cli) -> Result<()> {
     }
     if let Command::Calibrate(args) = &cli.command {
         let wh = open_warehouse(&cli)?;
-        let outcome = crate::runner::calibrate(&wh, runtime.handle(), args, cli.quiet)?;
+        let opts = crate::runner::CalibrateOptions {
+            plan: args.plan.clone(),
+            repeats: args.repeats,
+            arm: args.arm.clone(),
+            labels: args.labels.iter().cloned().collect(),
+        };
+        let outcome = crate::runner::calibrate(&wh, runtime.handle(), &opts, cli.quiet)?;
         return finish_run(&outcome, cli.quiet);
     }
     if let Command::Bisect(args) = &cli.command {
@@ -324,44 +330,8 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 .collect();
             let text = match args.format {
                 OutputFormat::Json => serde_json::to_string_pretty(&list)? + "\n",
-                f => {
-                    let rows: Vec<Vec<String>> = list
-                        .iter()
-                        .map(|a| {
-                            vec![
-                                a.alert_id.clone(),
-                                a.state.clone(),
-                                a.suite.clone(),
-                                a.metric.clone(),
-                                a.arm.clone(),
-                                crate::model::params_text(&a.params),
-                                format!("{:+.1}%", a.magnitude * 100.0),
-                                if a.regression {
-                                    "regression"
-                                } else {
-                                    "improvement"
-                                }
-                                .into(),
-                                a.run_no.map_or(String::new(), |n| format!("#{n}")),
-                                a.git_commit.clone().unwrap_or_default(),
-                                a.note.clone(),
-                            ]
-                        })
-                        .collect();
-                    let header = [
-                        "alert", "state", "suite", "metric", "arm", "params", "change", "kind",
-                        "run", "commit", "note",
-                    ];
-                    let mut t = report::grid(&header, &rows, matches!(f, OutputFormat::Csv));
-                    if matches!(f, OutputFormat::Table) {
-                        t.push_str(&format!(
-                            "{} alert(s){}; set a state with `perfhouse triage ALERT STATE --note TEXT`\n",
-                            list.len(),
-                            if args.all { "" } else { " open" }
-                        ));
-                    }
-                    t
-                }
+                OutputFormat::Table => report::alerts(&list, args.all, report::TextLayout::Table),
+                OutputFormat::Csv => report::alerts(&list, args.all, report::TextLayout::Csv),
             };
             stdout.write_all(text.as_bytes())?;
         }
@@ -430,37 +400,8 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 std::fs::read_to_string(&args.input)
                     .with_context(|| args.input.display().to_string())?
             };
-            let mut series: Vec<(String, Vec<f64>)> = Vec::new();
-            for (i, line) in text.lines().enumerate() {
-                if i == 0 {
-                    if line.trim() != "series,value" {
-                        bail!(
-                            "{} line 1: expected the header `series,value`, found {line:?}",
-                            args.input.display()
-                        );
-                    }
-                    continue;
-                }
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let bad = || {
-                    anyhow::anyhow!(
-                        "{} line {}: expected `series,value` with a finite number, found {line:?}",
-                        args.input.display(),
-                        i + 1
-                    )
-                };
-                let (name, v) = line.rsplit_once(',').ok_or_else(bad)?;
-                let v: f64 = v.trim().parse().map_err(|_| bad())?;
-                if !v.is_finite() {
-                    return Err(bad());
-                }
-                match series.last_mut() {
-                    Some((n, values)) if n == name => values.push(v),
-                    _ => series.push((name.to_string(), vec![v])),
-                }
-            }
+            let series = history::parse_series_csv(&text)
+                .map_err(|why| anyhow::anyhow!("{} {why}", args.input.display()))?;
             let opts = crate::stats::changepoint::Options::default();
             let out: serde_json::Map<String, serde_json::Value> = series
                 .iter()
@@ -484,7 +425,12 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 .into_iter()
                 .filter(|e| args.suite.as_ref().is_none_or(|s| &e.suite == s))
                 .collect();
-            stdout.write_all(crate::query::noise::render(&entries, args.format)?.as_bytes())?;
+            let text = match args.format {
+                OutputFormat::Json => serde_json::to_string_pretty(&entries)? + "\n",
+                OutputFormat::Table => report::noise(&entries, report::TextLayout::Table),
+                OutputFormat::Csv => report::noise(&entries, report::TextLayout::Csv),
+            };
+            stdout.write_all(text.as_bytes())?;
         }
     }
     Ok(())
@@ -496,7 +442,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
 fn record_report_alerts(
     wh: &crate::warehouse::Warehouse,
     c: &compare::Comparison,
-    known: &std::collections::BTreeMap<String, crate::query::alerts::EventRow>,
+    known: &std::collections::BTreeMap<String, crate::model::AlertEvent>,
 ) -> Result<usize> {
     let cand = &c.candidate.run;
     let mut n = 0;

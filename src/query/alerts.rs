@@ -17,12 +17,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::history::Series;
 use super::{Query, QueryError};
-use crate::model::Params;
+use crate::model::{AlertEvent, Params};
 
 pub const STATES: [&str; 5] = ["new", "acknowledged", "invalid", "fixed", "accepted"];
 
@@ -67,28 +67,18 @@ pub struct Alert {
     pub detected: bool,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct EventRow {
-    pub alert_id: String,
-    pub suite: String,
-    pub run_id: String,
-    pub metric: String,
-    pub arm: String,
-    #[serde(with = "crate::model::params_as_json")]
-    pub params: Params,
-    pub git_commit: Option<String>,
-    pub magnitude: f64,
-    pub regression: bool,
-    pub state: String,
-    pub note: String,
-    pub at: String,
+/// `2026-12-01T14:00:00Z` for a time in µs since the epoch.
+fn rfc3339(at_us: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(at_us)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_default()
 }
 
 /// The newest event per alert, in event order.
-pub async fn latest_events(q: &Query) -> Result<BTreeMap<String, EventRow>, QueryError> {
-    let rows: Vec<EventRow> = q
+pub async fn latest_events(q: &Query) -> Result<BTreeMap<String, AlertEvent>, QueryError> {
+    let rows: Vec<AlertEvent> = q
         .rows(
-            "SELECT alert_id, suite, run_id, metric, arm, params, git_commit, magnitude, regression, state, note, CAST(at AS VARCHAR) AS at \
+            "SELECT alert_id, suite, run_id, metric, arm, params, git_commit, magnitude, regression, state, note, CAST(at AS BIGINT) AS at_us \
              FROM alerts ORDER BY at, alert_id",
         )
         .await?;
@@ -127,7 +117,7 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
                 regression: c.regression,
                 state: ev.as_ref().map_or("new".into(), |e| e.state.clone()),
                 note: ev.as_ref().map_or(String::new(), |e| e.note.clone()),
-                updated_at: ev.map_or(String::new(), |e| e.at),
+                updated_at: ev.map_or(String::new(), |e| rfc3339(e.at_us)),
                 detected: true,
             });
         }
@@ -153,7 +143,7 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
             regression: e.regression,
             state: e.state,
             note: e.note,
-            updated_at: e.at,
+            updated_at: rfc3339(e.at_us),
             detected: false,
         });
     }

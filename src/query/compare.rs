@@ -200,10 +200,10 @@ async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError> {
         ))
         .await?;
     let procs: Vec<ProcRow> = q
-        .rows(&format!("SELECT trial_id, process, cpu_ms_per_req FROM trial_proc WHERE run_id = {id} ORDER BY process"))
+        .rows(&format!("SELECT trial_id, process, cpu_ms_per_req FROM trial_proc WHERE run_id = {id} ORDER BY process, trial_id"))
         .await?;
     let metrics: Vec<MetricRow> = q
-        .rows(&format!("SELECT trial_id, name, unit, better, value FROM trial_metrics WHERE run_id = {id} AND NOT restates_requests ORDER BY name"))
+        .rows(&format!("SELECT trial_id, name, unit, better, value FROM trial_metrics WHERE run_id = {id} AND NOT restates_requests ORDER BY name, trial_id"))
         .await?;
     let by_trial: BTreeMap<i64, &FigRow> = trials
         .iter()
@@ -283,14 +283,17 @@ pub struct Row {
     /// The noise threshold this row was judged with, and where it came from.
     pub threshold: f64,
     pub threshold_source: String,
+    /// Which source set it: `calibration`, `history`, `floor` (`stats::noise::Source::name`)
+    /// or `given` (`--metric-threshold`).
+    pub threshold_from: &'static str,
     /// `p_value` after the Holm correction across the comparison's tests (see
     /// [`correct_for_many`]); `None` where the rank test could not decide anyway.
     pub p_adjusted: Option<f64>,
     /// Cliff's δ of the candidate's trials against the baseline's (−1…1): how much of the
     /// two distributions overlap, whatever their medians.
     pub cliffs_delta: Option<f64>,
-    /// The per-trial values behind the medians, so a reader sees whether one trial drives the
-    /// verdict.
+    /// The per-trial values behind the medians, in trial order, so a reader sees whether one
+    /// trial drives the verdict.
     pub baseline_values: Vec<f64>,
     pub candidate_values: Vec<f64>,
     /// Sorted by severity: regressed < inconclusive < improved < unchanged < info.
@@ -374,20 +377,14 @@ impl Comparison {
             .iter()
             .filter(|r| r.verdict != Verdict::Info)
             .collect();
-        let count = |p: &str| {
-            judged
-                .iter()
-                .filter(|r| r.threshold_source.starts_with(p))
-                .count()
-        };
         let mut parts = Vec::new();
-        for (prefix, what) in [
-            ("A/A", "from A/A calibration"),
+        for (from, what) in [
+            ("calibration", "from A/A calibration"),
             ("history", "from history"),
             ("given", "given"),
-            ("±", "at the floor"),
+            ("floor", "at the floor"),
         ] {
-            let n = count(prefix);
+            let n = judged.iter().filter(|r| r.threshold_from == from).count();
             if n > 0 {
                 parts.push(format!("{n} {what}"));
             }
@@ -467,9 +464,9 @@ pub async fn compare(
                 continue;
             };
             let mut vo = opts.verdict.clone();
-            let source = if let Some(t) = opts.thresholds.get(name) {
+            let (from, source) = if let Some(t) = opts.thresholds.get(name) {
                 vo.threshold = *t;
-                "given (--threshold)".to_string()
+                ("given", "given (--metric-threshold)".to_string())
             } else {
                 let key = (
                     a.sel.run.suite.clone(),
@@ -479,7 +476,7 @@ pub async fn compare(
                 );
                 let t = opts.noise.threshold(&key, va.len(), vb.len(), same_run);
                 vo.threshold = t.value.max(opts.verdict.threshold);
-                t.source.describe()
+                (t.source.name(), t.source.describe())
             };
             let j: Judged = judge(va, vb, *dir, &vo);
             rows.push(Row {
@@ -498,13 +495,13 @@ pub async fn compare(
                 p_value: j.p_value,
                 test: j.test,
                 cliffs_delta: crate::stats::cliffs_delta(va, vb),
-                baseline_values: sorted(va),
-                candidate_values: sorted(vb),
+                baseline_values: va.clone(),
+                candidate_values: vb.clone(),
                 threshold: vo.threshold,
-                threshold_source: source.clone(),
+                threshold_from: from,
                 p_adjusted: None,
                 verdict: j.verdict,
-                reason: if j.verdict == Verdict::Info || source.starts_with('±') {
+                reason: if j.verdict == Verdict::Info || from == "floor" {
                     j.reason
                 } else {
                     format!(
@@ -513,6 +510,7 @@ pub async fn compare(
                         crate::stats::verdict::band_pct(vo.threshold)
                     )
                 },
+                threshold_source: source,
             });
         }
     }
@@ -553,13 +551,6 @@ pub async fn compare(
         flags,
         diagnoses,
     })
-}
-
-/// Ascending (the order trials' rows come in is not fixed for every source).
-fn sorted(v: &[f64]) -> Vec<f64> {
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    v
 }
 
 /// Many metrics at once: the Holm step-down correction (family-wise error ≤ α across the
@@ -814,6 +805,7 @@ mod tests {
             },
             threshold: 0.02,
             threshold_source: "floor".into(),
+            threshold_from: "floor",
             cliffs_delta: None,
             baseline_values: Vec::new(),
             candidate_values: Vec::new(),

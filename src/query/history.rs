@@ -253,6 +253,41 @@ impl Series {
 
 /// Fills `s.breaks` and `s.changes` from its points: change points are searched within each
 /// segment (points of one benchmark version on one machine), never across a break.
+/// Series given as CSV (`series,value` header, then one row per point; a series' rows are
+/// consecutive), in order: what `perfhouse changepoints` reads. Errors say the line and what
+/// was expected.
+pub fn parse_series_csv(text: &str) -> Result<Vec<(String, Vec<f64>)>, String> {
+    let mut lines = text.lines();
+    match lines.next() {
+        Some(h) if h.trim() == "series,value" => {}
+        h => {
+            return Err(format!(
+                "line 1: expected the header `series,value`, found {:?}",
+                h.unwrap_or("")
+            ));
+        }
+    }
+    let mut series: Vec<(String, Vec<f64>)> = Vec::new();
+    for (i, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let bad = || {
+            format!(
+                "line {}: expected `series,value` with a finite number, found {line:?}",
+                i + 2
+            )
+        };
+        let (name, v) = line.rsplit_once(',').ok_or_else(bad)?;
+        let v: f64 = v.trim().parse().map_err(|_| bad())?;
+        if !v.is_finite() {
+            return Err(bad());
+        }
+        match series.last_mut() {
+            Some((n, values)) if n == name => values.push(v),
+            _ => series.push((name.to_string(), vec![v])),
+        }
+    }
+    Ok(series)
+}
+
 /// The change points of one segment as `history` calls them: E-divisive's significant
 /// splits whose magnitude is at least the segment's change threshold
 /// ([`change_threshold`] of its run-to-run σ; the ±2 % floor where the segment is too short

@@ -68,12 +68,27 @@ struct CalRun {
 
 impl NoiseModel {
     pub async fn load(q: &Query) -> Result<NoiseModel, CompareError> {
+        NoiseModel::from_series(q, &history::series(q, None, None).await?).await
+    }
+
+    /// The model from series already read (the site has them from `history`), plus the
+    /// calibration runs.
+    pub async fn from_series(
+        q: &Query,
+        series: &[history::Series],
+    ) -> Result<NoiseModel, CompareError> {
         let mut model = NoiseModel::default();
-        for s in history::series(q, None, None).await? {
+        for s in series {
             if let Some(n) = s.noise {
-                model
-                    .history
-                    .insert((s.suite, s.metric, s.arm, s.params), (n.sigma, n.deltas));
+                model.history.insert(
+                    (
+                        s.suite.clone(),
+                        s.metric.clone(),
+                        s.arm.clone(),
+                        s.params.clone(),
+                    ),
+                    (n.sigma, n.deltas),
+                );
             }
         }
         let runs: Vec<CalRun> = q
@@ -122,25 +137,30 @@ impl NoiseModel {
 
     /// The threshold for comparing `n1` vs `n2` trials of the series `key`, with its source.
     pub fn threshold(&self, key: &Key, n1: usize, n2: usize, same_run: bool) -> Threshold {
-        let hist = self.history.get(key).map(|&(sigma, deltas)| Threshold {
-            value: two_run_threshold(sigma),
-            source: Source::History { deltas, sigma },
-        });
-        let cal = self.calibration.get(key).and_then(|(run_no, pool)| {
-            calibrated(pool, n1, n2).map(|value| Threshold {
-                value: value.max(crate::stats::noise::FLOOR),
-                source: Source::Calibration {
-                    run_no: *run_no,
-                    per_side: pool.len() / 2,
-                },
+        let hist = || {
+            self.history.get(key).map(|&(sigma, deltas)| Threshold {
+                value: two_run_threshold(sigma),
+                source: Source::History { deltas, sigma },
             })
-        });
-        let order = if same_run { [cal, hist] } else { [hist, cal] };
-        order
-            .into_iter()
-            .flatten()
-            .next()
-            .unwrap_or_else(Threshold::floor)
+        };
+        // Resampling the pool costs 2,000 splits: only where the calibration is the one used.
+        let cal = || {
+            self.calibration.get(key).and_then(|(run_no, pool)| {
+                calibrated(pool, n1, n2).map(|value| Threshold {
+                    value: value.max(crate::stats::noise::FLOOR),
+                    source: Source::Calibration {
+                        run_no: *run_no,
+                        per_side: pool.len() / 2,
+                    },
+                })
+            })
+        };
+        let found = if same_run {
+            cal().or_else(hist)
+        } else {
+            hist().or_else(cal)
+        };
+        found.unwrap_or_else(Threshold::floor)
     }
 
     /// Every series the model knows, for `perfhouse noise`.
@@ -178,52 +198,4 @@ fn calibrated(pool: &[f64], n1: usize, n2: usize) -> Option<f64> {
     let h = pool.len() / 2;
     let t = aa_threshold(pool, h, h, 0xaa)?;
     Some(t * ((1.0 / n1 as f64 + 1.0 / n2 as f64) / (2.0 / h as f64)).sqrt())
-}
-
-/// `perfhouse noise` output: a table (percentages), CSV or JSON.
-pub fn render(entries: &[Entry], format: crate::cli::OutputFormat) -> anyhow::Result<String> {
-    use crate::cli::OutputFormat;
-    let pct = |v: Option<f64>| v.map_or(String::new(), |v| format!("{:.2}", v * 100.0));
-    let num = |v: Option<usize>| v.map_or(String::new(), |v| v.to_string());
-    let header = [
-        "suite",
-        "metric",
-        "arm",
-        "params",
-        "sigma_pct",
-        "deltas",
-        "two_runs_pct",
-        "calibration_run",
-        "calibration_trials",
-        "aa_3v3_pct",
-    ];
-    let rows: Vec<Vec<String>> = entries
-        .iter()
-        .map(|e| {
-            vec![
-                e.suite.clone(),
-                e.metric.clone(),
-                e.arm.clone(),
-                crate::model::params_text(&e.params),
-                pct(e.sigma),
-                num(e.deltas),
-                pct(e.two_runs),
-                e.calibration_run.map_or(String::new(), |r| format!("#{r}")),
-                num(e.calibration_trials),
-                pct(e.aa_3v3),
-            ]
-        })
-        .collect();
-    Ok(match format {
-        OutputFormat::Json => serde_json::to_string_pretty(entries)? + "\n",
-        OutputFormat::Csv => crate::report::grid(&header, &rows, true),
-        OutputFormat::Table => {
-            let mut w = crate::report::grid(&header, &rows, false);
-            w.push_str(&format!(
-                "{} series; σ = relative run-to-run noise of the newest segment; two_runs = z·√2·σ (1 % target, ±2 % floor); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration\n",
-                entries.len()
-            ));
-            w
-        }
-    })
 }

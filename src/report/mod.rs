@@ -217,7 +217,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
     let header = [
         "suite", "metric", "arm", "params", "runs", "latest", "changes",
     ];
-    let mut rows: Vec<[String; 7]> = series
+    let rows: Vec<Vec<String>> = series
         .iter()
         .map(|s| {
             let changes: Vec<String> = s
@@ -241,7 +241,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                     )
                 })
                 .collect();
-            [
+            vec![
                 s.suite.clone(),
                 if s.unit.is_empty() {
                     s.metric.clone()
@@ -256,38 +256,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
             ]
         })
         .collect();
-    let mut out = String::new();
-    if format == TextLayout::Csv {
-        let quote = |c: &str| {
-            if c.contains([',', '"', '\n']) {
-                format!("\"{}\"", c.replace('"', "\"\""))
-            } else {
-                c.to_string()
-            }
-        };
-        let _ = writeln!(out, "{}", header.join(","));
-        for r in &rows {
-            let _ = writeln!(
-                out,
-                "{}",
-                r.iter().map(|c| quote(c)).collect::<Vec<_>>().join(",")
-            );
-        }
-        return out;
-    }
-    rows.insert(0, header.map(String::from));
-    let widths: Vec<usize> = (0..7)
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    for r in &rows {
-        let line: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
-            .collect();
-        let _ = writeln!(out, "{}", line.join("  ").trim_end());
-    }
-    out
+    grid(&header, &rows, format)
 }
 
 /// One Markdown table row of a comparison (verdict icon, metric with unit, medians, change,
@@ -613,29 +582,31 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
     s
 }
 
-/// Rows under a header as CSV (`csv`: quoted where needed) or as space-aligned columns.
-pub fn grid(header: &[&str], rows: &[Vec<String>], csv: bool) -> String {
-    let all: Vec<Vec<String>> = std::iter::once(header.iter().map(|h| h.to_string()).collect())
-        .chain(rows.iter().cloned())
-        .collect();
+/// Rows under a header: CSV with a header row (quoted where needed), or space-aligned
+/// columns. Every text listing of the CLI (`history`, `noise`, `alerts`) goes through it.
+pub fn grid(header: &[&str], rows: &[Vec<String>], layout: TextLayout) -> String {
     let mut w = String::new();
-    if csv {
-        for r in &all {
-            let cells: Vec<String> = r
-                .iter()
-                .map(|c| {
-                    if c.contains([',', '"', '\n']) {
-                        format!("\"{}\"", c.replace('"', "\"\""))
-                    } else {
-                        c.clone()
-                    }
-                })
-                .collect();
-            w.push_str(&cells.join(","));
-            w.push('\n');
+    if layout == TextLayout::Csv {
+        let quote = |c: &str| {
+            if c.contains([',', '"', '\n']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.to_string()
+            }
+        };
+        let _ = writeln!(w, "{}", header.join(","));
+        for r in rows {
+            let _ = writeln!(
+                w,
+                "{}",
+                r.iter().map(|c| quote(c)).collect::<Vec<_>>().join(",")
+            );
         }
         return w;
     }
+    let all: Vec<Vec<String>> = std::iter::once(header.iter().map(|h| h.to_string()).collect())
+        .chain(rows.iter().cloned())
+        .collect();
     let widths: Vec<usize> = (0..header.len())
         .map(|i| {
             all.iter()
@@ -650,8 +621,92 @@ pub fn grid(header: &[&str], rows: &[Vec<String>], csv: bool) -> String {
             .zip(&widths)
             .map(|(c, n)| format!("{c:<n$}"))
             .collect();
-        w.push_str(line.join("  ").trim_end());
-        w.push('\n');
+        let _ = writeln!(w, "{}", line.join("  ").trim_end());
+    }
+    w
+}
+
+/// `perfhouse noise` as text: the model per series, percentages.
+pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> String {
+    let pct = |v: Option<f64>| v.map_or(String::new(), |v| format!("{:.2}", v * 100.0));
+    let num = |v: Option<usize>| v.map_or(String::new(), |v| v.to_string());
+    let header = [
+        "suite",
+        "metric",
+        "arm",
+        "params",
+        "sigma_pct",
+        "deltas",
+        "two_runs_pct",
+        "calibration_run",
+        "calibration_trials",
+        "aa_3v3_pct",
+    ];
+    let rows: Vec<Vec<String>> = entries
+        .iter()
+        .map(|e| {
+            vec![
+                e.suite.clone(),
+                e.metric.clone(),
+                e.arm.clone(),
+                crate::model::params_text(&e.params),
+                pct(e.sigma),
+                num(e.deltas),
+                pct(e.two_runs),
+                e.calibration_run.map_or(String::new(), |r| format!("#{r}")),
+                num(e.calibration_trials),
+                pct(e.aa_3v3),
+            ]
+        })
+        .collect();
+    let mut w = grid(&header, &rows, layout);
+    if layout == TextLayout::Table {
+        let _ = writeln!(
+            w,
+            "{} series; σ = relative run-to-run noise of the newest segment; two_runs = z·√2·σ (1 % target, ±2 % floor); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration",
+            entries.len()
+        );
+    }
+    w
+}
+
+/// `perfhouse alerts` as text; `all`: closed ones are listed too.
+pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayout) -> String {
+    let header = [
+        "alert", "state", "suite", "metric", "arm", "params", "change", "kind", "run", "commit",
+        "note",
+    ];
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|a| {
+            vec![
+                a.alert_id.clone(),
+                a.state.clone(),
+                a.suite.clone(),
+                a.metric.clone(),
+                a.arm.clone(),
+                crate::model::params_text(&a.params),
+                format!("{:+.1}%", a.magnitude * 100.0),
+                if a.regression {
+                    "regression"
+                } else {
+                    "improvement"
+                }
+                .into(),
+                a.run_no.map_or(String::new(), |n| format!("#{n}")),
+                a.git_commit.clone().unwrap_or_default(),
+                a.note.clone(),
+            ]
+        })
+        .collect();
+    let mut w = grid(&header, &rows, layout);
+    if layout == TextLayout::Table {
+        let _ = writeln!(
+            w,
+            "{} alert(s){}; set a state with `perfhouse triage ALERT STATE --note TEXT`",
+            list.len(),
+            if all { "" } else { " open" }
+        );
     }
     w
 }

@@ -137,26 +137,32 @@ pub fn bisect(
         }
         Ok(out.run_id.unwrap_or_default())
     };
-    let judge = |run_id: &str, a: &str, b: &str| -> Result<(Verdict, Option<f64>)> {
+    // Each pair (baseline arm, candidate arm) of a step's run, judged in one read of the
+    // warehouse (its noise model includes the step's run).
+    let judge = |run_id: &str, pairs: &[(&str, &str)]| -> Result<Vec<(Verdict, Option<f64>)>> {
         rt.block_on(async {
             let q = Query::open(wh).await?;
             let copts = CompareOptions {
                 noise: NoiseModel::load(&q).await?,
                 ..CompareOptions::default()
             };
-            let rows = decide::arm_rows(&q, run_id, a, b, &opts.metric, &copts).await?;
-            if rows.is_empty() {
-                bail!(
-                    "metric {:?} has no rows in run {run_id} (see `perfhouse compare`)",
-                    opts.metric
-                );
+            let mut out = Vec::new();
+            for (a, b) in pairs {
+                let rows = decide::arm_rows(&q, run_id, a, b, &opts.metric, &copts).await?;
+                if rows.is_empty() {
+                    bail!(
+                        "metric {:?} has no rows in run {run_id} (see `perfhouse compare`)",
+                        opts.metric
+                    );
+                }
+                out.push(worst(&rows));
             }
-            Ok(worst(&rows))
+            Ok(out)
         })
     };
     let result = (|| {
         let ends_run = run(0, &[("good", &good), ("bad", &bad)])?;
-        let (ends, ends_ratio) = judge(&ends_run, "good", "bad")?;
+        let (ends, ends_ratio) = judge(&ends_run, &[("good", "bad")])?[0];
         let mut outcome = BisectOutcome {
             good: good.clone(),
             bad: bad.clone(),
@@ -180,8 +186,8 @@ pub fn bisect(
             let commit = &candidates[mid as usize];
             let step = outcome.steps.len() + 1;
             let run_id = run(step, &[("good", &good), ("mid", commit), ("bad", &bad)])?;
-            let (vs_good, ratio_vs_good) = judge(&run_id, "good", "mid")?;
-            let (vs_bad, ratio_vs_bad) = judge(&run_id, "mid", "bad")?;
+            let judged = judge(&run_id, &[("good", "mid"), ("mid", "bad")])?;
+            let ((vs_good, ratio_vs_good), (vs_bad, ratio_vs_bad)) = (judged[0], judged[1]);
             let (is_bad, how) = if vs_good == Verdict::Regressed {
                 (true, "regressed against good".to_string())
             } else if vs_bad == Verdict::Regressed {

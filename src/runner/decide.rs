@@ -42,12 +42,18 @@ impl UntilDecided {
     }
 }
 
+/// The noise model of `wh`, read once per run: the looks judge with the warehouse's history
+/// and calibrations, which the run in progress does not change.
+pub fn noise_model(rt: &tokio::runtime::Handle, wh: &Warehouse) -> Result<NoiseModel> {
+    rt.block_on(async { anyhow::Ok(NoiseModel::load(&Query::open(wh).await?).await?) })
+}
+
 /// The verdicts on `metric` (per arm pair × params) of the run so far, judged at `alpha`: the
 /// run is landed in a scratch warehouse under `scratch` (never in the real one until it is
-/// complete) and compared there, with the noise model of `wh`.
+/// complete) and compared there, with `noise`.
 pub fn verdicts(
     rt: &tokio::runtime::Handle,
-    wh: &Warehouse,
+    noise: &NoiseModel,
     scratch: &Path,
     run: &Run,
     data: &RunData,
@@ -58,14 +64,13 @@ pub fn verdicts(
     let probe = Warehouse::open(&dir)?;
     probe.append_run(run, data)?;
     let out = rt.block_on(async {
-        let noise = NoiseModel::load(&Query::open(wh).await?).await?;
         let q = Query::open(&probe).await?;
         let opts = CompareOptions {
             verdict: VerdictOptions {
                 alpha,
                 ..VerdictOptions::default()
             },
-            noise,
+            noise: noise.clone(),
             ..CompareOptions::default()
         };
         let arms: Vec<String> = {

@@ -59,6 +59,16 @@ pub struct RunOptions {
     pub source: Option<String>,
 }
 
+/// What `perfhouse calibrate` runs: the plan's arm (the first unless `arm`) against itself,
+/// `repeats` times each.
+#[derive(Debug, Clone)]
+pub struct CalibrateOptions {
+    pub plan: PathBuf,
+    pub repeats: u32,
+    pub arm: Option<String>,
+    pub labels: BTreeMap<String, String>,
+}
+
 #[derive(Debug)]
 pub struct RunOutcome {
     pub run_id: Option<String>,
@@ -184,7 +194,7 @@ pub fn install_signal_handlers() {
 pub fn calibrate(
     wh: &Warehouse,
     rt: &tokio::runtime::Handle,
-    args: &crate::cli::CalibrateArgs,
+    args: &CalibrateOptions,
     quiet: bool,
 ) -> Result<RunOutcome> {
     if args.repeats < 5 {
@@ -218,7 +228,7 @@ pub fn calibrate(
     plan.arms = vec![arm.clone(), twin];
     plan.run.repeats = args.repeats;
     plan.run.order = plan::Order::Interleaved;
-    let mut labels: BTreeMap<String, String> = args.labels.iter().cloned().collect();
+    let mut labels = args.labels.clone();
     labels.insert("calibration".into(), arm.name.clone());
     let opts = RunOptions {
         plan: args.plan.clone(),
@@ -291,6 +301,25 @@ pub fn execute_with(
     let mut schedule = plan.schedule();
     let mut planned_total = schedule.len();
     let started = now_us();
+    let base = Run {
+        run_id: run_id.clone(),
+        suite: plan.suite.clone(),
+        started_at_us: started,
+        finished_at_us: started,
+        ingested_at_us: started,
+        source: opts.source.clone().unwrap_or_else(|| "runner".to_string()),
+        git_commit: captured.git_commit.clone(),
+        git_branch: captured.git_branch.clone(),
+        git_dirty: captured.git_dirty,
+        host: captured.host.clone(),
+        env_fingerprint: Some(captured.fingerprint.clone()),
+        env: captured.env.to_string(),
+        labels,
+        input_digest: hex::encode(Sha256::digest(format!("runner:{run_id}").as_bytes())),
+        status: RunStatus::Ok,
+    };
+    // The warehouse's noise model, read once at the first --until-decided look.
+    let mut noise: Option<crate::query::noise::NoiseModel> = None;
     let mut data = RunData::default();
     let mut failed = 0;
     let mut next_id = 0usize;
@@ -354,17 +383,12 @@ pub fn execute_with(
         look += 1;
         let looks = u.looks(plan.run.repeats);
         let alpha = decide::ALPHA / f64::from(looks);
-        let probe = make_run(
-            &run_id,
-            &plan,
-            started,
-            &captured,
-            &labels,
-            &data,
-            false,
-            planned_total,
-        );
-        let verdicts = decide::verdicts(rt, wh, &scratch, &probe, &data, &u.metric, alpha)?;
+        let noise = match &noise {
+            Some(n) => n,
+            None => noise.insert(decide::noise_model(rt, wh)?),
+        };
+        let probe = finished(&base, &data, false, planned_total);
+        let verdicts = decide::verdicts(rt, noise, &scratch, &probe, &data, &u.metric, alpha)?;
         let open = verdicts
             .iter()
             .filter(|(_, v)| *v == crate::stats::verdict::Verdict::Inconclusive)
@@ -401,21 +425,7 @@ pub fn execute_with(
             data.trials.len()
         ));
     }
-    let run = make_run(
-        &run_id,
-        &plan,
-        started,
-        &captured,
-        &labels,
-        &data,
-        interrupted,
-        planned_total,
-    );
-    let source = opts.source.clone();
-    let run = Run {
-        source: source.unwrap_or(run.source),
-        ..run
-    };
+    let run = finished(&base, &data, interrupted, planned_total);
     let ran = data.trials.len();
     wh.append_run(&run, &data)?;
     if opts.worktrees.is_none() && !arm_dirs.is_empty() {
@@ -451,17 +461,9 @@ fn mark_discarded(data: &mut RunData) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn make_run(
-    run_id: &str,
-    plan: &Plan,
-    started: i64,
-    captured: &env::Captured,
-    labels: &BTreeMap<String, String>,
-    data: &RunData,
-    interrupted: bool,
-    planned: usize,
-) -> Run {
+/// The run as it lands after `data`: `base` with the status its trials give (interrupted when
+/// cancelled, partial when fewer than `planned` ran) and the finish time.
+fn finished(base: &Run, data: &RunData, interrupted: bool, planned: usize) -> Run {
     let status = match RunStatus::of(&data.trials) {
         _ if interrupted => RunStatus::Interrupted,
         // --fail-fast stopped it before the end.
@@ -469,21 +471,10 @@ fn make_run(
         s => s,
     };
     Run {
-        run_id: run_id.to_string(),
-        suite: plan.suite.clone(),
-        started_at_us: started,
         finished_at_us: now_us(),
         ingested_at_us: now_us(),
-        source: "runner".to_string(),
-        git_commit: captured.git_commit.clone(),
-        git_branch: captured.git_branch.clone(),
-        git_dirty: captured.git_dirty,
-        host: captured.host.clone(),
-        env_fingerprint: Some(captured.fingerprint.clone()),
-        env: captured.env.to_string(),
-        labels: labels.clone(),
-        input_digest: hex::encode(Sha256::digest(format!("runner:{run_id}").as_bytes())),
         status,
+        ..base.clone()
     }
 }
 

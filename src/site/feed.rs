@@ -9,18 +9,13 @@ use crate::site::AlertView;
 /// The most entries a feed carries.
 const MAX_ENTRIES: usize = 200;
 
+/// The entry's time: RFC 3339 already (Arrow writes stored timestamps so, and triage times
+/// are formatted so); the epoch where there is none.
 fn rfc3339(t: &str) -> String {
-    // Stored timestamps read as `2026-12-01T12:00:00Z` or `2026-12-01 12:00:00`; Atom wants
-    // RFC 3339.
-    let t = t.trim();
     if t.is_empty() {
-        return "1970-01-01T00:00:00Z".to_string();
-    }
-    let t = t.replacen(' ', "T", 1);
-    if t.ends_with('Z') || t.contains('+') {
-        t
+        "1970-01-01T00:00:00Z".to_string()
     } else {
-        format!("{t}Z")
+        t.to_string()
     }
 }
 

@@ -93,8 +93,10 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
             Some((r.run_id.as_str(), url))
         })
         .collect();
+    // History once: the series pages, the alerts, the dashboard and the noise model read it.
+    let history = crate::query::history::history(query, None, None, &Default::default()).await?;
     let (all_alerts, mut headlines) =
-        history_pages(&mut w, query, &css, &notes_by_run, &commit_urls).await?;
+        history_pages(&mut w, query, &css, &notes_by_run, &commit_urls, &history).await?;
     w.put("feed.xml", feed::atom(&all_alerts).as_bytes())?;
     let closed = all_alerts.iter().filter(|a| !a.open).count();
     let mut alerts: Vec<AlertView> = all_alerts.into_iter().filter(|a| a.open).collect();
@@ -148,7 +150,7 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
 
     let pre = Prefetch::load(query).await?;
     let opts = crate::query::compare::CompareOptions {
-        noise: crate::query::noise::NoiseModel::load(query).await?,
+        noise: crate::query::noise::NoiseModel::from_series(query, &history).await?,
         ..Default::default()
     };
     let none = Vec::new();

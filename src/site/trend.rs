@@ -26,8 +26,8 @@ pub struct Point<'a> {
     pub commit: &'a str,
     /// `YYYY-MM-DD`.
     pub date: &'a str,
-    pub href: String,
-    /// The run id (the hover data links `../../runs/<id>/index.html`).
+    /// The run id: each mark links the run's page, `../../runs/<id>/index.html` (series pages
+    /// sit two levels down).
     pub id: &'a str,
 }
 
@@ -364,7 +364,7 @@ pub fn svg(t: &Trend) -> String {
             let _ = write!(
                 s,
                 "<a href=\"{}\"><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{BLUE}\"><title>#{} · {}{} · {} {}</title></circle></a>",
-                esc(&p.href),
+                format_args!("../../runs/{}/index.html", esc(p.id)),
                 x(i as f64),
                 y(p.value),
                 if n <= 60 { 3.5 } else { 2.5 },
@@ -447,6 +447,7 @@ mod tests {
 
     #[test]
     fn points_are_titled_linked_and_x_is_labelled_by_run() {
+        let ids: Vec<String> = (0..10).map(|i| format!("r{i}")).collect();
         let pts: Vec<Point> = (0..10)
             .map(|i| Point {
                 value: if i < 5 { 10.0 } else { 12.0 },
@@ -455,8 +456,7 @@ mod tests {
                 run_no: 100 + i,
                 commit: "abc1234",
                 date: "2026-12-01",
-                href: format!("../../runs/r{i}/index.html"),
-                id: "r",
+                id: &ids[i as usize],
             })
             .collect();
         let s = svg(&Trend {

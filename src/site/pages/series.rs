@@ -112,20 +112,34 @@ pub(crate) async fn history_pages(
     css: &str,
     notes: &BTreeMap<&str, Vec<&NoteRow>>,
     commit_urls: &BTreeMap<&str, String>,
+    all: &[crate::query::history::Series],
 ) -> Result<(Vec<AlertView>, BTreeMap<String, (Vec<HeadlineView>, usize)>), SiteError> {
-    let all = crate::query::history::history(query, None, None, &Default::default()).await?;
     let mut headlines: BTreeMap<String, (Vec<HeadlineView>, usize)> = BTreeMap::new();
     let mut hrefs: BTreeMap<(String, String, String, crate::model::Params), (String, String)> =
         BTreeMap::new();
+    let alerts = crate::query::alerts::alerts(query, all).await?;
+    let open_series: std::collections::BTreeSet<(String, String, String, crate::model::Params)> =
+        alerts
+            .iter()
+            .filter(|a| crate::query::alerts::is_open(&a.state))
+            .map(|a| {
+                (
+                    a.suite.clone(),
+                    a.metric.clone(),
+                    a.arm.clone(),
+                    a.params.clone(),
+                )
+            })
+            .collect();
     let mut by_suite: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
-    for s in &all {
+    for s in all {
         by_suite.entry(s.suite.as_str()).or_default().push(s);
     }
     for (suite, series) in by_suite {
         let dir = format!("suites/{}", slug(suite));
         let layout = ParamLayout::new(series.iter().map(|s| &s.params));
         let mut links = Vec::new();
-        for s in series {
+        for s in &series {
             let file = format!(
                 "{}.html",
                 slug(&format!(
@@ -218,7 +232,6 @@ pub(crate) async fn history_pages(
                     run_no: p.run_no,
                     commit: &commits[i],
                     date: &dates[i],
-                    href: format!("../../runs/{}/index.html", p.run_id),
                     id: &p.run_id,
                 })
                 .collect();
@@ -372,27 +385,6 @@ pub(crate) async fn history_pages(
                 groups: group_by_metric(links),
             },
         )?;
-    }
-    let alerts = crate::query::alerts::alerts(query, &all).await?;
-    let open_series: std::collections::BTreeSet<(String, String, String, crate::model::Params)> =
-        alerts
-            .iter()
-            .filter(|a| crate::query::alerts::is_open(&a.state))
-            .map(|a| {
-                (
-                    a.suite.clone(),
-                    a.metric.clone(),
-                    a.arm.clone(),
-                    a.params.clone(),
-                )
-            })
-            .collect();
-    let mut by_suite: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
-    for s in &all {
-        by_suite.entry(s.suite.as_str()).or_default().push(s);
-    }
-    for (suite, series) in by_suite {
-        let layout = ParamLayout::new(series.iter().map(|s| &s.params));
         headlines.insert(
             suite.to_string(),
             dashboard(&series, &open_series, &hrefs, &layout),
