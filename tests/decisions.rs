@@ -44,6 +44,12 @@ fn compare(wh: &Path, baseline: &str, candidate: &str) -> serde_json::Value {
     serde_json::from_str(&out).unwrap()
 }
 
+fn write_plan(dir: &Path, text: &str) -> std::path::PathBuf {
+    let plan = dir.join("plan.toml");
+    fs::write(&plan, text).unwrap();
+    plan
+}
+
 fn rev(dir: &Path, r: &str) -> String {
     let o = Command::new("git")
         .current_dir(dir)
@@ -246,9 +252,8 @@ fn until_decided_turns_an_inconclusive_three_vs_three_into_a_decision() {
     let dir = tempfile::tempdir().unwrap();
     // Real processes printing prepared values: the candidate is 8 % slower, with noise that
     // leaves 3 vs 3 inconclusive (its CI straddles the band).
-    let plan = dir.path().join("plan.toml");
-    fs::write(
-        &plan,
+    let plan = write_plan(
+        dir.path(),
         r#"
 suite = "ud"
 [run]
@@ -269,8 +274,7 @@ regex = 'ms: ([0-9.]+)'
 unit = "ms"
 better = "lower"
 "#,
-    )
-    .unwrap();
+    );
     // Without confirmation: inconclusive at 3 vs 3.
     ok(wh.path(), &["run", plan.to_str().unwrap(), "-q"]);
     let verdict = |run: &str| {
@@ -315,9 +319,8 @@ better = "lower"
 fn an_aa_calibration_calls_nothing_and_sets_the_arms_threshold() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let plan = dir.path().join("plan.toml");
-    fs::write(
-        &plan,
+    let plan = write_plan(
+        dir.path(),
         r#"
 suite = "aa"
 [run]
@@ -333,8 +336,7 @@ regex = 'us: ([0-9]+)'
 unit = "us"
 better = "lower"
 "#,
-    )
-    .unwrap();
+    );
     ok(
         wh.path(),
         &["calibrate", plan.to_str().unwrap(), "--repeats", "10", "-q"],

@@ -513,16 +513,21 @@ impl Plan {
     /// `count` more measured repeats of every arm × params, interleaved, numbered from
     /// `from` (what `--until-decided` adds while a metric is inconclusive).
     pub fn more_repeats(&self, from: u32, count: u32) -> Vec<Planned> {
+        self.passes(from..from + count, false)
+    }
+
+    /// One pass over every params × arm (arms interleaved) per repeat number in `repeats`.
+    fn passes(&self, repeats: std::ops::Range<u32>, warmup: bool) -> Vec<Planned> {
         let (arms, sets) = (self.arms(), self.param_sets());
         let mut out = Vec::new();
-        for r in from..from + count {
+        for r in repeats {
             for p in &sets {
                 for a in &arms {
                     out.push(Planned {
                         arm: a.clone(),
                         params: p.clone(),
                         repeat: r as i32,
-                        warmup: false,
+                        warmup,
                     });
                 }
             }
@@ -533,20 +538,8 @@ impl Plan {
     pub fn schedule(&self) -> Vec<Planned> {
         let arms = self.arms();
         let sets = self.param_sets();
-        let mut out = Vec::new();
         // Warm-ups first, one pass per arm × params (interleaved across arms).
-        for w in 0..self.run.warmup {
-            for p in &sets {
-                for a in &arms {
-                    out.push(Planned {
-                        arm: a.clone(),
-                        params: p.clone(),
-                        repeat: w as i32,
-                        warmup: true,
-                    });
-                }
-            }
-        }
+        let mut out = self.passes(0..self.run.warmup, true);
         let mut measured = Vec::new();
         match self.run.order {
             // A,B,A,B…: each repeat visits every params × arm before the next repeat.
