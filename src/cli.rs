@@ -482,6 +482,11 @@ pub struct SiteArgs {
     /// Output directory.
     #[arg(long, short, default_value = "site")]
     pub out: PathBuf,
+    /// Render every page again, ignoring what an earlier build left in OUT/.perfhouse-cache
+    /// (a committed run's pages are otherwise rendered once and reused while their inputs are
+    /// the same; the output is identical either way).
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,12 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
+        // The build cache is not part of the site (`publish` leaves it out).
+        .filter(|e| {
+            !e.path()
+                .components()
+                .any(|c| c.as_os_str() == ".perfhouse-cache")
+        })
         .map(|e| {
             (
                 e.path()
@@ -388,4 +394,132 @@ fn transfer_page_draws_gbps_by_object_size_per_placement() {
     // 4 rows per metric: 2 placements × 2 object sizes; 13.22 GB/s for 4 MiB objects.
     assert_eq!(t.matches("<td>read_gbps.best</td>").count(), 4);
     assert!(t.contains("<td class=\"num\">13.22</td>"));
+}
+
+/// `site` prints "site: N runs (R reused), …": R, the runs whose pages came from the cache.
+fn reused(log: &str) -> (usize, usize) {
+    let rest = log.split("site: ").nth(1).expect(log);
+    let runs = rest.split_whitespace().next().unwrap().parse().unwrap();
+    let reused = rest
+        .split('(')
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    (runs, reused.parse().unwrap())
+}
+
+/// One metrics-json run: `arms` arms × 3 repeats of two metrics, scaled by `level`.
+fn metrics_run(dir: &Path, i: usize, arms: &[&str], level: f64) -> String {
+    let mut entries = Vec::new();
+    for arm in arms {
+        for r in 0..3 {
+            for m in 0..2 {
+                let v = 100.0 * level * (1.0 + 0.01 * ((i * 7 + r * 3 + m) as f64).sin());
+                entries.push(format!(
+                    "{{\"name\": \"op{m}\", \"value\": {v}, \"unit\": \"ms\", \"better\": \"lower\", \"arm\": \"{arm}\", \"repeat\": {r}}}"
+                ));
+            }
+        }
+    }
+    let path = dir.join(format!("run-{}-{i}.json", arms.len()));
+    fs::write(&path, format!("{{\"metrics\": [{}]}}", entries.join(","))).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_rebuild_renders_only_the_runs_whose_inputs_changed_and_equals_a_full_build() {
+    let wh = tempfile::tempdir().unwrap();
+    let inputs = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let full = |dir: &Path| {
+        let log = ok(
+            wh.path(),
+            &["site", "--out", dir.to_str().unwrap(), "--full"],
+        );
+        assert_eq!(reused(&log).1, 0, "{log}");
+    };
+    let build = || ok(wh.path(), &["site", "--out", out.path().to_str().unwrap()]);
+    let ingest = |suite: &str, file: &str| {
+        ok(
+            wh.path(),
+            &["ingest", "--suite", suite, "--format", "metrics-json", file],
+        );
+    };
+    // Suite `s`: 6 single-arm runs. Suite `ab`: 9 two-arm runs, enough history (8 deltas) for
+    // a noise model, which the A/B pages judge with.
+    for i in 0..6 {
+        ingest("s", &metrics_run(inputs.path(), i, &["main"], 1.0));
+    }
+    for i in 0..9 {
+        ingest("ab", &metrics_run(inputs.path(), i, &["base", "cand"], 1.0));
+    }
+    assert_eq!(reused(&build()), (15, 0));
+    assert_eq!(
+        reused(&build()),
+        (15, 15),
+        "nothing new: every run's pages reused"
+    );
+
+    // A new run of `s`: only its pages are rendered; `ab`'s noise model did not move.
+    ingest("s", &metrics_run(inputs.path(), 6, &["main"], 1.3));
+    assert_eq!(reused(&build()), (16, 15));
+    let reference = tempfile::tempdir().unwrap();
+    full(reference.path());
+    assert_eq!(files(out.path()), files(reference.path()));
+    // The series page has the new point (the cached history rows plus the new run's).
+    let runs = query(
+        wh.path(),
+        "select run_id, suite from runs order by started_at",
+    );
+    let newest = runs.iter().rev().find(|r| r["suite"] == "s").unwrap()["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let series = files(out.path())
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("suites/s-") && name.contains("/op0-"))
+        .map(|(_, b)| String::from_utf8(b).unwrap())
+        .collect::<Vec<_>>();
+    assert!(!series.is_empty() && series.iter().all(|p| p.contains(&newest)));
+
+    // A new run of `ab` moves its noise model: every `ab` run's A/B pages are judged again.
+    ingest("ab", &metrics_run(inputs.path(), 9, &["base", "cand"], 1.0));
+    assert_eq!(reused(&build()), (17, 7));
+    // A note on an old run: that run's page again, with the note.
+    let old = runs[0]["run_id"].as_str().unwrap().to_string();
+    ok(wh.path(), &["annotate", &old, "rebuilt for its note"]);
+    assert_eq!(reused(&build()), (17, 16));
+    let page = out.path().join(format!("runs/{old}/index.html"));
+    assert!(
+        fs::read_to_string(&page)
+            .unwrap()
+            .contains("rebuilt for its note")
+    );
+    // A page removed from the output is rendered again.
+    fs::remove_file(&page).unwrap();
+    assert_eq!(reused(&build()), (17, 16));
+    assert!(page.is_file());
+    // A torn history line (a build killed mid-append): the rows are read again, the pages
+    // still reused; a damaged page list is no page list.
+    let points = out.path().join(".perfhouse-cache/points.jsonl");
+    let mut text = fs::read(&points).unwrap();
+    text.extend_from_slice(b"{\"run_id\": \"x");
+    fs::write(&points, text).unwrap();
+    assert_eq!(reused(&build()), (17, 17));
+    fs::write(
+        out.path().join(".perfhouse-cache/pages.json"),
+        b"{\"build\": 1",
+    )
+    .unwrap();
+    assert_eq!(reused(&build()), (17, 0));
+    let reference = tempfile::tempdir().unwrap();
+    full(reference.path());
+    assert_eq!(files(out.path()), files(reference.path()));
+    let log = ok(
+        wh.path(),
+        &["site", "--out", out.path().to_str().unwrap(), "--full"],
+    );
+    assert!(log.contains(" 0 files written"), "{log}");
 }

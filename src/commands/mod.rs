@@ -228,12 +228,14 @@ async fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Site(args) => {
             let q = Query::open(&wh()?).await?;
-            let report = crate::site::build(&q, &args.out).await?;
+            let opts = crate::site::BuildOptions { full: args.full };
+            let report = crate::site::build_with(&q, &args.out, opts).await?;
             if !cli.quiet {
                 writeln!(
                     stdout,
-                    "site: {} runs, {} files written, {} unchanged in {}",
+                    "site: {} runs ({} reused), {} files written, {} unchanged in {}",
                     report.runs,
+                    report.reused,
                     report.written,
                     report.unchanged,
                     args.out.display()

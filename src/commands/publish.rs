@@ -32,7 +32,12 @@ impl Drop for Worktree {
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    for entry in walkdir::WalkDir::new(from).min_depth(1) {
+    // The build cache (`site::cache`) is the builder's, not the site's.
+    let walk = walkdir::WalkDir::new(from)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| e.depth() > 1 || e.file_name() != crate::site::CACHE_DIR);
+    for entry in walk {
         let entry = entry?;
         let rel = entry.path().strip_prefix(from).expect("under from");
         let dest = to.join(rel);

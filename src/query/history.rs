@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{Query, QueryError, lit};
 use crate::stats::changepoint::{Options, change_points};
 use crate::stats::noise::{FLOOR, band, change_threshold, history_sigma};
+use crate::stats::verdict::Direction;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Point {
@@ -79,24 +80,26 @@ pub struct SeriesNoise {
     pub threshold: f64,
 }
 
-#[derive(Deserialize)]
-struct Row {
-    suite: String,
-    metric: String,
-    unit: String,
-    better: crate::stats::verdict::Direction,
-    arm: String,
+/// One run's median of one series, as the history query reads it: a run's rows never change
+/// once it is committed, so the site caches them per run (`site::cache`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PointRow {
+    pub suite: String,
+    pub metric: String,
+    pub unit: String,
+    pub better: crate::stats::verdict::Direction,
+    pub arm: String,
     #[serde(with = "crate::model::params_as_json")]
-    params: crate::model::Params,
-    run_id: String,
-    run_no: u64,
-    started_at: String,
-    git_commit: Option<String>,
-    env_fingerprint: Option<String>,
-    version: Option<String>,
-    value: Option<f64>,
-    lo: Option<f64>,
-    hi: Option<f64>,
+    pub params: crate::model::Params,
+    pub run_id: String,
+    pub run_no: u64,
+    pub started_at: String,
+    pub git_commit: Option<String>,
+    pub env_fingerprint: Option<String>,
+    pub version: Option<String>,
+    pub value: Option<f64>,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
 }
 
 pub async fn history(
@@ -106,6 +109,12 @@ pub async fn history(
     opts: &Options,
 ) -> Result<Vec<Series>, QueryError> {
     let mut out = series(q, suite, metric).await?;
+    find_all_changes(&mut out, opts);
+    Ok(out)
+}
+
+/// Fills every series' change points (`find_changes`).
+pub fn find_all_changes(out: &mut [Series], opts: &Options) {
     // Each series' change points are independent (and seeded the same): spread them over the
     // cores; the permutation tests dominate a large history's build.
     let threads = std::thread::available_parallelism()
@@ -121,7 +130,6 @@ pub async fn history(
             });
         }
     });
-    Ok(out)
 }
 
 /// The series and their points (and segment breaks), without change points: what the noise
@@ -132,36 +140,108 @@ pub async fn series(
     suite: Option<&str>,
     metric: Option<&str>,
 ) -> Result<Vec<Series>, QueryError> {
+    series_from_rows(q, point_rows(q, suite, metric, None).await?).await
+}
+
+/// The rows of the series (in no particular order), of the given runs only where `runs` is
+/// given.
+pub async fn point_rows(
+    q: &Query,
+    suite: Option<&str>,
+    metric: Option<&str>,
+    runs: Option<&[&str]>,
+) -> Result<Vec<PointRow>, QueryError> {
     let run_cols = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit, r.env_fingerprint";
-    let mut parts = vec![format!(
-        "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
-         FROM metric_medians m JOIN runs r ON m.run_id = r.run_id \
-         WHERE NOT m.restates_requests AND r.source <> 'calibrate'"
-    )];
-    for f in super::figures::FIGURES.iter().filter(|f| f.history) {
-        let (col, unit) = (f.name, f.unit);
-        let better = match f.direction {
-            crate::stats::verdict::Direction::HigherIsBetter => "higher",
-            _ => "lower",
-        };
-        parts.push(format!(
-            "SELECT {run_cols}, '{col}' AS metric, '{unit}' AS unit, '{better}' AS better, a.arm, a.params, a.{col} AS value, CAST(NULL AS DOUBLE) AS lo, CAST(NULL AS DOUBLE) AS hi, CAST(NULL AS VARCHAR) AS version \
-             FROM arm_medians a JOIN runs r ON a.run_id = r.run_id WHERE r.source <> 'calibrate'"
-        ));
-    }
-    let mut filter = vec!["value IS NOT NULL".to_string()];
+    // The run filter goes inside each part: DataFusion does not carry it from the join's
+    // output to the medians' aggregation (which would then run over every run).
+    let only = |t: &str| match runs {
+        None => String::new(),
+        Some([]) => " AND false".to_string(),
+        Some(runs) => {
+            let list: Vec<String> = runs.iter().map(|r| lit(r)).collect();
+            format!(" AND {t}.run_id IN ({})", list.join(", "))
+        }
+    };
+    let mut filter = vec![format!("r.source <> 'calibrate'")];
     if let Some(s) = suite {
-        filter.push(format!("suite = {}", lit(s)));
+        filter.push(format!("r.suite = {}", lit(s)));
     }
-    if let Some(m) = metric {
-        filter.push(format!("metric = {}", lit(m)));
+    let filter = filter.join(" AND ");
+    let mut rows: Vec<PointRow> = q
+        .rows(&format!(
+            "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
+             FROM metric_medians m JOIN runs r ON m.run_id = r.run_id \
+             WHERE NOT m.restates_requests AND {filter}{}{}",
+            only("m"),
+            metric.map_or(String::new(), |m| format!(" AND m.name = {}", lit(m)))
+        ))
+        .await?;
+    // The registry's history figures, read in one pass over `arm_medians` and turned into one
+    // row per figure here (a UNION of one SELECT per figure computed the view once each).
+    let figures: Vec<_> = super::figures::FIGURES
+        .iter()
+        .filter(|f| f.history && metric.is_none_or(|m| m == f.name))
+        .collect();
+    if figures.is_empty() {
+        return Ok(rows);
     }
-    let sql = format!(
-        "SELECT * FROM ({}) WHERE {} ORDER BY suite, metric, arm, params, started_at, run_id",
-        parts.join(" UNION ALL "),
-        filter.join(" AND ")
-    );
-    let rows: Vec<Row> = q.rows(&sql).await?;
+    #[derive(Deserialize)]
+    struct FigureRow {
+        suite: String,
+        run_id: String,
+        run_no: u64,
+        started_at: String,
+        git_commit: Option<String>,
+        env_fingerprint: Option<String>,
+        arm: String,
+        #[serde(with = "crate::model::params_as_json")]
+        params: crate::model::Params,
+        #[serde(flatten)]
+        figures: BTreeMap<String, serde_json::Value>,
+    }
+    let cols: Vec<String> = figures.iter().map(|f| format!("a.{}", f.name)).collect();
+    let medians: Vec<FigureRow> = q
+        .rows(&format!(
+            "SELECT {run_cols}, a.arm, a.params, {} FROM arm_medians a JOIN runs r ON a.run_id = r.run_id \
+             WHERE {filter}{}",
+            cols.join(", "),
+            only("a")
+        ))
+        .await?;
+    for a in medians {
+        for f in &figures {
+            let Some(value) = a.figures.get(f.name).and_then(serde_json::Value::as_f64) else {
+                continue;
+            };
+            rows.push(PointRow {
+                suite: a.suite.clone(),
+                metric: f.name.to_string(),
+                unit: f.unit.to_string(),
+                // A series is judged one way or the other (an `Info` figure as lower-is-better).
+                better: match f.direction {
+                    Direction::HigherIsBetter => Direction::HigherIsBetter,
+                    _ => Direction::LowerIsBetter,
+                },
+                arm: a.arm.clone(),
+                params: a.params.clone(),
+                run_id: a.run_id.clone(),
+                run_no: a.run_no,
+                started_at: a.started_at.clone(),
+                git_commit: a.git_commit.clone(),
+                env_fingerprint: a.env_fingerprint.clone(),
+                version: None,
+                value: Some(value),
+                lo: None,
+                hi: None,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Groups rows into series (points in run order: start time, then run id) and finds their
+/// segment breaks and noise.
+pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Series>, QueryError> {
     let mut series: BTreeMap<(String, String, String, crate::model::Params), Series> =
         BTreeMap::new();
     for r in rows {
@@ -200,6 +280,10 @@ pub async fn series(
         });
     }
     let mut out: Vec<Series> = series.into_values().collect();
+    for s in &mut out {
+        s.points
+            .sort_by(|a, b| (&a.started_at, &a.run_id).cmp(&(&b.started_at, &b.run_id)));
+    }
     let accepted = super::alerts::accepted(q).await?;
     for s in &mut out {
         let key = (

@@ -127,8 +127,19 @@ impl Query {
         &self.ctx
     }
 
+    /// Runs `sql`. With `PERFHOUSE_TRACE_SQL` set, each statement's wall time and row count go
+    /// to stderr (for finding where a build's time goes).
     pub async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
-        Ok(self.ctx.sql(sql).await?.collect().await?)
+        let start = std::time::Instant::now();
+        let batches = self.ctx.sql(sql).await?.collect().await?;
+        if std::env::var_os("PERFHOUSE_TRACE_SQL").is_some() {
+            let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+            eprintln!(
+                "sql {:>9.3} ms {rows:>7} rows  {sql}",
+                start.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        Ok(batches)
     }
 
     /// Runs `sql` and decodes each row into `T` by column name (through Arrow's JSON writer,

@@ -163,6 +163,20 @@ impl NoiseModel {
         found.unwrap_or_else(Threshold::floor)
     }
 
+    /// A digest of everything the model knows of one suite: what a comparison within it can
+    /// depend on (the site rebuilds a run's A/B pages when it changes).
+    pub fn digest(&self, suite: &str) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for (k, (sigma, deltas)) in self.history.iter().filter(|(k, _)| k.0 == suite) {
+            h.update(format!("h{k:?}{sigma:e}{deltas}\n").as_bytes());
+        }
+        for (k, (run_no, pool)) in self.calibration.iter().filter(|(k, _)| k.0 == suite) {
+            h.update(format!("c{k:?}{run_no}{pool:?}\n").as_bytes());
+        }
+        hex::encode(h.finalize())
+    }
+
     /// Every series the model knows, for `perfhouse noise`.
     pub fn entries(&self) -> Vec<Entry> {
         let keys: std::collections::BTreeSet<&Key> =

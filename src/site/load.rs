@@ -141,35 +141,58 @@ pub(crate) async fn ids(
     Ok(rows.into_iter().map(|r| r.run_id).collect())
 }
 
+/// Arms of each run in order of first execution.
+pub(crate) async fn run_arms(query: &Query) -> Result<BTreeMap<String, Vec<String>>, SiteError> {
+    let arm_rows: Vec<RunArm> = query
+        .rows("SELECT run_id, arm FROM trials GROUP BY run_id, arm ORDER BY run_id, min(seq), arm")
+        .await?;
+    let mut arms: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for a in arm_rows {
+        arms.entry(a.run_id).or_default().push(a.arm);
+    }
+    Ok(arms)
+}
+
 impl Prefetch {
-    pub(crate) async fn load(query: &Query) -> Result<Prefetch, SiteError> {
-        let arm_rows: Vec<RunArm> = query
-            .rows("SELECT run_id, arm FROM trials GROUP BY run_id, arm ORDER BY run_id, min(seq), arm")
-            .await?;
-        let mut arms: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for a in arm_rows {
-            arms.entry(a.run_id).or_default().push(a.arm);
-        }
+    /// Reads what the pages of the runs `only` need (every run's where `None`).
+    pub(crate) async fn load(
+        query: &Query,
+        arms: BTreeMap<String, Vec<String>>,
+        only: Option<&[&str]>,
+    ) -> Result<Prefetch, SiteError> {
+        let filter = match only {
+            None => String::new(),
+            Some([]) => " WHERE false".to_string(),
+            Some(ids) => {
+                let list: Vec<String> = ids.iter().map(|id| crate::query::lit(id)).collect();
+                format!(" WHERE run_id IN ({})", list.join(", "))
+            }
+        };
+        let f = filter.as_str();
         Ok(Prefetch {
             medians: grouped(
                 query,
-                "SELECT * FROM arm_medians ORDER BY run_id, params, arm",
+                &format!("SELECT * FROM arm_medians{f} ORDER BY run_id, params, arm"),
             )
             .await?,
             metric_medians: grouped(
                 query,
-                "SELECT * FROM metric_medians ORDER BY run_id, name, params, arm",
+                &format!("SELECT * FROM metric_medians{f} ORDER BY run_id, name, params, arm"),
             )
             .await?,
             trials: grouped(
                 query,
-                "SELECT * FROM trial_figures ORDER BY run_id, seq, trial_id",
+                &format!("SELECT * FROM trial_figures{f} ORDER BY run_id, seq, trial_id"),
             )
             .await?,
             arms,
-            with_requests: ids(query, "SELECT DISTINCT run_id FROM requests").await?,
-            with_cpu: ids(query, "SELECT DISTINCT run_id FROM cpu_samples").await?,
-            with_stacks: ids(query, "SELECT DISTINCT run_id FROM stacks").await?,
+            with_requests: ids(query, &format!("SELECT DISTINCT run_id FROM requests{f}")).await?,
+            with_cpu: ids(
+                query,
+                &format!("SELECT DISTINCT run_id FROM cpu_samples{f}"),
+            )
+            .await?,
+            with_stacks: ids(query, &format!("SELECT DISTINCT run_id FROM stacks{f}")).await?,
         })
     }
 }

@@ -7,6 +7,7 @@
 /// Open alerts listed on the index (the rest: `perfhouse alerts`, the feed).
 const INDEX_ALERTS: usize = 25;
 
+mod cache;
 pub mod charts;
 pub mod feed;
 pub mod flame;
@@ -57,11 +58,37 @@ use writer::*;
 /// Newest runs per suite listed on the index; the rest are reached from the suite's series.
 const INDEX_RUNS: usize = 15;
 
-/// Builds the whole site into `out`.
+/// How to build.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuildOptions {
+    /// Ignore the cache a previous build left in the output (`site::cache`): render every page.
+    pub full: bool,
+}
+
+/// The cache's folder in the output directory: not part of the site (`publish` leaves it out).
+pub const CACHE_DIR: &str = cache::DIR;
+
+/// Builds the whole site into `out`, reusing what an earlier build there rendered from the
+/// same inputs.
 pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> {
+    build_with(query, out, BuildOptions::default()).await
+}
+
+/// Builds the whole site into `out`.
+pub async fn build_with(
+    query: &Query,
+    out: &Path,
+    opts: BuildOptions,
+) -> Result<BuildReport, SiteError> {
+    let mut cache = if opts.full {
+        cache::Cache::default()
+    } else {
+        cache::Cache::load(out)
+    };
     let mut w = Writer {
         out: out.to_path_buf(),
         report: BuildReport::default(),
+        files: Vec::new(),
     };
     let css_hash = &hex::encode(Sha256::digest(CSS.as_bytes()))[..10];
     let css = format!("assets/style.{css_hash}.css");
@@ -94,7 +121,7 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
         })
         .collect();
     // History once: the series pages, the alerts, the dashboard and the noise model read it.
-    let history = crate::query::history::history(query, None, None, &Default::default()).await?;
+    let history = cached_history(query, &runs, &mut cache).await?;
     let (all_alerts, mut headlines) =
         history_pages(&mut w, query, &css, &notes_by_run, &commit_urls, &history).await?;
     w.put("feed.xml", feed::atom(&all_alerts).as_bytes())?;
@@ -148,13 +175,35 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
         },
     )?;
 
-    let pre = Prefetch::load(query).await?;
     let opts = crate::query::compare::CompareOptions {
         noise: crate::query::noise::NoiseModel::from_series(query, &history).await?,
         ..Default::default()
     };
-    let none = Vec::new();
+    // A run's pages are rendered again only where their inputs changed (`site::cache`).
+    let arms = run_arms(query).await?;
+    let mut stale: Vec<(&RunRow, String)> = Vec::new();
     for r in &runs {
+        let key = page_key(
+            r,
+            notes_by_run.get(r.run_id.as_str()),
+            &css,
+            arms.get(&r.run_id).map_or(0, Vec::len),
+            &opts.noise,
+        );
+        match cache.fresh(out, &r.run_id, &key) {
+            Some(cached) => {
+                w.report.unchanged += cached.files.len();
+                w.report.reused += 1;
+                w.report.runs += 1;
+            }
+            None => stale.push((r, key)),
+        }
+    }
+    let only: Vec<&str> = stale.iter().map(|(r, _)| r.run_id.as_str()).collect();
+    let pre = Prefetch::load(query, arms, (only.len() < runs.len()).then_some(&only[..])).await?;
+    let none = Vec::new();
+    for (r, key) in stale {
+        let first_file = w.files.len();
         let mut page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css, &pre).await?;
         if pre.with_cpu.contains(&r.run_id) {
             page.cpu_charts = cpu_charts(query, &r.run_id).await?;
@@ -214,6 +263,68 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
         }
         w.page(&format!("runs/{}/index.html", r.run_id), &page)?;
         w.report.runs += 1;
+        let files = w.files[first_file..].to_vec();
+        cache
+            .pages
+            .insert(r.run_id.clone(), cache::RunPages { key, files });
     }
+    let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+    cache.pages.retain(|id, _| live.contains(id.as_str()));
+    cache.save(out)?;
     Ok(w.report)
+}
+
+/// The digest of what a run's pages are made of (see `site::cache`).
+fn page_key(
+    r: &RunRow,
+    notes: Option<&Vec<&NoteRow>>,
+    css: &str,
+    arms: usize,
+    noise: &crate::query::noise::NoiseModel,
+) -> String {
+    let mut h = Sha256::new();
+    h.update(format!("{r:?}\n{css}\n").as_bytes());
+    for n in notes.into_iter().flatten() {
+        h.update(format!("{n:?}\n").as_bytes());
+    }
+    // A/B pages judge with the suite's noise model, which every new run may move.
+    if arms > 1 {
+        h.update(noise.digest(&r.suite).as_bytes());
+    }
+    hex::encode(h.finalize())
+}
+
+/// History (with change points) from the cached rows of runs seen before and the queried rows
+/// of the others; the cache keeps exactly the runs of the warehouse.
+async fn cached_history(
+    query: &Query,
+    runs: &[RunRow],
+    cache: &mut cache::Cache,
+) -> Result<Vec<crate::query::history::Series>, SiteError> {
+    use crate::query::history;
+    let missing: Vec<&str> = runs
+        .iter()
+        .map(|r| r.run_id.as_str())
+        .filter(|id| !cache.points.contains_key(*id))
+        .collect();
+    if !missing.is_empty() {
+        let only = (missing.len() < runs.len()).then_some(&missing[..]);
+        let rows = history::point_rows(query, None, None, only).await?;
+        for id in &missing {
+            cache.points.insert(id.to_string(), Vec::new());
+        }
+        for row in rows {
+            cache
+                .points
+                .entry(row.run_id.clone())
+                .or_default()
+                .push(row);
+        }
+    }
+    let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+    cache.points.retain(|id, _| live.contains(id.as_str()));
+    let rows = cache.points.values().flatten().cloned().collect();
+    let mut series = history::series_from_rows(query, rows).await?;
+    history::find_all_changes(&mut series, &Default::default());
+    Ok(series)
 }

@@ -16,16 +16,22 @@ pub struct BuildReport {
     pub written: usize,
     pub unchanged: usize,
     pub runs: usize,
+    /// Runs whose pages were already in the output, rendered from the same inputs
+    /// (`site::cache`): neither rendered nor compared again.
+    pub reused: usize,
 }
 
 pub(crate) struct Writer {
     pub(crate) out: PathBuf,
     pub(crate) report: BuildReport,
+    /// Every file put so far (written or unchanged), relative to `out`.
+    pub(crate) files: Vec<String>,
 }
 
 impl Writer {
     /// Writes `bytes` to `rel` under the output directory unless the file already holds them.
     pub(crate) fn put(&mut self, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
+        self.files.push(rel.to_string());
         let path = self.out.join(rel);
         if fs::read(&path).is_ok_and(|old| old == bytes) {
             self.report.unchanged += 1;
