@@ -30,6 +30,13 @@ pub struct Cli {
     /// Print only errors and warnings.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// A service-level objective for every suite, instead of each suite's own (its newest
+    /// run's `slo` label, a plan's `slo = [...]`): `ttft_ms<=200`, `itl_ms<=20`,
+    /// `latency_ms<=2000` for every request (goodput and SLO attainment), `p99(ttft_ms)<=500`
+    /// for a percentile (p50, p90, p99) of a trial (capacity at SLO). Repeat it or separate
+    /// with commas.
+    #[arg(long, global = true, value_name = "SLO", value_parser = slo_arg)]
+    pub slo: Vec<crate::query::slo::Slos>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -75,6 +82,12 @@ pub enum Command {
     /// The noise model: per series its run-to-run σ (history) and A/A calibration, and the
     /// thresholds they give (1 % false-positive target, ±2 % floor).
     Noise(NoiseArgs),
+    /// A load sweep (a run whose trials vary concurrency or request rate): per arm the levels'
+    /// medians, the knee (where throughput stops scaling while latency climbs) and the capacity
+    /// at the suite's SLOs (see --slo), with a bootstrap interval over the repeats; between the
+    /// first two arms, the shift of capacity.
+    #[command(after_help = "Definitions: the README's \"Load sweeps\" section.")]
+    Sweep(SweepArgs),
     /// Alerts: every change point history calls, with its triage state (open ones first).
     ///
     /// States: new, acknowledged (both open), invalid, fixed, accepted (the new level is the
@@ -360,6 +373,19 @@ pub struct NoiseArgs {
     pub format: OutputFormat,
 }
 
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Run id (default: the newest run that sweeps load).
+    pub run: Option<String>,
+    /// The load parameter (default: the first of concurrency, request_rate, rate, qps with
+    /// three or more values).
+    #[arg(long)]
+    pub load: Option<String>,
+    /// Output format (csv: one row per arm × level).
+    #[arg(long, short, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum OutputFormat {
     Table,
@@ -517,4 +543,8 @@ fn key_value(s: &str) -> Result<(String, String), String> {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
         _ => Err(format!("expected KEY=VALUE, got {s:?}")),
     }
+}
+
+fn slo_arg(s: &str) -> Result<crate::query::slo::Slos, String> {
+    crate::query::slo::Slos::parse([s])
 }

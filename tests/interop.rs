@@ -108,3 +108,88 @@ fn duckdb_and_pyarrow_read_what_perfhouse_wrote() {
     assert!(lines[1].contains("'odd suite/<x>'"), "{}", lines[1]);
     assert_eq!(lines[2], "timestamp[us, tz=UTC]");
 }
+
+#[test]
+fn goodput_and_slo_attainment_equal_duckdb_over_the_same_request_rows() {
+    let wh = tempfile::tempdir().unwrap();
+    let data = repo().join("datasets/dynamo-frontend/data");
+    ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "d",
+            "--label",
+            "slo=ttft_ms<=40,itl_ms<=8",
+            data.to_str().unwrap(),
+        ],
+    );
+    let ours = query(
+        wh.path(),
+        "select trial_id, slo, throughput_rps, goodput_rps, goodput_tps, slo_attainment_pct \
+         from trial_figures order by trial_id",
+    );
+    // DuckDB over the request rows perfhouse wrote, with the definitions of `query::slo`.
+    let theirs = py(
+        wh.path(),
+        "import duckdb,sys,json\n\
+         w=sys.argv[1]\n\
+         ok='error_code is null and not cancelled and ttft_ns <= 40e6 and itl_ns <= 8e6'\n\
+         rows=duckdb.sql(f\"\"\"with m as (select * from read_parquet('{w}/requests/**/*.parquet', hive_partitioning=true) where coalesce(phase, 'measured') = 'measured')\n\
+           select trial_id, sum(case when {ok} then 1 else 0 end) / ((max(end_ns) - min(start_ns)) / 1e9),\n\
+                  sum(case when {ok} then output_tokens else 0 end) / ((max(end_ns) - min(start_ns)) / 1e9),\n\
+                  100.0 * sum(case when {ok} then 1 else 0 end) / count(*)\n\
+           from m group by trial_id order by trial_id\"\"\").fetchall()\n\
+         print(json.dumps(rows))",
+    );
+    let theirs: Vec<(i64, f64, f64, f64)> = serde_json::from_str(&theirs).unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    assert_eq!(ours.len(), 16);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+    let mut partial = 0;
+    for (o, (trial, goodput, tokens, attainment)) in ours.iter().zip(&theirs) {
+        assert_eq!(o["trial_id"], *trial);
+        assert_eq!(o["slo"], "ttft_ms<=40,itl_ms<=8");
+        let g = o["goodput_rps"].as_f64().unwrap();
+        assert!(
+            close(g, *goodput),
+            "trial {trial}: goodput {g} vs DuckDB {goodput}"
+        );
+        let t = o["goodput_tps"].as_f64().unwrap();
+        assert!(close(t, *tokens), "trial {trial}: {t} vs DuckDB {tokens}");
+        let a = o["slo_attainment_pct"].as_f64().unwrap();
+        assert!(
+            close(a, *attainment),
+            "trial {trial}: {a} vs DuckDB {attainment}"
+        );
+        assert!(g <= o["throughput_rps"].as_f64().unwrap());
+        partial += usize::from(*attainment > 0.0 && *attainment < 100.0);
+    }
+    // The SLO separates requests (neither all nor none meet it) in most trials.
+    assert!(partial >= 10, "{theirs:?}");
+    // `--slo` overrides the label: a bound every completed request meets → goodput = throughput.
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "--slo",
+            "latency_ms<=1000000",
+            "query",
+            "--format",
+            "json",
+            "select slo, throughput_rps, goodput_rps from trial_figures",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    for r in &rows {
+        assert_eq!(r["slo"], "latency_ms<=1000000");
+        assert!(close(
+            r["goodput_rps"].as_f64().unwrap(),
+            r["throughput_rps"].as_f64().unwrap()
+        ));
+    }
+    // A malformed SLO is a usage error naming what was expected.
+    let o = perfhouse(wh.path(), &["--slo", "ttft<=1", "query", "select 1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("expected METRIC<=MS"), "{}", stderr(&o));
+}

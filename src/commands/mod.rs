@@ -103,6 +103,7 @@ pub fn run(cli: Cli) -> Result<()> {
 
 async fn dispatch(cli: Cli) -> Result<()> {
     let wh = || open_warehouse(&cli);
+    let slos = crate::query::slo::Slos(cli.slo.iter().flat_map(|s| s.0.clone()).collect());
     let mut stdout = std::io::stdout().lock();
     match &cli.command {
         Command::Ingest(args) => {
@@ -121,7 +122,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Query(args) => {
-            let q = Query::open(&wh()?).await?;
+            let q = Query::open_with(&wh()?, &slos).await?;
             let batches = q.sql(&args.sql).await?;
             match args.format {
                 OutputFormat::Table => writeln!(stdout, "{}", query::batches_to_table(&batches)?)?,
@@ -134,7 +135,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Compare(args) => {
             let mut opts = compare_options(args)?;
-            let q = Query::open(&wh()?).await?;
+            let q = Query::open_with(&wh()?, &slos).await?;
             opts.noise = crate::query::noise::NoiseModel::load(&q).await?;
             let baseline = compare::resolve(&q, &args.baseline).await?;
             let candidate = compare::resolve(&q, &args.candidate).await?;
@@ -152,7 +153,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Report(args) => {
-            let q = Query::open(&wh()?).await?;
+            let q = Query::open_with(&wh()?, &slos).await?;
             let opts = CompareOptions {
                 verdict: VerdictOptions {
                     threshold: args.threshold / 100.0,
@@ -208,7 +209,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::History(args) => {
-            let q = Query::open(&wh()?).await?;
+            let q = Query::open_with(&wh()?, &slos).await?;
             let mut series = history::history(
                 &q,
                 args.suite.as_deref(),
@@ -227,7 +228,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             stdout.write_all(text.as_bytes())?;
         }
         Command::Site(args) => {
-            let q = Query::open(&wh()?).await?;
+            let q = Query::open_with(&wh()?, &slos).await?;
             let opts = crate::site::BuildOptions { full: args.full };
             let report = crate::site::build_with(&q, &args.out, opts).await?;
             if !cli.quiet {
@@ -321,7 +322,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             unreachable!("handled in run()")
         }
         Command::Alerts(args) => {
-            let q = Query::open(&wh()?).await?;
+            let q = Query::open_with(&wh()?, &slos).await?;
             let series =
                 history::history(&q, args.suite.as_deref(), None, &Default::default()).await?;
             let list: Vec<_> = crate::query::alerts::alerts(&q, &series)
@@ -419,8 +420,48 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 .collect();
             writeln!(stdout, "{}", serde_json::to_string(&out)?)?;
         }
+        Command::Sweep(args) => {
+            let q = Query::open_with(&wh()?, &slos).await?;
+            let ids: Vec<String> = match &args.run {
+                Some(r) => vec![r.clone()],
+                None => {
+                    #[derive(serde::Deserialize)]
+                    struct Id {
+                        run_id: String,
+                    }
+                    let rows: Vec<Id> = q
+                        .rows("SELECT run_id FROM runs ORDER BY started_at DESC, run_id DESC")
+                        .await?;
+                    rows.into_iter().map(|r| r.run_id).collect()
+                }
+            };
+            let mut found = None;
+            for id in &ids {
+                if let Some(s) = crate::query::sweep::sweep(&q, id, args.load.as_deref()).await? {
+                    found = Some(s);
+                    break;
+                }
+            }
+            let Some(s) = found else {
+                match &args.run {
+                    Some(r) => bail!(
+                        "run {r}: not a load sweep (no {} parameter with two or more values, or no such run)",
+                        args.load
+                            .clone()
+                            .unwrap_or_else(|| crate::query::sweep::LOAD_PARAMS.join("/"))
+                    ),
+                    None => bail!("no run in the warehouse sweeps load"),
+                }
+            };
+            let text = match args.format {
+                OutputFormat::Json => serde_json::to_string_pretty(&s)? + "\n",
+                OutputFormat::Table => report::sweep(&s, report::TextLayout::Table),
+                OutputFormat::Csv => report::sweep(&s, report::TextLayout::Csv),
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
         Command::Noise(args) => {
-            let q = Query::open(&wh()?).await?;
+            let q = Query::open_with(&wh()?, &slos).await?;
             let model = crate::query::noise::NoiseModel::load(&q).await?;
             let entries: Vec<_> = model
                 .entries()

@@ -80,6 +80,17 @@ pub const FIGURES: &[Figure] = &[
         ..fig("itl_p99_ms", "ms", Lower, "ITL p99 (ms)")
     },
     fig("cores_busy", "cores", Lower, "cores busy"),
+    // Under the suite's SLOs (`query::slo`); NULL, and so left out, where none is set.
+    fig("goodput_rps", "req/s", Higher, "goodput (req/s)"),
+    Figure {
+        history: false,
+        decimals: 1,
+        ..fig("goodput_tps", "tok/s", Higher, "goodput (tok/s)")
+    },
+    Figure {
+        decimals: 1,
+        ..fig("slo_attainment_pct", "%", Higher, "SLO attainment (%)")
+    },
     Figure {
         history: false,
         decimals: 3,

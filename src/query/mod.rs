@@ -17,6 +17,8 @@ pub mod compare;
 pub mod figures;
 pub mod history;
 pub mod noise;
+pub mod slo;
+pub mod sweep;
 pub mod udf;
 
 /// The view definitions, in creation order (later views build on earlier ones).
@@ -47,6 +49,7 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("trial_proc", include_str!("views/13_trial_proc.sql")),
     ("trial_metrics", include_str!("views/14_trial_metrics.sql")),
     ("cpu_over_time", include_str!("views/15_cpu_over_time.sql")),
+    ("trial_goodput", include_str!("views/19_trial_goodput.sql")),
     ("trial_figures", include_str!("views/20_trial_figures.sql")),
     // Generated from the figure registry (`figures::arm_medians_sql`).
     ("arm_medians", ""),
@@ -83,17 +86,23 @@ pub struct Query {
 
 impl Query {
     pub async fn open(warehouse: &Warehouse) -> Result<Query, QueryError> {
+        Self::open_with(warehouse, &slo::Slos::default()).await
+    }
+
+    /// Opens with `slos` as every suite's SLOs (`--slo`), instead of each suite's newest `slo`
+    /// label, where it is not empty.
+    pub async fn open_with(warehouse: &Warehouse, slos: &slo::Slos) -> Result<Query, QueryError> {
         let readers = warehouse
             .read_lock()
             .map_err(|e| QueryError::Decode(e.to_string()))?;
-        let ctx = Self::context_over(warehouse.root()).await?;
+        let ctx = Self::context_over(warehouse.root(), slos).await?;
         Ok(Query {
             ctx,
             _readers: readers,
         })
     }
 
-    async fn context_over(root: &Path) -> Result<SessionContext, QueryError> {
+    async fn context_over(root: &Path, slos: &slo::Slos) -> Result<SessionContext, QueryError> {
         let config = SessionConfig::new().with_information_schema(true);
         let ctx = SessionContext::new_with_config(config);
         ctx.register_udaf(udf::quantile_cont_udaf());
@@ -109,6 +118,7 @@ impl Query {
             ctx.register_parquet(format!("raw_{}", table.name()), &dir, options)
                 .await?;
         }
+        register_slo(&ctx, slos).await?;
         let arm_medians = figures::arm_medians_sql();
         for (view, sql) in VIEWS {
             let sql = if *view == "arm_medians" {
@@ -121,6 +131,24 @@ impl Query {
                 .map_err(|source| QueryError::View { view, source })?;
         }
         Ok(ctx)
+    }
+
+    /// The SLOs the goodput views judge `suite` by (see `query::slo`).
+    pub async fn slos(&self, suite: &str) -> Result<slo::Slos, QueryError> {
+        #[derive(serde::Deserialize)]
+        struct Row {
+            slo: String,
+        }
+        let rows: Vec<Row> = self
+            .rows(&format!(
+                "SELECT slo FROM slo WHERE suite = {} OR suite = '*'",
+                lit(suite)
+            ))
+            .await?;
+        Ok(rows
+            .first()
+            .and_then(|r| slo::Slos::parse([r.slo.as_str()]).ok())
+            .unwrap_or_default())
     }
 
     pub fn context(&self) -> &SessionContext {
@@ -187,4 +215,65 @@ pub fn batches_to_table(
 /// Quotes a string as a SQL literal.
 pub fn lit(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
+}
+
+/// The `slo` table: `slos` for every suite (`'*'`) where given, else each suite's newest run's
+/// `slo` label (a label that does not parse is ignored).
+async fn register_slo(ctx: &SessionContext, slos: &slo::Slos) -> Result<(), QueryError> {
+    use datafusion::arrow::array::{ArrayRef, Float64Array, StringArray};
+    use datafusion::arrow::datatypes::{Field, Schema};
+    use std::sync::Arc;
+    let mut rows: std::collections::BTreeMap<String, slo::Slos> = Default::default();
+    if slos.is_empty() {
+        let batches = ctx
+            .sql(
+                "SELECT suite, labels FROM raw_runs WHERE labels LIKE '%\"slo\"%' \
+                 ORDER BY started_at, run_id",
+            )
+            .await?
+            .collect()
+            .await?;
+        for b in &batches {
+            let suites = datafusion::common::cast::as_string_array(b.column(0))?;
+            let labels = datafusion::common::cast::as_string_array(b.column(1))?;
+            for i in 0..b.num_rows() {
+                let label = crate::model::parse_params(labels.value(i)).remove("slo");
+                if let Some(s) = label.and_then(|l| slo::Slos::parse([l.as_str()]).ok()) {
+                    rows.insert(suites.value(i).to_string(), s);
+                }
+            }
+        }
+    } else {
+        rows.insert("*".into(), slos.clone());
+    }
+    let ns = |m| -> ArrayRef {
+        Arc::new(Float64Array::from(
+            rows.values()
+                .map(|s| s.per_request_ns(m))
+                .collect::<Vec<_>>(),
+        ))
+    };
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("suite", DataType::Utf8, false),
+        Field::new("slo", DataType::Utf8, false),
+        Field::new("ttft_ns", DataType::Float64, true),
+        Field::new("itl_ns", DataType::Float64, true),
+        Field::new("latency_ns", DataType::Float64, true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(StringArray::from(rows.keys().cloned().collect::<Vec<_>>())),
+            Arc::new(StringArray::from(
+                rows.values().map(|s| s.to_string()).collect::<Vec<_>>(),
+            )),
+            ns(slo::SloMetric::Ttft),
+            ns(slo::SloMetric::Itl),
+            ns(slo::SloMetric::Latency),
+        ],
+    )
+    .map_err(|e| DataFusionError::ArrowError(Box::new(e), None))?;
+    let table = datafusion::datasource::MemTable::try_new(schema, vec![vec![batch]])?;
+    ctx.register_table("slo", Arc::new(table))?;
+    Ok(())
 }

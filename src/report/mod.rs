@@ -584,6 +584,149 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
 
 /// Rows under a header: CSV with a header row (quoted where needed), or space-aligned
 /// columns. Every text listing of the CLI (`history`, `noise`, `alerts`) goes through it.
+/// A load sweep: per arm its levels, knee and capacity at SLO; then the shift. `csv`: the
+/// levels only, one row per arm × level.
+/// The columns of a sweep's levels (after the arm).
+pub const SWEEP_COLUMNS: &[&str] = &[
+    "load",
+    "trials",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "TTFT p99 ms",
+    "goodput req/s",
+    "SLO %",
+    "meets SLOs",
+];
+
+/// One arm's levels as text cells, in `SWEEP_COLUMNS` order.
+pub fn sweep_rows(a: &crate::query::sweep::ArmSweep) -> Vec<Vec<String>> {
+    let opt = |v: Option<f64>| v.map_or(String::new(), g);
+    a.levels
+        .iter()
+        .map(|l| {
+            vec![
+                g(l.load),
+                l.trials.to_string(),
+                g(l.throughput_rps),
+                opt(l.latency_p50_ms),
+                opt(l.latency_p99_ms),
+                opt(l.ttft_p99_ms),
+                opt(l.goodput_rps),
+                opt(l.slo_attainment_pct),
+                l.meets
+                    .map_or(String::new(), |m| if m { "yes" } else { "no" }.to_string()),
+            ]
+        })
+        .collect()
+}
+
+/// A load sweep: per arm its levels, knee and capacity at SLO; then the shift. `csv`: the
+/// levels only, one row per arm × level.
+pub fn sweep(s: &crate::query::sweep::Sweep, layout: TextLayout) -> String {
+    if layout == TextLayout::Csv {
+        let header: Vec<&str> = std::iter::once("arm")
+            .chain(SWEEP_COLUMNS.iter().copied())
+            .collect();
+        let rows: Vec<Vec<String>> = s
+            .arms
+            .iter()
+            .flat_map(|a| {
+                sweep_rows(a)
+                    .into_iter()
+                    .map(|r| std::iter::once(a.arm.clone()).chain(r).collect())
+            })
+            .collect();
+        return grid(&header, &rows, layout);
+    }
+    let mut w = format!(
+        "{} #{} ({}): load = {}; SLOs: {}\n",
+        s.suite,
+        s.run_no,
+        s.run_id,
+        s.load,
+        if s.slo.is_empty() {
+            "none (set --slo or the suite's slo label)"
+        } else {
+            &s.slo
+        }
+    );
+    for a in &s.arms {
+        let _ = write!(
+            w,
+            "\n{}\n{}",
+            a.arm,
+            grid(SWEEP_COLUMNS, &sweep_rows(a), layout)
+        );
+        let _ = writeln!(w, "  knee: {}", sweep_knee(s, a));
+        let _ = writeln!(w, "  capacity at SLO: {}", sweep_capacity(s, a));
+    }
+    if let Some(sh) = &s.shift {
+        let _ = writeln!(w, "\n{}", sh.text);
+    }
+    w
+}
+
+/// "concurrency 8 (38.2 req/s; the next step scales at 0.21)" or why there is none.
+pub fn sweep_knee(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> String {
+    match &a.knee {
+        Some(k) => format!(
+            "{} {} ({} req/s; the next step scales at {:.2} of proportional)",
+            s.load,
+            g(k.load),
+            g(k.throughput_rps),
+            k.efficiency
+        ),
+        None => format!(
+            "none in the range tried: throughput still scales with {}",
+            s.load
+        ),
+    }
+}
+
+/// "concurrency 11.3 → 41.0 req/s (95 % CI 39.1 … 42.8), interpolated; first to fail: …".
+pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> String {
+    let Some(c) = &a.capacity else {
+        return "no SLO set".into();
+    };
+    let ci = c.ci.map_or(String::new(), |(lo, hi)| {
+        format!(" (95 % CI {} … {})", g(lo), g(hi))
+    });
+    let x = c.throughput_rps.map_or(String::new(), g);
+    match c.kind {
+        "within" => format!(
+            "{} {} → {x} req/s{ci}, interpolated between levels; first to fail: {}",
+            s.load,
+            g(c.load),
+            c.binding.clone().unwrap_or_default()
+        ),
+        "at_least" => format!(
+            "at least {} {} → {x} req/s{ci}: every level tried meets the SLOs",
+            s.load,
+            g(c.load)
+        ),
+        _ => format!(
+            "below {} {}: the lowest level already fails {}",
+            s.load,
+            g(c.load),
+            c.binding.clone().unwrap_or_default()
+        ),
+    }
+}
+
+/// A figure of a sweep: integers as such, else three significant digits or one decimal.
+fn g(v: f64) -> String {
+    if !v.is_finite() {
+        "—".into()
+    } else if v.fract() == 0.0 || v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
 pub fn grid(header: &[&str], rows: &[Vec<String>], layout: TextLayout) -> String {
     let mut w = String::new();
     if layout == TextLayout::Csv {

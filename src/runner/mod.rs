@@ -272,6 +272,11 @@ pub fn execute_with(
     let captured = env::capture(&workdir, &plan.env_allowlist);
     let mut warnings = captured.warnings.clone();
     let mut labels = opts.labels.clone();
+    if !plan.slo.is_empty() {
+        labels
+            .entry("slo".into())
+            .or_insert_with(|| plan.slo.join(","));
+    }
     // Git arms: one worktree per revision, built once, before any trial.
     let trees = opts
         .worktrees

@@ -34,6 +34,11 @@ pub struct Plan {
     /// Nothing else of the environment is recorded: a published site must not leak tokens.
     #[serde(default)]
     pub env_allowlist: Vec<String>,
+    /// The suite's service-level objectives (`ttft_ms<=200`, `p99(ttft_ms)<=500`; see
+    /// `query::slo`), recorded as the run's `slo` label: goodput, SLO attainment and capacity
+    /// at SLO are judged against the newest run's.
+    #[serde(default)]
+    pub slo: Vec<String>,
     /// Directory of the plan file (commands run there unless `run.workdir` says otherwise).
     #[serde(skip)]
     pub dir: PathBuf,

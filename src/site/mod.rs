@@ -181,6 +181,13 @@ pub async fn build_with(
     };
     // A run's pages are rendered again only where their inputs changed (`site::cache`).
     let arms = run_arms(query).await?;
+    // Goodput and sweep pages follow the SLOs in force (a label, or `--slo` for this build).
+    let slos: Vec<SloRow> = query.rows("SELECT suite, slo FROM slo").await?;
+    let slo_of = |suite: &str| {
+        slos.iter()
+            .find(|s| s.suite == suite || s.suite == "*")
+            .map_or("", |s| s.slo.as_str())
+    };
     let mut stale: Vec<(&RunRow, String)> = Vec::new();
     for r in &runs {
         let key = page_key(
@@ -189,6 +196,7 @@ pub async fn build_with(
             &css,
             arms.get(&r.run_id).map_or(0, Vec::len),
             &opts.noise,
+            slo_of(&r.suite),
         );
         match cache.fresh(out, &r.run_id, &key) {
             Some(cached) => {
@@ -212,6 +220,16 @@ pub async fn build_with(
         if let Some(t) = transfer_page(r, medians, &css)? {
             w.page(&format!("runs/{}/transfer.html", r.run_id), &t)?;
             page.transfer = true;
+        }
+        let trials = pre.trials.get(&r.run_id).map(Vec::as_slice).unwrap_or(&[]);
+        if pages::sweep::sweeps_load(trials)
+            && let Some(s) = crate::query::sweep::sweep(query, &r.run_id, None).await?
+        {
+            w.page(
+                &format!("runs/{}/sweep.html", r.run_id),
+                &pages::sweep::sweep_page(&s, &css)?,
+            )?;
+            page.sweep = true;
         }
         let profiles = if pre.with_stacks.contains(&r.run_id) {
             load_profiles(query, &r.run_id).await?
@@ -274,6 +292,12 @@ pub async fn build_with(
     Ok(w.report)
 }
 
+#[derive(serde::Deserialize)]
+struct SloRow {
+    suite: String,
+    slo: String,
+}
+
 /// The digest of what a run's pages are made of (see `site::cache`).
 fn page_key(
     r: &RunRow,
@@ -281,9 +305,10 @@ fn page_key(
     css: &str,
     arms: usize,
     noise: &crate::query::noise::NoiseModel,
+    slo: &str,
 ) -> String {
     let mut h = Sha256::new();
-    h.update(format!("{r:?}\n{css}\n").as_bytes());
+    h.update(format!("{r:?}\n{css}\n{slo}\n").as_bytes());
     for n in notes.into_iter().flatten() {
         h.update(format!("{n:?}\n").as_bytes());
     }

@@ -5,6 +5,7 @@
 pub mod changepoint;
 pub mod mannwhitney;
 pub mod noise;
+pub mod sweep;
 pub mod verdict;
 pub mod welch;
 

@@ -4,4 +4,5 @@ pub mod compare;
 pub mod index;
 pub mod run;
 pub mod series;
+pub mod sweep;
 pub mod transfer;

@@ -101,6 +101,8 @@ pub struct RunPage {
     pub cpu_charts: Vec<ChartView>,
     /// `transfer.html` when the run has GB/s metrics by object or page size.
     pub transfer: bool,
+    /// The run sweeps load: it has a sweep page.
+    pub sweep: bool,
 }
 
 #[derive(Deserialize)]
@@ -520,5 +522,6 @@ pub(crate) async fn run_page(
         profiles: Vec::new(),
         cpu_charts: Vec::new(),
         transfer: false,
+        sweep: false,
     })
 }

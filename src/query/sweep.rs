@@ -1,0 +1,373 @@
+//! A run that varies load (a `concurrency`, `request_rate`, `rate` or `qps` parameter with three
+//! or more values) is a sweep: per arm, the levels' medians (throughput, latency, TTFT, goodput),
+//! the knee, and the capacity at the suite's SLOs with a bootstrap interval; between two arms,
+//! the shift of capacity ("B serves +18 % req/s within the SLOs"). Definitions:
+//! [`crate::stats::sweep`].
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::slo::Slos;
+use super::{Query, QueryError, lit};
+use crate::model::Params;
+use crate::stats::sweep::{self, Capacity, Criterion, Knee, Trial};
+
+/// Load parameters, in order of preference.
+pub const LOAD_PARAMS: &[&str] = &["concurrency", "request_rate", "rate", "qps"];
+/// A level's median SLO attainment must be at least this (%) where per-request SLOs are set.
+pub const ATTAINMENT: f64 = 99.0;
+const BOOTSTRAP: usize = 1000;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LevelView {
+    pub load: f64,
+    pub trials: usize,
+    pub throughput_rps: f64,
+    pub latency_p50_ms: Option<f64>,
+    pub latency_p99_ms: Option<f64>,
+    pub ttft_p99_ms: Option<f64>,
+    pub goodput_rps: Option<f64>,
+    pub slo_attainment_pct: Option<f64>,
+    /// Meets every SLO (None without SLOs).
+    pub meets: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ArmSweep {
+    /// The arm, with the parameters other than load where they vary.
+    pub arm: String,
+    pub levels: Vec<LevelView>,
+    pub knee: Option<KneeView>,
+    pub capacity: Option<CapacityView>,
+    /// Bootstrap draws of the throughput at capacity (for the shift).
+    #[serde(skip)]
+    draws: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KneeView {
+    pub load: f64,
+    pub throughput_rps: f64,
+    pub efficiency: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CapacityView {
+    /// `within` (interpolated), `at_least` (no level failed), `below` (the lowest failed).
+    pub kind: &'static str,
+    pub load: f64,
+    pub throughput_rps: Option<f64>,
+    /// The SLO that fails first.
+    pub binding: Option<String>,
+    /// 95 % bootstrap interval of `throughput_rps` over the repeats.
+    pub ci: Option<(f64, f64)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Shift {
+    pub baseline: String,
+    pub candidate: String,
+    /// candidate ÷ baseline throughput at capacity, with its 95 % bootstrap interval.
+    pub ratio: f64,
+    pub ci: Option<(f64, f64)>,
+    /// "speedup-10 serves +18 % req/s within the SLOs (95 % CI +9 % … +27 %)".
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Sweep {
+    pub run_id: String,
+    pub suite: String,
+    pub run_no: u64,
+    pub load: String,
+    pub slo: String,
+    pub arms: Vec<ArmSweep>,
+    pub shift: Option<Shift>,
+}
+
+#[derive(Deserialize)]
+struct Row {
+    suite: String,
+    run_no: u64,
+    arm: String,
+    #[serde(with = "crate::model::params_as_json")]
+    params: Params,
+    throughput_rps: Option<f64>,
+    latency_p50_ms: Option<f64>,
+    latency_p99_ms: Option<f64>,
+    ttft_p99_ms: Option<f64>,
+    goodput_rps: Option<f64>,
+    slo_attainment_pct: Option<f64>,
+    #[serde(flatten)]
+    extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// The sweep of run `run_id`, or `None` when no load parameter takes three or more values.
+pub async fn sweep(
+    q: &Query,
+    run_id: &str,
+    load: Option<&str>,
+) -> Result<Option<Sweep>, QueryError> {
+    let suite: Vec<BTreeMap<String, String>> = q
+        .rows(&format!(
+            "SELECT suite FROM runs WHERE run_id = {}",
+            lit(run_id)
+        ))
+        .await?;
+    let Some(suite) = suite.first().and_then(|r| r.get("suite")).cloned() else {
+        return Ok(None);
+    };
+    let slos = q.slos(&suite).await?;
+    let extra: Vec<String> = slos.percentiles().into_iter().map(|(c, _)| c).collect();
+    let extra_cols: String = extra
+        .iter()
+        .map(|c| format!(", f.{c} AS check_{c}"))
+        .collect();
+    let rows: Vec<Row> = q
+        .rows(&format!(
+            "SELECT f.suite, r.run_no, f.arm, f.params, f.throughput_rps, f.latency_p50_ms, f.latency_p99_ms, \
+             f.ttft_p99_ms, f.goodput_rps, f.slo_attainment_pct{extra_cols} \
+             FROM trial_figures f JOIN runs r ON f.run_id = r.run_id \
+             WHERE f.run_id = {} AND f.kept ORDER BY f.seq, f.trial_id",
+            lit(run_id)
+        ))
+        .await?;
+    Ok(from_rows(run_id, &rows, &slos, load))
+}
+
+fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Option<Sweep> {
+    let numeric = |p: &Params, k: &str| p.get(k).and_then(|v| v.parse::<f64>().ok());
+    let distinct = |k: &str| {
+        let mut v: Vec<f64> = rows.iter().filter_map(|r| numeric(&r.params, k)).collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v.len()
+    };
+    let key = match load {
+        Some(k) => k.to_string(),
+        None => LOAD_PARAMS.iter().find(|k| distinct(k) >= 3)?.to_string(),
+    };
+    if distinct(&key) < 2 {
+        return None;
+    }
+    let mut criteria: Vec<Criterion> = slos
+        .0
+        .iter()
+        .filter(|s| s.percentile.is_some())
+        .map(|s| Criterion {
+            name: s.to_string(),
+            bound: s.max_ms,
+            at_most: true,
+        })
+        .collect();
+    if slos.has_per_request() {
+        let per_request: Vec<String> = slos
+            .0
+            .iter()
+            .filter(|s| s.percentile.is_none())
+            .map(|s| s.to_string())
+            .collect();
+        criteria.push(Criterion {
+            name: format!("attainment ≥ {ATTAINMENT}% of {}", per_request.join(",")),
+            bound: ATTAINMENT,
+            at_most: false,
+        });
+    }
+    // Series: arm × the other parameters.
+    let mut groups: BTreeMap<String, Vec<(&Row, f64)>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for r in rows {
+        let Some(l) = numeric(&r.params, &key) else {
+            continue;
+        };
+        let mut others = r.params.clone();
+        others.remove(&key);
+        let name = if others.is_empty() {
+            r.arm.clone()
+        } else {
+            format!("{} {}", r.arm, crate::model::params_text(&others))
+        };
+        if !groups.contains_key(&name) {
+            order.push(name.clone());
+        }
+        groups.entry(name).or_default().push((r, l));
+    }
+    let mut arms = Vec::new();
+    for (i, name) in order.iter().enumerate() {
+        let g = &groups[name];
+        let trials: Vec<Trial> = g
+            .iter()
+            .filter_map(|(r, l)| {
+                let mut checks: Vec<Option<f64>> = slos
+                    .percentiles()
+                    .iter()
+                    .map(|(c, _)| {
+                        r.extra
+                            .get(&format!("check_{c}"))
+                            .and_then(serde_json::Value::as_f64)
+                    })
+                    .collect();
+                if slos.has_per_request() {
+                    checks.push(r.slo_attainment_pct);
+                }
+                Some(Trial {
+                    load: *l,
+                    throughput: r.throughput_rps?,
+                    latency: r.latency_p50_ms,
+                    checks,
+                })
+            })
+            .collect();
+        let levels = sweep::levels(&trials);
+        let med = |l: f64, f: &dyn Fn(&Row) -> Option<f64>| {
+            let v: Vec<f64> = g
+                .iter()
+                .filter(|(_, x)| *x == l)
+                .filter_map(|(r, _)| f(r))
+                .collect();
+            crate::stats::median(&v)
+        };
+        let views = levels
+            .iter()
+            .map(|lv| LevelView {
+                load: lv.load,
+                trials: lv.n,
+                throughput_rps: lv.throughput,
+                latency_p50_ms: lv.latency,
+                latency_p99_ms: med(lv.load, &|r| r.latency_p99_ms),
+                ttft_p99_ms: med(lv.load, &|r| r.ttft_p99_ms),
+                goodput_rps: med(lv.load, &|r| r.goodput_rps),
+                slo_attainment_pct: med(lv.load, &|r| r.slo_attainment_pct),
+                meets: (!criteria.is_empty()).then(|| {
+                    criteria.iter().enumerate().all(|(k, c)| {
+                        lv.checks.get(k).copied().flatten().is_some_and(|v| {
+                            if c.at_most {
+                                v <= c.bound
+                            } else {
+                                v >= c.bound
+                            }
+                        })
+                    })
+                }),
+            })
+            .collect();
+        let mut draws = sweep::capacity_draws(&trials, &criteria, BOOTSTRAP, 0x5eed + i as u64);
+        let capacity = sweep::capacity(&levels, &criteria).map(|c| {
+            let ci = if c.throughput().is_some() {
+                sweep::interval(&mut draws.clone())
+            } else {
+                None
+            };
+            match c {
+                Capacity::Within {
+                    load,
+                    throughput,
+                    binding,
+                } => CapacityView {
+                    kind: "within",
+                    load,
+                    throughput_rps: Some(throughput),
+                    binding: Some(binding),
+                    ci,
+                },
+                Capacity::AtLeast { load, throughput } => CapacityView {
+                    kind: "at_least",
+                    load,
+                    throughput_rps: Some(throughput),
+                    binding: None,
+                    ci,
+                },
+                Capacity::Below { load, binding } => CapacityView {
+                    kind: "below",
+                    load,
+                    throughput_rps: None,
+                    binding: Some(binding),
+                    ci: None,
+                },
+            }
+        });
+        draws.sort_by(f64::total_cmp);
+        arms.push(ArmSweep {
+            arm: name.clone(),
+            levels: views,
+            knee: sweep::knee(&levels).map(
+                |Knee {
+                     load,
+                     throughput,
+                     efficiency,
+                 }| KneeView {
+                    load,
+                    throughput_rps: throughput,
+                    efficiency,
+                },
+            ),
+            capacity,
+            draws,
+        });
+    }
+    let shift = shift(&arms);
+    let first = rows.first()?;
+    Some(Sweep {
+        run_id: run_id.to_string(),
+        suite: first.suite.clone(),
+        run_no: first.run_no,
+        load: key,
+        slo: slos.to_string(),
+        arms,
+        shift,
+    })
+}
+
+/// First arm (baseline) against the second: ratio of throughput at capacity, bootstrap interval
+/// from the arms' independent draws paired in order.
+fn shift(arms: &[ArmSweep]) -> Option<Shift> {
+    let [a, b, ..] = arms else {
+        return None;
+    };
+    let (ca, cb) = (a.capacity.as_ref()?, b.capacity.as_ref()?);
+    let ratio = cb.throughput_rps? / ca.throughput_rps?;
+    // The arms' draws are independent but sorted: pair them in a fixed shuffled order.
+    let mut bd = b.draws.clone();
+    crate::stats::Rng::new(0x5b1f7).shuffle(&mut bd);
+    let mut ratios: Vec<f64> = a
+        .draws
+        .iter()
+        .zip(&bd)
+        .map(|(x, y)| y / x)
+        .filter(|r| r.is_finite())
+        .collect();
+    let ci = sweep::interval(&mut ratios);
+    let pct = |r: f64| format!("{:+.0} %", (r - 1.0) * 100.0);
+    let open: Vec<&str> = [(a, ca), (b, cb)]
+        .iter()
+        .filter(|(_, c)| c.kind == "at_least")
+        .map(|(x, _)| x.arm.as_str())
+        .collect();
+    let text = format!(
+        "{} serves {} req/s within the SLOs vs {}{}{}",
+        b.arm,
+        pct(ratio),
+        a.arm,
+        ci.map_or(String::new(), |(lo, hi)| format!(
+            " (95 % CI {} … {})",
+            pct(lo),
+            pct(hi)
+        )),
+        if open.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} met the SLOs at every level tried (a lower bound)",
+                open.join(" and ")
+            )
+        },
+    );
+    Some(Shift {
+        baseline: a.arm.clone(),
+        candidate: b.arm.clone(),
+        ratio,
+        ci,
+        text,
+    })
+}
