@@ -361,6 +361,9 @@ impl Plan {
         if plan.run.command.trim().is_empty() {
             return Err(format!("{}`run.command` is empty", line_of("command")));
         }
+        if let Err(e) = crate::query::slo::Slos::parse(plan.slo.iter().map(String::as_str)) {
+            return Err(format!("{}`slo`: {e}", line_of("slo")));
+        }
         if plan.run.repeats == 0 {
             return Err(format!(
                 "{}`run.repeats` must be at least 1",
@@ -675,6 +678,12 @@ SIZE = [1, 2]
         let e = Plan::parse("suite = \"s\"\n[run]\ncommand = \"x\"\n[sample]\ncores = \"3-1\"\n")
             .unwrap_err();
         assert!(e.contains("line 5") && e.contains("sample.cores"), "{e}");
+        let e = Plan::parse("suite = \"s\"\nslo = [\"ttft<=1\"]\n[run]\ncommand = \"x\"\n")
+            .unwrap_err();
+        assert!(
+            e.contains("line 2") && e.contains("expected METRIC<=MS"),
+            "{e}"
+        );
         assert_eq!(parse_duration("100ms").unwrap(), Duration::from_millis(100));
         assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
         assert_eq!(parse_cores("0-2,5").unwrap(), vec![0, 1, 2, 5]);
