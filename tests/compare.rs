@@ -262,7 +262,7 @@ fn bad_selections_say_what_exists() {
             "--baseline",
             "dynamo-frontend#1@default",
             "--candidate",
-            "latest@fastokens",
+            "dynamo-frontend/fastokens",
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));

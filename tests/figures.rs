@@ -11,6 +11,8 @@ use common::*;
 use perfhouse::query::figures::FIGURES;
 use perfhouse::warehouse::Warehouse;
 
+const SLO: &str = "ttft_ms<=100,itl_ms<=10";
+
 #[test]
 fn every_registered_figure_appears_in_compare_history_the_site_and_arm_medians() {
     let dir = tempfile::tempdir().unwrap();
@@ -21,6 +23,9 @@ fn every_registered_figure_appears_in_compare_history_the_site_and_arm_medians()
     let cmp: serde_json::Value = serde_json::from_str(&ok(
         &wh,
         &[
+            // Goodput and SLO attainment exist under SLOs: set them for this session.
+            "--slo",
+            SLO,
             "compare",
             "--baseline",
             "latest@default",
@@ -38,7 +43,7 @@ fn every_registered_figure_appears_in_compare_history_the_site_and_arm_medians()
         .map(|r| r["metric"].as_str().unwrap())
         .collect();
     let hist: serde_json::Value =
-        serde_json::from_str(&ok(&wh, &["history", "--format", "json"])).unwrap();
+        serde_json::from_str(&ok(&wh, &["--slo", SLO, "history", "--format", "json"])).unwrap();
     let histories: Vec<&str> = hist
         .as_array()
         .unwrap()
@@ -46,12 +51,26 @@ fn every_registered_figure_appears_in_compare_history_the_site_and_arm_medians()
         .map(|s| s["metric"].as_str().unwrap())
         .collect();
     let site = dir.path().join("site");
-    ok(&wh, &["site", "--out", site.to_str().unwrap()]);
+    ok(
+        &wh,
+        &["--slo", SLO, "site", "--out", site.to_str().unwrap()],
+    );
     let run_id = scalar(&wh, "select run_id from runs");
     let page =
         fs::read_to_string(site.join(format!("runs/{}/index.html", run_id.as_str().unwrap())))
             .unwrap();
-    let columns = query(&wh, "select * from arm_medians limit 1");
+    let columns: Vec<serde_json::Map<String, serde_json::Value>> = serde_json::from_str(&ok(
+        &wh,
+        &[
+            "--slo",
+            SLO,
+            "query",
+            "--format",
+            "json",
+            "select * from arm_medians limit 1",
+        ],
+    ))
+    .unwrap();
 
     for f in FIGURES {
         assert!(

@@ -105,6 +105,22 @@ fn the_bundled_sweep_has_knees_capacities_and_a_frontier_shift() {
     assert!(page.contains(shift["text"].as_str().unwrap().split(" (").next().unwrap()));
     let index = fs::read_to_string(out.path().join(format!("runs/{run}/index.html"))).unwrap();
     assert!(index.contains("href=\"sweep.html\""));
+    // `compare` of the two arms states the shift of capacity with its interval.
+    let cmp = ok(
+        wh.path(),
+        &[
+            "compare",
+            "--baseline",
+            "dynamo-sweep#1@speedup-5",
+            "--candidate",
+            "dynamo-sweep#1@speedup-10",
+        ],
+    );
+    assert!(
+        cmp.contains("capacity at SLO (ttft_ms<=80,p99(ttft_ms)<=100)"),
+        "{cmp}"
+    );
+    assert!(cmp.contains(shift["text"].as_str().unwrap()), "{cmp}");
     // The table form pipes.
     let csv = ok(wh.path(), &["sweep", "--format", "csv"]);
     assert_eq!(csv.lines().count(), 1 + 14, "{csv}");

@@ -541,6 +541,13 @@ pub async fn compare(
         diagnoses.extend(knees(side));
         diagnoses.extend(cold_starts(side));
     }
+    // Two arms of one load sweep: their capacities at the suite's SLOs (`query::sweep`).
+    if a.sel.run.run_id == b.sel.run.run_id
+        && let Some(sweep) = super::sweep::sweep(q, &a.sel.run.run_id, None).await?
+        && let Some(shift) = sweep.shift
+    {
+        diagnoses.push(format!("capacity at SLO ({}): {}", sweep.slo, shift.text));
+    }
     Ok(Comparison {
         baseline: a.sel,
         candidate: b.sel,
@@ -719,36 +726,38 @@ fn decomposition(s: &Side) -> Vec<String> {
         .collect()
 }
 
-/// The knee of a concurrency sweep: the highest throughput before it falls.
+/// The knee of a concurrency sweep, as `perfhouse sweep` defines it (`stats::sweep::knee`).
 fn knees(s: &Side) -> Vec<String> {
-    let by_arm = by_concurrency(s, |t| t.fig("throughput_rps"));
-    by_arm
+    let throughput = by_concurrency(s, |t| t.fig("throughput_rps"));
+    let latency = by_concurrency(s, |t| t.fig("latency_p50_ms"));
+    throughput
         .into_iter()
         .filter(|(_, v)| v.len() >= 2)
-        .map(|(arm, v)| match knee(&v) {
-            Some((c, x)) => format!(
-                "{} {arm}: throughput peaks at {x:.1} req/s at concurrency {c} and falls beyond it (congestion collapse)",
-                s.sel.label
-            ),
-            None => format!(
-                "{} {arm}: throughput still rising at the highest concurrency tried ({}); no knee yet",
-                s.sel.label,
-                v.last().map(|p| p.0).unwrap_or_default()
-            ),
+        .map(|(arm, v)| {
+            let lat = latency.get(arm);
+            let levels: Vec<crate::stats::sweep::Level> = v
+                .iter()
+                .map(|&(c, x)| crate::stats::sweep::Level {
+                    load: c as f64,
+                    n: 1,
+                    throughput: x,
+                    latency: lat.and_then(|l| l.iter().find(|p| p.0 == c)).map(|p| p.1),
+                    checks: Vec::new(),
+                })
+                .collect();
+            match crate::stats::sweep::knee(&levels) {
+                Some(k) => format!(
+                    "{} {arm}: throughput stops scaling at concurrency {} ({:.1} req/s): every later step adds less than half its share while latency climbs",
+                    s.sel.label, k.load, k.throughput
+                ),
+                None => format!(
+                    "{} {arm}: throughput still rising at the highest concurrency tried ({}); no knee yet",
+                    s.sel.label,
+                    v.last().map(|p| p.0).unwrap_or_default()
+                ),
+            }
         })
         .collect()
-}
-
-/// `(concurrency, throughput)` of the peak when a later point is lower by more than 2 %.
-pub fn knee(points: &[(i64, f64)]) -> Option<(i64, f64)> {
-    let (i, &(c, x)) = points
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.1.total_cmp(&b.1.1))?;
-    points[i + 1..]
-        .iter()
-        .any(|p| p.1 < x * 0.98)
-        .then_some((c, x))
 }
 
 /// A first repeat far from the rest (more than 10 % off the others' median throughput).
@@ -851,20 +860,5 @@ mod tests {
             (5, 1, 4, 5)
         );
         assert!((o.geomean_ratio.unwrap() - 1.2).abs() < 1e-12);
-    }
-
-    #[test]
-    fn knee_is_the_peak_before_a_fall() {
-        assert_eq!(
-            knee(&[(8, 100.0), (32, 180.0), (128, 150.0)]),
-            Some((32, 180.0))
-        );
-        assert_eq!(knee(&[(8, 100.0), (32, 180.0), (128, 200.0)]), None);
-        assert_eq!(
-            knee(&[(8, 100.0), (32, 180.0), (128, 179.0)]),
-            None,
-            "within 2 %: a plateau"
-        );
-        assert_eq!(knee(&[]), None);
     }
 }
