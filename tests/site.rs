@@ -43,8 +43,9 @@ fn hrefs(html: &str) -> Vec<String> {
 fn demo_site_links_every_run_page_with_medians() {
     let wh = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
-    // Every run's page is checked below; the Kedro history has its own test (tests/kedro.rs).
-    let datasets = datasets_without(&["kedro-asv"]);
+    // Every run's page is checked below; the Kedro history (tests/kedro.rs) and the load
+    // sweep (tests/sweep.rs) have their own tests.
+    let datasets = datasets_without(&["kedro-asv", "dynamo-sweep"]);
     let datasets = datasets.path();
     let log = ok(
         wh.path(),
