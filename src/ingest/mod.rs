@@ -238,8 +238,17 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                         .iter()
                         .any(|a| a.walk_auto(entry.path(), &name)),
                 };
+                // aiperf ≥ 0.13 also writes each phase's summary under `phases/<phase>/`: the
+                // artifact directory's own summary (the profiling phase) is the one that counts.
+                let per_phase = is_aiperf_summary(&name)
+                    && entry
+                        .path()
+                        .parent()
+                        .and_then(Path::parent)
+                        .is_some_and(|p| p.file_name().is_some_and(|n| n == "phases"));
                 // aiperf writes the same summary as JSON and CSV: take the JSON.
                 let wanted = wanted
+                    && !per_phase
                     && !(name.starts_with("profile_export_aiperf.csv")
                         && entry
                             .path()
@@ -494,8 +503,31 @@ pub fn trial_keys(
     let mut arm = defaults.arm.clone();
     let mut repeat = None;
     let mut params = defaults.params.clone();
+    // aiperf's multi-run layout (`--num-profile-runs`, list-valued `--concurrency`):
+    // `profile_runs/trial_0001/concurrency_16/…` is repeat 0 at concurrency 16.
+    let mut in_profile_runs = false;
     for comp in path.parent().into_iter().flat_map(|p| p.components()) {
         let seg = comp.as_os_str().to_string_lossy();
+        if seg == "profile_runs" {
+            in_profile_runs = true;
+            continue;
+        }
+        if in_profile_runs {
+            if let Some(n) = seg
+                .strip_prefix("trial_")
+                .and_then(|n| n.parse::<i32>().ok())
+            {
+                repeat = Some(n - 1);
+                continue;
+            }
+            if let Some((k, v)) = seg.rsplit_once('_')
+                && !k.is_empty()
+                && v.parse::<f64>().is_ok()
+            {
+                params.insert(k.to_string(), v.to_string());
+                continue;
+            }
+        }
         let Some((k, v)) = seg.split_once('=') else {
             continue;
         };
