@@ -138,6 +138,8 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &super::asv::Adapter,
     &super::criterion::ADAPTER,
     &super::hyperfine::ADAPTER,
+    &super::guidellm::ADAPTER,
+    &super::vllm_bench::ADAPTER,
     &super::metrics_json::ADAPTER,
     &super::gbench::ADAPTER,
     &super::pytest_benchmark::ADAPTER,

@@ -366,7 +366,12 @@ pub fn stream_jsonl(
 /// Whether `first_line` looks like an aiperf record (used by `--format auto`).
 pub fn sniff(first_line: &str) -> bool {
     let t = first_line.trim_start();
-    t.starts_with('{') && t.contains("\"metadata\"") && t.contains("\"metrics\"")
+    // A record's metadata times it (`request_start_ns`, or `timestamp_ns` before aiperf 0.3);
+    // other one-line JSON with `metadata` and `metrics` (GuideLLM's report) is not a record.
+    t.starts_with('{')
+        && t.contains("\"metadata\"")
+        && t.contains("\"metrics\"")
+        && (t.contains("\"request_start_ns\"") || t.contains("\"timestamp_ns\""))
 }
 
 /// aiperf's per-request export as an [`super::adapter::Adapter`].

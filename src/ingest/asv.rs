@@ -64,6 +64,16 @@ pub fn is_results_dir(dir: Option<&Path>) -> bool {
     })
 }
 
+/// Whether `dir` holds an asv machine directory (`<machine>/machine.json`).
+fn has_machine_dir(dir: Option<&Path>) -> bool {
+    dir.and_then(|d| std::fs::read_dir(d).ok())
+        .is_some_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().join("machine.json").is_file())
+        })
+}
+
 struct BenchInfo {
     unit: String,
     kind: String,
@@ -368,7 +378,9 @@ impl super::adapter::Adapter for Adapter {
     }
 
     fn claims_name(&self, path: &Path, name: &str) -> bool {
-        path.is_dir() || name == "benchmarks.json" && is_results_dir(path.parent())
+        // A `benchmarks.json` is asv's only beside a machine directory (`<machine>/machine.json`):
+        // GuideLLM names its report the same.
+        path.is_dir() || name == "benchmarks.json" && has_machine_dir(path.parent())
     }
 
     fn walk_auto(&self, _path: &Path, _name: &str) -> bool {

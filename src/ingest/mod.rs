@@ -14,11 +14,13 @@ pub mod asv;
 pub mod criterion;
 pub mod folded;
 pub mod gbench;
+pub mod guidellm;
 pub mod hyperfine;
 pub mod lmcache;
 pub mod metrics_json;
 pub mod perf_script;
 pub mod pytest_benchmark;
+pub mod vllm_bench;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -90,11 +92,16 @@ pub enum Format {
     /// airspeed velocity results (`results/benchmarks.json` + `results/<machine>/*.json`):
     /// every results file (one commit on one machine) becomes its own run.
     Asv,
+    /// GuideLLM `benchmarks.json` (report schema 2): one trial per benchmark, with its saved
+    /// requests and its own distributions.
+    Guidellm,
+    /// vLLM `vllm bench serve --save-result` JSON: one trial of vLLM's own figures.
+    VllmBench,
 }
 
 impl Format {
     /// Every format, `auto` first, in the order `--help` lists them.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 14] = [
         Format::Auto,
         Format::Aiperf,
         Format::Hyperfine,
@@ -107,6 +114,8 @@ impl Format {
         Format::PerfScript,
         Format::Lmcache,
         Format::Asv,
+        Format::Guidellm,
+        Format::VllmBench,
     ];
 
     /// The format a `--format` / plan `format` value names (case-insensitive).
@@ -153,6 +162,12 @@ impl Format {
             Format::Asv => {
                 "airspeed velocity results/: every results file (one commit on one machine) is its own run"
             }
+            Format::Guidellm => {
+                "GuideLLM benchmarks.json (report schema 2): one trial per benchmark, its saved requests and distributions"
+            }
+            Format::VllmBench => {
+                "vllm bench serve --save-result JSON: one trial of vLLM's own figures (no per-request times)"
+            }
         }
     }
 
@@ -170,12 +185,14 @@ impl Format {
             Format::PerfScript => "perf-script",
             Format::Lmcache => "lmcache-transfer",
             Format::Asv => "asv",
+            Format::Guidellm => "guidellm",
+            Format::VllmBench => "vllm-bench",
         }
     }
 }
 
 /// Concrete formats (not `auto`), for messages.
-const KNOWN: &str = "aiperf (profile_export.jsonl), aiperf-summary (profile_export_aiperf.json/.csv, phase_manifest.json), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, criterion (new/estimates.json), folded (stack count), perf-script (perf script text), lmcache-transfer (transfer-channel-benchmark output), asv (results/ directory)";
+const KNOWN: &str = "aiperf (profile_export.jsonl), aiperf-summary (profile_export_aiperf.json/.csv, phase_manifest.json), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, criterion (new/estimates.json), folded (stack count), perf-script (perf script text), lmcache-transfer (transfer-channel-benchmark output), asv (results/ directory), guidellm (benchmarks.json), vllm-bench (vllm bench serve --save-result)";
 
 /// Names aiperf gives the files of one artifact directory.
 pub(crate) fn is_aiperf_jsonl(name: &str) -> bool {
