@@ -529,6 +529,7 @@ pub async fn compare(
     }
     for side in [&a, &b] {
         flags.extend(client_bound(side));
+        flags.extend(validity(q, side).await?);
     }
     if rows.is_empty() {
         flags.push(
@@ -671,6 +672,76 @@ fn client_bound(s: &Side) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+/// Share of a cell's requests that may fail before its latencies stop describing the load.
+pub const MAX_ERROR_RATE: f64 = 0.01;
+/// An open-loop generator achieving less than this share of its requested rate lagged.
+pub const MIN_ACHIEVED_RATE: f64 = 0.95;
+
+/// What makes a side's load figures less trustworthy, where its data shows it: errors or
+/// cancellations above 1 % of a cell's requests; an open-loop `request_rate` achieved at less
+/// than 95 %; no warm-up at all (no warm-up requests and no discarded cold first trial).
+async fn validity(q: &Query, s: &Side) -> Result<Vec<String>, CompareError> {
+    let mut out = Vec::new();
+    let mut cells: BTreeMap<(&str, &crate::model::Params), (f64, f64, Vec<f64>)> = BTreeMap::new();
+    for t in s
+        .trials
+        .iter()
+        .filter(|t| t.phase == "measured" && !t.discarded)
+    {
+        let Some(n) = t.fig("requests").filter(|n| *n > 0.0) else {
+            continue;
+        };
+        let c = cells.entry((&t.arm, &t.params)).or_default();
+        c.0 += n;
+        c.1 += t.fig("errors").unwrap_or(0.0) + t.fig("cancelled").unwrap_or(0.0);
+        if t.kept
+            && let Some(x) = t.fig("throughput_rps")
+        {
+            c.2.push(x);
+        }
+    }
+    for ((arm, params), (n, bad, x)) in &cells {
+        let where_ = format!("{}: {arm} at {}", s.sel.label, params_text(params));
+        if bad / n > MAX_ERROR_RATE {
+            out.push(format!(
+                "{where_}: {:.1}% of requests errored or were cancelled (> {:.0}%): its latencies describe only the requests that completed",
+                100.0 * bad / n,
+                100.0 * MAX_ERROR_RATE
+            ));
+        }
+        let rate = params
+            .get("request_rate")
+            .and_then(|r| r.parse::<f64>().ok());
+        if let (Some(rate), Some(got)) = (rate.filter(|r| *r > 0.0), median(x))
+            && got < MIN_ACHIEVED_RATE * rate
+        {
+            out.push(format!(
+                "{where_}: achieved {got:.1} req/s of the {rate} requested ({:+.0}%): the open-loop generator lagged, so the server saw less load than asked and latencies are understated",
+                (got / rate - 1.0) * 100.0
+            ));
+        }
+    }
+    if !cells.is_empty() && !s.trials.iter().any(|t| t.discarded) {
+        #[derive(Deserialize)]
+        struct N {
+            n: i64,
+        }
+        let n: Vec<N> = q
+            .rows(&format!(
+                "SELECT count(*) AS n FROM requests WHERE run_id = {} AND phase = 'warmup'",
+                super::lit(&s.sel.run.run_id)
+            ))
+            .await?;
+        if n.first().is_none_or(|n| n.n == 0) {
+            out.push(format!(
+                "{}: no warm-up (no warm-up requests, no discarded cold first trial): the first measured requests of each trial include cold starts",
+                s.sel.label
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// Per arm, the median of `figure` over kept trials at each concurrency, in concurrency order.
