@@ -58,6 +58,24 @@ fn warmup_error_rate_and_lagging_open_loop_are_flagged_where_the_data_shows_them
         "{lag:?}"
     );
 
+    // Prefix cache: GuideLLM's first benchmark (1 stream) had 95 % of its prompt tokens read
+    // from the server's cache (7,680 of 8,120), the later ones none.
+    let f = flags(wh.path(), "gl#1", "gl#1");
+    let cache: Vec<&String> = f.iter().filter(|f| f.contains("prefix cache")).collect();
+    assert_eq!(cache.len(), 2, "{f:?}");
+    assert!(
+        cache[0].contains("concurrency=1") && cache[0].contains("95–95%"),
+        "{cache:?}"
+    );
+    // aiperf's multi-run with its consistent seed: the first run read 13 % of its prompts from
+    // the cache, the repeats 95 % (the server kept the first run's prompts).
+    let mr = fixture("aiperf-multirun");
+    ok(wh.path(), &["ingest", "--suite", "mr", &mr]);
+    let f = flags(wh.path(), "mr#1", "mr#1");
+    let cache: Vec<&String> = f.iter().filter(|f| f.contains("prefix cache")).collect();
+    assert_eq!(cache.len(), 4, "2 cells × 2 sides: {f:?}");
+    assert!(cache.iter().all(|c| c.contains("13–95%")), "{cache:?}");
+
     // aiperf's docs example: 1 of 2 requests failed (50 % > 1 %).
     let docs = samples().join("aiperf/profile_export.docs-example.jsonl");
     ok(

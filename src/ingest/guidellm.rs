@@ -216,6 +216,23 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             "s",
             Better::Lower,
         );
+        // Prompt tokens the server reported read from its prefix cache (`cached_tokens`) and
+        // all prompt tokens, over the saved successful requests: the prefix-cache check.
+        if let Some(list) = b.pointer("/requests/successful").and_then(Value::as_array) {
+            let sum = |k: &str| list.iter().filter_map(|r| r[k].as_f64()).sum::<f64>();
+            put(
+                "guidellm.prompt_tokens.sum".into(),
+                Some(sum("prompt_tokens")),
+                "tokens",
+                Better::Lower,
+            );
+            put(
+                "guidellm.cached_tokens.sum".into(),
+                Some(sum("cached_tokens")),
+                "tokens",
+                Better::Lower,
+            );
+        }
         trials.push(ParsedTrial {
             params,
             repeat: None,

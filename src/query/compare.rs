@@ -678,12 +678,73 @@ fn client_bound(s: &Side) -> Vec<String> {
 pub const MAX_ERROR_RATE: f64 = 0.01;
 /// An open-loop generator achieving less than this share of its requested rate lagged.
 pub const MIN_ACHIEVED_RATE: f64 = 0.95;
+/// Share of prompt tokens read from the server's prefix cache above which TTFT measures cache
+/// hits rather than prefill.
+pub const MAX_PREFIX_CACHED: f64 = 0.10;
 
 /// What makes a side's load figures less trustworthy, where its data shows it: errors or
 /// cancellations above 1 % of a cell's requests; an open-loop `request_rate` achieved at less
-/// than 95 %; no warm-up at all (no warm-up requests and no discarded cold first trial).
+/// than 95 %; no warm-up at all (no warm-up requests and no discarded cold first trial); more
+/// than 10 % of prompt tokens served from the server's prefix cache (the tool's own usage
+/// figures: aiperf's `usage_prompt_cache_read_tokens`, GuideLLM's `cached_tokens`), i.e.
+/// repeated prompts reaching a server that kept them (vLLM #54227: TTFT 49× off).
 async fn validity(q: &Query, s: &Side) -> Result<Vec<String>, CompareError> {
     let mut out = Vec::new();
+    #[derive(Deserialize)]
+    struct Usage {
+        trial_id: i64,
+        name: String,
+        value: f64,
+    }
+    let usage: Vec<Usage> = q
+        .rows(&format!(
+            "SELECT trial_id, name, value FROM metrics WHERE run_id = {} AND name IN \
+             ('aiperf.usage_prompt_cache_read_tokens.avg', 'aiperf.usage_prompt_tokens.avg', \
+              'guidellm.cached_tokens.sum', 'guidellm.prompt_tokens.sum')",
+            super::lit(&s.sel.run.run_id)
+        ))
+        .await?;
+    let mut cached: BTreeMap<(&str, &crate::model::Params), Vec<f64>> = BTreeMap::new();
+    for t in s
+        .trials
+        .iter()
+        .filter(|t| t.phase == "measured" && !t.discarded)
+    {
+        let get = |suffix: &[&str]| {
+            usage
+                .iter()
+                .find(|u| u.trial_id == t.trial_id && suffix.contains(&u.name.as_str()))
+                .map(|u| u.value)
+        };
+        let hit = get(&[
+            "aiperf.usage_prompt_cache_read_tokens.avg",
+            "guidellm.cached_tokens.sum",
+        ]);
+        let all = get(&[
+            "aiperf.usage_prompt_tokens.avg",
+            "guidellm.prompt_tokens.sum",
+        ]);
+        if let (Some(hit), Some(all)) = (hit, all.filter(|a| *a > 0.0)) {
+            cached
+                .entry((&t.arm, &t.params))
+                .or_default()
+                .push(hit / all);
+        }
+    }
+    for ((arm, params), shares) in &cached {
+        let hi = shares.iter().cloned().fold(0.0, f64::max);
+        if hi > MAX_PREFIX_CACHED {
+            let lo = shares.iter().cloned().fold(1.0, f64::min);
+            out.push(format!(
+                "{}: {arm} at {}: {:.0}–{:.0}% of prompt tokens were read from the server's prefix cache across its trials (> {:.0}%): repeated prompts reached a server that kept them, so TTFT measures cache hits, not prefill",
+                s.sel.label,
+                params_text(params),
+                100.0 * lo,
+                100.0 * hi,
+                100.0 * MAX_PREFIX_CACHED
+            ));
+        }
+    }
     let mut cells: BTreeMap<(&str, &crate::model::Params), (f64, f64, Vec<f64>)> = BTreeMap::new();
     for t in s
         .trials
