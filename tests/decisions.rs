@@ -8,6 +8,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+use common::compare_json as compare;
 use common::{ok, perfhouse};
 
 fn git(dir: &Path, args: &[&str]) {
@@ -25,23 +26,6 @@ fn git(dir: &Path, args: &[&str]) {
         "git {args:?}: {}",
         String::from_utf8_lossy(&o.stderr)
     );
-}
-
-/// `perfhouse compare --format json` of two selections that must succeed.
-fn compare(wh: &Path, baseline: &str, candidate: &str) -> serde_json::Value {
-    let out = ok(
-        wh,
-        &[
-            "compare",
-            "--baseline",
-            baseline,
-            "--candidate",
-            candidate,
-            "--format",
-            "json",
-        ],
-    );
-    serde_json::from_str(&out).unwrap()
 }
 
 fn write_plan(dir: &Path, text: &str) -> std::path::PathBuf {

@@ -121,3 +121,21 @@ pub fn two_arms(dir: &Path, n: usize) -> std::path::PathBuf {
     .unwrap();
     path
 }
+
+/// `perfhouse compare --format json` of two selections that must succeed.
+#[allow(dead_code)]
+pub fn compare_json(wh: &Path, baseline: &str, candidate: &str) -> serde_json::Value {
+    let out = ok(
+        wh,
+        &[
+            "compare",
+            "--baseline",
+            baseline,
+            "--candidate",
+            candidate,
+            "--format",
+            "json",
+        ],
+    );
+    serde_json::from_str(&out).unwrap()
+}
