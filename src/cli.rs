@@ -271,6 +271,12 @@ pub struct RunArgs {
     /// Label of the run (`host=ci-3`). Repeatable.
     #[arg(long = "label", value_name = "K=V", value_parser = key_value)]
     pub labels: Vec<(String, String)>,
+    /// Replace the plan's arms by git-revision arms, NAME=REV each (repeatable, in order: the
+    /// first is the baseline): `--git-arm base=origin/main --git-arm head=HEAD` runs both
+    /// commits interleaved on this machine, each built once with `run.build` (the GitHub
+    /// Action's PR mode). Each inherits the environment and args of the plan's first arm.
+    #[arg(long = "git-arm", value_name = "NAME=REV", value_parser = key_value)]
+    pub git_arms: Vec<(String, String)>,
     /// Print the trial schedule and exit.
     #[arg(long)]
     pub dry_run: bool,

@@ -4,9 +4,11 @@
 #   - Debian's linux-perf (runner profiling tests), gcc (the profiled test program), zstd and
 #     bzip2 (the bundled compressor plan), procps (pkill), chromium (the browser test) — via
 #     apt when missing and root
+#   - jq, curl, shellcheck, nodejs, npm, python3-yaml (the GitHub Action's scripts and their lint)
 # Then the gates CI keeps, in this order: nothing outside the clone is read (no path into the
 # team's shared folder in src/, tests/, benches/, .ci/), `cargo fmt --check`,
-# `cargo clippy --all-targets --locked -- -D warnings`, `cargo test --locked`.
+# `cargo clippy --all-targets --locked -- -D warnings`, `.ci/lint-actions.sh` (the actionlint
+# and ShellCheck lint of the action and the workflows), `cargo test --locked`.
 # Extra arguments go to `cargo test` (e.g. `tests/run.sh views`); with arguments the fmt and
 # clippy gates are skipped (a focused run), without them everything CI runs is run.
 set -euo pipefail
@@ -21,6 +23,13 @@ command -v pkill >/dev/null || missing+=(procps)
 command -v taskset >/dev/null || missing+=(util-linux)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v git >/dev/null || missing+=(git)
+# The GitHub Action's scripts and their lint (.ci/lint-actions.sh, tests/github_action.rs).
+command -v jq >/dev/null || missing+=(jq)
+command -v curl >/dev/null || missing+=(curl)
+command -v shellcheck >/dev/null || missing+=(shellcheck)
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "tests/run.sh: installing ${missing[*]}"
@@ -51,5 +60,6 @@ if [ $# -eq 0 ]; then
   cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
   cargo fmt --check
   cargo clippy --all-targets --locked --quiet -- -D warnings
+  bash .ci/lint-actions.sh
 fi
 cargo test --locked "$@"

@@ -42,6 +42,7 @@ pub fn run(cli: Cli) -> Result<()> {
         let opts = crate::runner::RunOptions {
             plan: args.plan.clone(),
             labels: args.labels.iter().cloned().collect(),
+            git_arms: args.git_arms.clone(),
             dry_run: args.dry_run,
             fail_fast: args.fail_fast,
             quiet: cli.quiet,

@@ -122,6 +122,7 @@ pub fn bisect(
         let ro = RunOptions {
             plan: opts.plan.clone(),
             labels,
+            git_arms: Vec::new(),
             quiet: opts.quiet,
             worktrees: Some(trees.clone()),
             ..RunOptions::default()

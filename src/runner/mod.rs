@@ -45,6 +45,8 @@ extern "C" fn on_signal(_: libc::c_int) {
 pub struct RunOptions {
     pub plan: PathBuf,
     pub labels: BTreeMap<String, String>,
+    /// Arms that replace the plan's (`--git-arm NAME=REV`).
+    pub git_arms: Vec<(String, String)>,
     pub dry_run: bool,
     pub fail_fast: bool,
     pub quiet: bool,
@@ -157,7 +159,10 @@ pub fn execute(
     rt: &tokio::runtime::Handle,
     opts: &RunOptions,
 ) -> Result<RunOutcome> {
-    let plan = Plan::load(&opts.plan)?;
+    let mut plan = Plan::load(&opts.plan)?;
+    if !opts.git_arms.is_empty() {
+        plan.use_git_arms(&opts.git_arms);
+    }
     if opts.dry_run {
         return Ok(RunOutcome {
             run_id: None,
@@ -233,6 +238,7 @@ pub fn calibrate(
     let opts = RunOptions {
         plan: args.plan.clone(),
         labels,
+        git_arms: Vec::new(),
         quiet,
         source: Some("calibrate".into()),
         ..RunOptions::default()

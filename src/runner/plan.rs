@@ -345,6 +345,21 @@ impl Plan {
         Ok(plan)
     }
 
+    /// Replaces the arms by git-revision arms `(name, rev)`, each with the first arm's
+    /// environment and args (`run --git-arm`).
+    pub fn use_git_arms(&mut self, arms: &[(String, String)]) {
+        let first = self.arms().into_iter().next();
+        self.arms = arms
+            .iter()
+            .map(|(name, rev)| Arm {
+                name: name.clone(),
+                env: first.as_ref().map(|a| a.env.clone()).unwrap_or_default(),
+                args: first.as_ref().and_then(|a| a.args.clone()),
+                git: Some(rev.clone()),
+            })
+            .collect();
+    }
+
     /// Parses and validates; the error names the line and key where it can.
     pub fn parse(text: &str) -> Result<Plan, String> {
         let mut plan: Plan =
