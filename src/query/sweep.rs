@@ -52,10 +52,21 @@ pub struct KneeView {
     pub efficiency: f64,
 }
 
+/// How a capacity relates to the levels tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CapacityKind {
+    /// Interpolated between the last level that meets the SLOs and the first that does not.
+    Within,
+    /// No level failed: at least the highest tried.
+    AtLeast,
+    /// The lowest level already failed.
+    Below,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct CapacityView {
-    /// `within` (interpolated), `at_least` (no level failed), `below` (the lowest failed).
-    pub kind: &'static str,
+    pub kind: CapacityKind,
     pub load: f64,
     pub throughput_rps: Option<f64>,
     /// The SLO that fails first.
@@ -265,21 +276,21 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                     throughput,
                     binding,
                 } => CapacityView {
-                    kind: "within",
+                    kind: CapacityKind::Within,
                     load,
                     throughput_rps: Some(throughput),
                     binding: Some(binding),
                     ci,
                 },
                 Capacity::AtLeast { load, throughput } => CapacityView {
-                    kind: "at_least",
+                    kind: CapacityKind::AtLeast,
                     load,
                     throughput_rps: Some(throughput),
                     binding: None,
                     ci,
                 },
                 Capacity::Below { load, binding } => CapacityView {
-                    kind: "below",
+                    kind: CapacityKind::Below,
                     load,
                     throughput_rps: None,
                     binding: Some(binding),
@@ -341,7 +352,7 @@ fn shift(arms: &[ArmSweep]) -> Option<Shift> {
     let pct = |r: f64| format!("{:+.0} %", (r - 1.0) * 100.0);
     let open: Vec<&str> = [(a, ca), (b, cb)]
         .iter()
-        .filter(|(_, c)| c.kind == "at_least")
+        .filter(|(_, c)| c.kind == CapacityKind::AtLeast)
         .map(|(x, _)| x.arm.as_str())
         .collect();
     let text = format!(

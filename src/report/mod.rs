@@ -694,18 +694,18 @@ pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::A
     });
     let x = c.throughput_rps.map_or(String::new(), g);
     match c.kind {
-        "within" => format!(
+        crate::query::sweep::CapacityKind::Within => format!(
             "{} {} → {x} req/s{ci}, interpolated between levels; first to fail: {}",
             s.load,
             g(c.load),
             c.binding.clone().unwrap_or_default()
         ),
-        "at_least" => format!(
+        crate::query::sweep::CapacityKind::AtLeast => format!(
             "at least {} {} → {x} req/s{ci}: every level tried meets the SLOs",
             s.load,
             g(c.load)
         ),
-        _ => format!(
+        crate::query::sweep::CapacityKind::Below => format!(
             "below {} {}: the lowest level already fails {}",
             s.load,
             g(c.load),
@@ -714,7 +714,7 @@ pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::A
     }
 }
 
-/// A figure of a sweep: integers as such, else three significant digits or one decimal.
+/// A figure of a sweep: integers and values ≥ 100 without decimals, ≥ 10 with one, else two.
 fn g(v: f64) -> String {
     if !v.is_finite() {
         "—".into()
