@@ -287,15 +287,17 @@ fn perf_profiles_show_the_known_function_on_and_off_cpu() {
     }
     let dir = tempfile::tempdir().unwrap();
     let burn = build_burner(dir.path());
-    // perf drops events when the machine is busy (sched_switch above all): off-CPU gets a
-    // second attempt, on a fresh warehouse, before its assertions count.
+    // perf drops events when the machine is busy (sched_switch above all): off-CPU gets up to
+    // three attempts, each on a fresh warehouse, before its assertions count.
+    const LAST: usize = 2;
     let mut offcpu_done = false;
     for (kind, mode, frame, attempt) in [
         ("oncpu", "busy", "perfhouse_known_busy_function", 0),
         ("offcpu", "sleep", "clock_nanosleep", 0),
         ("offcpu", "sleep", "clock_nanosleep", 1),
+        ("offcpu", "sleep", "clock_nanosleep", LAST),
     ] {
-        if attempt == 1 && offcpu_done {
+        if attempt > 0 && offcpu_done {
             break;
         }
         let plan = write_plan(
@@ -344,13 +346,18 @@ frequency = 199
             assert!(w >= 100.0, "{w} samples");
         } else {
             // Weights are µs off-CPU: the sleeper spends nearly all of the ~1.5 s recorded in
-            // usleep, and no weight can exceed the recording. On a saturated 2-core machine
-            // perf drops sched_switch events, so the floor is loose; the share is not.
-            if attempt == 0 && w < 0.1e6 {
-                eprintln!("off-CPU attempt 1 recorded only {w} µs (perf dropped events); again");
+            // usleep, and no weight can exceed the recording (ns taken for µs would be ~1e9).
+            // On a saturated 2-core machine perf drops most sched_switch events (CI has seen
+            // 10–34 ms of the 1.5 s), so the floor only rules out ms taken for µs (≤ 1,500);
+            // the share in the sleeping frame is what is checked.
+            if attempt < LAST && w < 0.1e6 {
+                eprintln!(
+                    "off-CPU attempt {} recorded only {w} µs (perf dropped events); again",
+                    attempt + 1
+                );
                 continue;
             }
-            assert!((0.1e6..=1.6e6).contains(&w), "{w} µs off-CPU");
+            assert!((5e3..=1.6e6).contains(&w), "{w} µs off-CPU");
             let total = scalar(&wh, "select sum(weight) from stacks where kind = 'offcpu'")
                 .as_f64()
                 .unwrap();
