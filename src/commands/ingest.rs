@@ -129,15 +129,21 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     }
     let files = ingest::discover(&opts.paths, opts.format)?;
     let groups = ingest::artifact_groups(&files);
-    // Inputs are hashed on another core while they are parsed on this one.
+    // Inputs are hashed and copied into the blob store under temporary names on another core
+    // while they are parsed on this one; only the inputs of a run about to commit are moved
+    // to their content address (`StagedBlob::keep`), the others' copies are removed.
     let hasher = {
         let files = files.clone();
+        let wh = wh.clone();
         std::thread::spawn(move || {
             files
                 .into_iter()
                 .map(|f| {
-                    let h = sha256_file(&f);
-                    (f, h)
+                    let kept = sha256_file(&f).and_then(|(sha, bytes)| {
+                        let staged = wh.stage_blob(&f, &sha, bytes)?;
+                        Ok((sha, staged))
+                    });
+                    (f, kept)
                 })
                 .collect::<Vec<_>>()
         })
@@ -244,15 +250,19 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     // Each input is hashed once: the same (sha256, bytes) name its blob below.
     let mut precomputed: std::collections::HashMap<PathBuf, _> =
         hasher.join().expect("hashing thread").into_iter().collect();
-    let mut hashes = Vec::with_capacity(sources.len());
+    let mut kept = Vec::with_capacity(sources.len());
     let mut files_identity = Vec::with_capacity(sources.len());
     for (path, trial_ids) in &sources {
-        let (sha, bytes) = match precomputed.remove(path) {
+        let (sha, staged) = match precomputed.remove(path) {
             Some(h) => h?,
-            None => sha256_file(path)?,
+            None => {
+                let (sha, bytes) = sha256_file(path)?;
+                let staged = wh.stage_blob(path, &sha, bytes)?;
+                (sha, staged)
+            }
         };
         files_identity.push(serde_json::json!({"sha256": sha, "trials": trial_ids}));
-        hashes.push((sha, bytes));
+        kept.push((path.clone(), staged));
     }
     let identity = serde_json::json!({
         "formats": formats,
@@ -271,8 +281,8 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     }
     let requests = data.requests.len() + streamed;
 
-    for ((path, trial_ids), (sha, bytes)) in sources.iter().zip(&hashes) {
-        let mut artifact = wh.store_blob(path, &path.to_string_lossy(), sha, *bytes)?;
+    for ((_, trial_ids), (path, staged)) in sources.iter().zip(kept) {
+        let mut artifact = staged.keep(&path.to_string_lossy())?;
         // A file of one trial belongs to it; a file of many belongs to the run.
         artifact.trial_id = match trial_ids.as_slice() {
             [one] => Some(*one),

@@ -196,6 +196,7 @@ pub const INTENT_WAIT: Duration = Duration::from_secs(10);
 /// How long `compact` waits for readers to finish before it gives up on a partition swap.
 pub const READERS_WAIT: Duration = Duration::from_secs(600);
 
+#[derive(Debug, Clone)]
 pub struct Warehouse {
     root: PathBuf,
 }
@@ -328,6 +329,14 @@ impl Warehouse {
     /// the caller has already computed for the run's digest. Storing the same bytes twice keeps
     /// one copy.
     pub fn store_blob(&self, source: &Path, name: &str, sha: &str, bytes: i64) -> Result<Artifact> {
+        self.stage_blob(source, sha, bytes)?.keep(name)
+    }
+
+    /// The copying half of [`Warehouse::store_blob`], to run ahead (ingest copies on another
+    /// core while it parses): the bytes go to a temporary name of this writer's own in the
+    /// blob's directory, fsynced. [`StagedBlob::keep`] moves them to their content address;
+    /// dropping the staged blob removes the copy, so a failed ingest leaves nothing.
+    pub fn stage_blob(&self, source: &Path, sha: &str, bytes: i64) -> Result<StagedBlob> {
         let prefix = sha
             .get(..2)
             .filter(|p| p.bytes().all(|b| b.is_ascii_hexdigit()));
@@ -338,37 +347,27 @@ impl Warehouse {
             });
         };
         let rel = format!("artifacts/blobs/{prefix}/{sha}");
-        let dest = self.root.join(&rel);
-        if dest.exists() {
-            // Reused by a run not yet committed: young again, so `gc`'s grace period spares it.
-            let _ = File::options()
-                .append(true)
-                .open(&dest)
-                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
-        } else {
-            let dir = self.root.join("artifacts/blobs").join(prefix);
-            fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let dir = self.root.join("artifacts/blobs").join(prefix);
+        let mut staged = StagedBlob {
+            source: source.to_path_buf(),
+            dest: self.root.join(&rel),
+            dir,
+            rel,
+            sha: sha.to_string(),
+            bytes,
+            tmp: None,
+        };
+        if !staged.dest.exists() {
             // A temporary name of this writer's own: concurrent ingests of the same new file
             // each copy to their own, and the first rename wins (content-addressed: the others
             // are the same bytes and are dropped).
-            let tmp = dir.join(format!("{sha}.{}.tmp", uuid::Uuid::now_v7()));
-            fs::copy(source, &tmp).map_err(io_err(&tmp))?;
-            File::open(&tmp)
-                .and_then(|f| f.sync_all())
-                .map_err(io_err(&tmp))?;
-            match rename_noreplace(&tmp, &dest) {
-                Ok(()) | Err(WarehouseError::Exists(_)) => {}
-                Err(e) => return Err(e),
-            }
-            fsync_dir(&dir)?;
+            let tmp = staged
+                .dir
+                .join(format!("{sha}.{}.tmp", uuid::Uuid::now_v7()));
+            staged.tmp = Some(tmp.clone());
+            copy_into(&staged.dir, source, &tmp)?;
         }
-        Ok(Artifact {
-            trial_id: None,
-            name: name.to_string(),
-            sha256: sha.to_string(),
-            bytes,
-            stored_path: rel,
-        })
+        Ok(staged)
     }
 
     /// Appends one run atomically: every table's file first, `runs` last. When a run with the
@@ -1077,6 +1076,94 @@ impl Warehouse {
 pub struct CompactReport {
     /// (table, suite, files merged)
     pub merged: Vec<(&'static str, String, usize)>,
+}
+
+/// A raw input copied ahead into the blob store under a temporary name (see
+/// [`Warehouse::stage_blob`]).
+#[derive(Debug)]
+pub struct StagedBlob {
+    source: PathBuf,
+    dest: PathBuf,
+    dir: PathBuf,
+    rel: String,
+    sha: String,
+    bytes: i64,
+    /// The copy, where the blob was not stored yet.
+    tmp: Option<PathBuf>,
+}
+
+impl StagedBlob {
+    /// Moves the copy to its content address (or, where those bytes are stored already, makes
+    /// that blob young again so `gc`'s grace period spares it until the run commits) and
+    /// returns the artifact row.
+    pub fn keep(mut self, name: &str) -> Result<Artifact> {
+        match self.tmp.take() {
+            Some(tmp) => {
+                match rename_noreplace(&tmp, &self.dest) {
+                    Ok(()) => {}
+                    // Another writer stored the same bytes first.
+                    Err(WarehouseError::Exists(_)) => {
+                        let _ = fs::remove_file(&tmp);
+                    }
+                    Err(e) => {
+                        let _ = fs::remove_file(&tmp);
+                        return Err(e);
+                    }
+                }
+                fsync_dir(&self.dir)?;
+            }
+            None if self.dest.exists() => {
+                let _ = File::options()
+                    .append(true)
+                    .open(&self.dest)
+                    .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+            }
+            // Stored when staged, gone since (an unreferenced blob past its grace period):
+            // copy it again.
+            None => {
+                let tmp = self
+                    .dir
+                    .join(format!("{}.{}.tmp", self.sha, uuid::Uuid::now_v7()));
+                self.tmp = Some(tmp.clone());
+                copy_into(&self.dir, &self.source, &tmp)?;
+                return self.keep(name);
+            }
+        }
+        Ok(Artifact {
+            trial_id: None,
+            name: name.to_string(),
+            sha256: self.sha.clone(),
+            bytes: self.bytes,
+            stored_path: self.rel.clone(),
+        })
+    }
+}
+
+impl Drop for StagedBlob {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = fs::remove_file(tmp);
+            // The prefix directory too, where this copy made it and nothing else is in it
+            // (a writer about to copy into it recreates it: `copy_into`).
+            let _ = fs::remove_dir(&self.dir);
+        }
+    }
+}
+
+/// Copies `source` to `tmp` in `dir` and fsyncs it, recreating `dir` once where a concurrent
+/// writer's cleanup removed it in between.
+fn copy_into(dir: &Path, source: &Path, tmp: &Path) -> Result<()> {
+    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    if let Err(e) = fs::copy(source, tmp) {
+        if e.kind() != io::ErrorKind::NotFound || !source.exists() {
+            return Err(io_err(tmp)(e));
+        }
+        fs::create_dir_all(dir).map_err(io_err(dir))?;
+        fs::copy(source, tmp).map_err(io_err(tmp))?;
+    }
+    File::open(tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(io_err(tmp))
 }
 
 /// SHA-256 (hex) and size of a file, read in 64 KiB chunks.
