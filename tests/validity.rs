@@ -1,25 +1,13 @@
 //! Validity flags on a comparison, where the data shows them: no warm-up, errors above 1 %, an
-//! open-loop generator below its requested rate (README: "Comparing").
+//! open-loop generator below its requested rate, prompts served from the prefix cache (README:
+//! "Comparing").
 
 mod common;
 
 use common::*;
 
 fn flags(wh: &std::path::Path, baseline: &str, candidate: &str) -> Vec<String> {
-    let c: serde_json::Value = serde_json::from_str(&ok(
-        wh,
-        &[
-            "compare",
-            "--baseline",
-            baseline,
-            "--candidate",
-            candidate,
-            "--format",
-            "json",
-        ],
-    ))
-    .unwrap();
-    c["flags"]
+    compare_json(wh, baseline, candidate)["flags"]
         .as_array()
         .unwrap()
         .iter()
