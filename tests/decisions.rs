@@ -9,24 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::compare_json as compare;
-use common::{ok, perfhouse};
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
+use common::{git, ok, perfhouse};
 
 fn write_plan(dir: &Path, text: &str) -> std::path::PathBuf {
     let plan = dir.join("plan.toml");

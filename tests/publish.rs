@@ -3,25 +3,8 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
-use std::process::Command;
 
 use common::*;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 #[test]
 fn publish_commits_the_site_without_touching_the_working_tree() {

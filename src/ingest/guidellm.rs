@@ -104,7 +104,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             }
             "constant" | "poisson" | "async" => {
                 if let Some(r) = strategy["rate"].as_f64() {
-                    params.insert("request_rate".into(), num_text(r));
+                    params.insert("request_rate".into(), r.to_string());
                 }
             }
             _ => {}
@@ -254,12 +254,3 @@ pub static ADAPTER: super::adapter::Document = super::adapter::Document {
         Ok(super::adapter::Parsed::trials(parse(path, text)?))
     }),
 };
-
-/// A rate as a parameter value: `2`, `2.5`.
-fn num_text(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}

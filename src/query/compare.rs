@@ -527,9 +527,15 @@ pub async fn compare(
         ),
         _ => {}
     }
-    for side in [&a, &b] {
+    // Both sides of an A/B within one run share its facts.
+    let facts_a = run_facts(q, &a.sel.run.run_id).await?;
+    let facts_b = match a.sel.run.run_id == b.sel.run.run_id {
+        true => None,
+        false => Some(run_facts(q, &b.sel.run.run_id).await?),
+    };
+    for (side, facts) in [(&a, &facts_a), (&b, facts_b.as_ref().unwrap_or(&facts_a))] {
         flags.extend(client_bound(side));
-        flags.extend(validity(q, side).await?);
+        flags.extend(validity(side, facts));
     }
     if rows.is_empty() {
         flags.push(
@@ -542,8 +548,10 @@ pub async fn compare(
         diagnoses.extend(knees(side));
         diagnoses.extend(cold_starts(side));
     }
-    // Two arms of one load sweep: their capacities at the suite's SLOs (`query::sweep`).
+    // Two arms of one load sweep: their capacities at the suite's SLOs (`query::sweep`), read
+    // only where the trials already loaded show a sweep.
     if a.sel.run.run_id == b.sel.run.run_id
+        && super::sweep::load_param(a.trials.iter().map(|t| &t.params)).is_some()
         && let Some(sweep) = super::sweep::sweep(q, &a.sel.run.run_id, None).await?
         && let Some(shift) = sweep.shift
     {
@@ -674,6 +682,45 @@ fn client_bound(s: &Side) -> Vec<String> {
         .collect()
 }
 
+/// What the validity checks read of a run beyond its trial figures, read once per run.
+struct RunFacts {
+    /// Prompt and prefix-cache token figures of the tools (per trial).
+    usage: Vec<Usage>,
+    warmup_requests: i64,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    trial_id: i64,
+    name: String,
+    value: f64,
+}
+
+async fn run_facts(q: &Query, run_id: &str) -> Result<RunFacts, CompareError> {
+    #[derive(Deserialize)]
+    struct N {
+        n: i64,
+    }
+    let usage = q
+        .rows(&format!(
+            "SELECT trial_id, name, value FROM metrics WHERE run_id = {} AND name IN \
+             ('aiperf.usage_prompt_cache_read_tokens.avg', 'aiperf.usage_prompt_tokens.avg', \
+              'guidellm.cached_tokens.sum', 'guidellm.prompt_tokens.sum')",
+            super::lit(run_id)
+        ))
+        .await?;
+    let n: Vec<N> = q
+        .rows(&format!(
+            "SELECT count(*) AS n FROM requests WHERE run_id = {} AND phase = 'warmup'",
+            super::lit(run_id)
+        ))
+        .await?;
+    Ok(RunFacts {
+        usage,
+        warmup_requests: n.first().map_or(0, |n| n.n),
+    })
+}
+
 /// Share of a cell's requests that may fail before its latencies stop describing the load.
 pub const MAX_ERROR_RATE: f64 = 0.01;
 /// An open-loop generator achieving less than this share of its requested rate lagged.
@@ -688,22 +735,9 @@ pub const MAX_PREFIX_CACHED: f64 = 0.10;
 /// than 10 % of prompt tokens served from the server's prefix cache (the tool's own usage
 /// figures: aiperf's `usage_prompt_cache_read_tokens`, GuideLLM's `cached_tokens`), i.e.
 /// repeated prompts reaching a server that kept them (vLLM #54227: TTFT 49× off).
-async fn validity(q: &Query, s: &Side) -> Result<Vec<String>, CompareError> {
+fn validity(s: &Side, facts: &RunFacts) -> Vec<String> {
     let mut out = Vec::new();
-    #[derive(Deserialize)]
-    struct Usage {
-        trial_id: i64,
-        name: String,
-        value: f64,
-    }
-    let usage: Vec<Usage> = q
-        .rows(&format!(
-            "SELECT trial_id, name, value FROM metrics WHERE run_id = {} AND name IN \
-             ('aiperf.usage_prompt_cache_read_tokens.avg', 'aiperf.usage_prompt_tokens.avg', \
-              'guidellm.cached_tokens.sum', 'guidellm.prompt_tokens.sum')",
-            super::lit(&s.sel.run.run_id)
-        ))
-        .await?;
+    let usage = &facts.usage;
     let mut cached: BTreeMap<(&str, &crate::model::Params), Vec<f64>> = BTreeMap::new();
     for t in s
         .trials
@@ -784,25 +818,13 @@ async fn validity(q: &Query, s: &Side) -> Result<Vec<String>, CompareError> {
             ));
         }
     }
-    if !cells.is_empty() && !s.trials.iter().any(|t| t.discarded) {
-        #[derive(Deserialize)]
-        struct N {
-            n: i64,
-        }
-        let n: Vec<N> = q
-            .rows(&format!(
-                "SELECT count(*) AS n FROM requests WHERE run_id = {} AND phase = 'warmup'",
-                super::lit(&s.sel.run.run_id)
-            ))
-            .await?;
-        if n.first().is_none_or(|n| n.n == 0) {
-            out.push(format!(
-                "{}: no warm-up (no warm-up requests, no discarded cold first trial): the first measured requests of each trial include cold starts",
-                s.sel.label
-            ));
-        }
+    if !cells.is_empty() && !s.trials.iter().any(|t| t.discarded) && facts.warmup_requests == 0 {
+        out.push(format!(
+            "{}: no warm-up (no warm-up requests, no discarded cold first trial): the first measured requests of each trial include cold starts",
+            s.sel.label
+        ));
     }
-    Ok(out)
+    out
 }
 
 /// Per arm, the median of `figure` over kept trials at each concurrency, in concurrency order.

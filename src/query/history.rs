@@ -162,7 +162,7 @@ pub async fn point_rows(
             format!(" AND {t}.run_id IN ({})", list.join(", "))
         }
     };
-    let mut filter = vec![format!("r.source <> 'calibrate'")];
+    let mut filter = vec!["r.source <> 'calibrate'".to_string()];
     if let Some(s) = suite {
         filter.push(format!("r.suite = {}", lit(s)));
     }

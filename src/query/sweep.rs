@@ -19,6 +19,25 @@ pub const LOAD_PARAMS: &[&str] = &["concurrency", "request_rate", "rate", "qps"]
 pub const ATTAINMENT: f64 = 99.0;
 const BOOTSTRAP: usize = 1000;
 
+/// How many distinct numbers `key` takes over `params`.
+fn distinct_values<'a>(params: impl Iterator<Item = &'a Params>, key: &str) -> usize {
+    let mut v: Vec<f64> = params
+        .filter_map(|p| p.get(key).and_then(|v| v.parse::<f64>().ok()))
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v.len()
+}
+
+/// The load parameter of trials with these params: the first of [`LOAD_PARAMS`] that takes
+/// three or more values (then the run is a sweep).
+pub fn load_param<'a>(params: impl Iterator<Item = &'a Params> + Clone) -> Option<&'static str> {
+    LOAD_PARAMS
+        .iter()
+        .copied()
+        .find(|k| distinct_values(params.clone(), k) >= 3)
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct LevelView {
     pub load: f64,
@@ -149,17 +168,11 @@ pub async fn sweep(
 
 fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Option<Sweep> {
     let numeric = |p: &Params, k: &str| p.get(k).and_then(|v| v.parse::<f64>().ok());
-    let distinct = |k: &str| {
-        let mut v: Vec<f64> = rows.iter().filter_map(|r| numeric(&r.params, k)).collect();
-        v.sort_by(f64::total_cmp);
-        v.dedup();
-        v.len()
-    };
     let key = match load {
         Some(k) => k.to_string(),
-        None => LOAD_PARAMS.iter().find(|k| distinct(k) >= 3)?.to_string(),
+        None => load_param(rows.iter().map(|r| &r.params))?.to_string(),
     };
-    if distinct(&key) < 2 {
+    if distinct_values(rows.iter().map(|r| &r.params), &key) < 2 {
         return None;
     }
     let mut criteria: Vec<Criterion> = slos
@@ -250,17 +263,7 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                 ttft_p99_ms: med(lv.load, &|r| r.ttft_p99_ms),
                 goodput_rps: med(lv.load, &|r| r.goodput_rps),
                 slo_attainment_pct: med(lv.load, &|r| r.slo_attainment_pct),
-                meets: (!criteria.is_empty()).then(|| {
-                    criteria.iter().enumerate().all(|(k, c)| {
-                        lv.checks.get(k).copied().flatten().is_some_and(|v| {
-                            if c.at_most {
-                                v <= c.bound
-                            } else {
-                                v >= c.bound
-                            }
-                        })
-                    })
-                }),
+                meets: (!criteria.is_empty()).then(|| lv.failing(&criteria).is_empty()),
             })
             .collect();
         let mut draws = sweep::capacity_draws(&trials, &criteria, BOOTSTRAP, 0x5eed + i as u64);

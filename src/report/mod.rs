@@ -714,16 +714,13 @@ pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::A
     }
 }
 
-/// A figure of a sweep: integers and values ≥ 100 without decimals, ≥ 10 with one, else two.
+/// A figure of a sweep: a whole number (a load level, a count) as such, else as every value is
+/// written (`site::format::fmt_value`).
 fn g(v: f64) -> String {
-    if !v.is_finite() {
-        "—".into()
-    } else if v.fract() == 0.0 || v.abs() >= 100.0 {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        format!("{v:.1}")
     } else {
-        format!("{v:.2}")
+        crate::site::format::fmt_value(Some(v))
     }
 }
 

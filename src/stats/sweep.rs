@@ -61,6 +61,23 @@ pub struct Level {
     pub checks: Vec<Option<f64>>,
 }
 
+impl Level {
+    /// The criteria (by index) this level does not meet; a level without a value for a
+    /// criterion does not meet it.
+    pub fn failing(&self, criteria: &[Criterion]) -> Vec<usize> {
+        (0..criteria.len())
+            .filter(|&i| {
+                !self
+                    .checks
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|v| criteria[i].met(v))
+            })
+            .collect()
+    }
+}
+
 /// Groups trials into levels (ascending load) of their medians.
 pub fn levels(trials: &[Trial]) -> Vec<Level> {
     let mut loads: Vec<f64> = trials.iter().map(|t| t.load).collect();
@@ -151,18 +168,7 @@ pub fn capacity(levels: &[Level], criteria: &[Criterion]) -> Option<Capacity> {
     if criteria.is_empty() || levels.is_empty() {
         return None;
     }
-    // A level without a value for a criterion does not meet it.
-    let failing = |l: &Level| -> Vec<usize> {
-        (0..criteria.len())
-            .filter(|&i| {
-                !l.checks
-                    .get(i)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|v| criteria[i].met(v))
-            })
-            .collect()
-    };
+    let failing = |l: &Level| l.failing(criteria);
     let Some(k) = levels.iter().position(|l| !failing(l).is_empty()) else {
         let top = levels.last().expect("not empty");
         return Some(Capacity::AtLeast {

@@ -139,3 +139,25 @@ pub fn compare_json(wh: &Path, baseline: &str, candidate: &str) -> serde_json::V
     );
     serde_json::from_str(&out).unwrap()
 }
+
+/// Runs git in `dir` (with a fixed author, so commits work on a machine without a git
+/// identity); panics with git's stderr when it fails; returns its stdout.
+#[allow(dead_code)]
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let o = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}

@@ -35,16 +35,7 @@ pub struct SweepPage {
 /// Whether a run's trials vary a load parameter over three or more values (then it has a
 /// sweep page), from the parameters the site already read.
 pub(crate) fn sweeps_load(trials: &[crate::site::load::TrialRow]) -> bool {
-    crate::query::sweep::LOAD_PARAMS.iter().any(|k| {
-        let mut v: Vec<&str> = trials
-            .iter()
-            .filter_map(|t| t.params.get(*k).map(String::as_str))
-            .filter(|v| v.parse::<f64>().is_ok())
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v.len() >= 3
-    })
+    crate::query::sweep::load_param(trials.iter().map(|t| &t.params)).is_some()
 }
 
 pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
