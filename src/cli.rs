@@ -149,6 +149,11 @@ pub enum Command {
     Publish(PublishArgs),
     /// Add a note to a run (shown on its page).
     Annotate(AnnotateArgs),
+    /// Copy in the runs of another warehouse directory that this one lacks, parts first and
+    /// `runs` last: to move a local warehouse into a bucket
+    /// (`perfhouse --warehouse s3://bucket/prefix import ./warehouse`), or to push again the
+    /// staging directory a failed push kept (its error names it).
+    Import(ImportArgs),
     /// Merge each suite's small Parquet files into one per table, atomically.
     Compact,
     /// Verify every file, schema, run linkage and kept raw input (exit 1 on damage), and list
@@ -164,6 +169,15 @@ pub enum Command {
     Gc(GcArgs),
     /// Load the bundled datasets into the warehouse and build the site.
     Demo(DemoArgs),
+}
+
+impl Command {
+    /// The subcommand's name as typed (`ingest`, `changepoints`, …).
+    pub fn name(&self) -> String {
+        let debug = format!("{self:?}");
+        let variant = debug.split(['(', ' ', '{']).next().unwrap_or_default();
+        variant.to_ascii_lowercase()
+    }
 }
 
 impl Cli {
@@ -190,6 +204,12 @@ impl ValueEnum for Format {
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         Some(clap::builder::PossibleValue::new(self.name()).help(self.description()))
     }
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The warehouse directory whose runs to copy.
+    pub from: std::path::PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -19,13 +19,106 @@ use crate::report;
 use crate::stats::changepoint;
 use crate::stats::verdict::VerdictOptions;
 use crate::warehouse::Warehouse;
+use crate::warehouse::remote::{self, Remote};
 
 pub use demo::demo;
 pub use ingest::{IngestOptions, IngestOutcome, ingest};
 
 fn open_warehouse(cli: &Cli) -> Result<Warehouse> {
+    if remote::is_url(&cli.warehouse.to_string_lossy()) {
+        bail!(
+            "{}: `perfhouse {}` works on a warehouse directory only; on an object store: ingest, run, import, query, compare, report, history, site, sweep, alerts, noise, changepoints, check and gc (see the README's \"Object storage\")",
+            cli.warehouse.display(),
+            cli.command.name()
+        );
+    }
     Warehouse::open(&cli.warehouse)
         .with_context(|| format!("opening warehouse {}", cli.warehouse.display()))
+}
+
+/// The object store `--warehouse` names, where it names one (`warehouse::remote`).
+fn open_remote(cli: &Cli) -> Result<Option<Remote>> {
+    let location = cli.warehouse.to_string_lossy();
+    if !remote::is_url(&location) {
+        return Ok(None);
+    }
+    Ok(Some(Remote::open(&location)?))
+}
+
+/// A reading session over `--warehouse`, a directory or an object store.
+async fn open_query(cli: &Cli, slos: &query::slo::Slos) -> Result<Query> {
+    Ok(match open_remote(cli)? {
+        Some(r) => Query::open_remote(&r, slos).await?,
+        None => Query::open_with(&open_warehouse(cli)?, slos).await?,
+    })
+}
+
+/// A writer's warehouse: `--warehouse` itself, or for an object store a local staging
+/// warehouse that [`push_staged`] uploads once the command has committed into it.
+fn writable(cli: &Cli) -> Result<(Warehouse, Option<Remote>)> {
+    match open_remote(cli)? {
+        None => Ok((open_warehouse(cli)?, None)),
+        Some(r) => {
+            let dir = std::env::temp_dir().join(format!("perfhouse-push-{}", uuid::Uuid::now_v7()));
+            let wh = Warehouse::open(&dir)
+                .with_context(|| format!("creating the staging warehouse {}", dir.display()))?;
+            Ok((wh, Some(r)))
+        }
+    }
+}
+
+/// Uploads what a command committed into the staging warehouse `staged` (see [`writable`]);
+/// removes it once pushed, keeps it (and says how to push it again) when the push fails.
+async fn push_staged(staged: &Warehouse, remote: &Remote, quiet: bool) -> Result<()> {
+    let again = format!(
+        "the results are kept in {}; `perfhouse --warehouse {} import {}` pushes them again",
+        staged.root().display(),
+        remote.url(),
+        staged.root().display()
+    );
+    let report = remote
+        .push(staged)
+        .await
+        .with_context(|| format!("pushing to {}: {again}", remote.url()))?;
+    print_push(&report, remote, quiet);
+    let unsettled = report.duplicates.iter().filter(|d| !d.committed).count();
+    if unsettled > 0 {
+        bail!(
+            "{unsettled} run(s) not pushed: their input is claimed by a run that has not committed; {again} (after `perfhouse --warehouse {} gc` clears the claim, past its grace period, if that writer died)",
+            remote.url()
+        );
+    }
+    std::fs::remove_dir_all(staged.root())
+        .with_context(|| format!("removing {}", staged.root().display()))?;
+    Ok(())
+}
+
+fn print_push(report: &remote::PushReport, remote: &Remote, quiet: bool) {
+    for d in &report.duplicates {
+        if d.committed {
+            eprintln!(
+                "run {} left out: its input is in {} already as run {} (suite {})",
+                d.run_id,
+                remote.url(),
+                d.held.run_id,
+                d.held.suite
+            );
+        } else {
+            eprintln!(
+                "run {} left out: its input is claimed by run {} (suite {}, claimed {}), which has not committed: a writer still pushing, or one that died",
+                d.run_id, d.held.run_id, d.held.suite, d.held.claimed_at
+            );
+        }
+    }
+    if !quiet {
+        eprintln!(
+            "pushed {} run(s) to {} ({} files, {} bytes)",
+            report.committed.len(),
+            remote.url(),
+            report.files,
+            report.bytes
+        );
+    }
 }
 
 /// Runs one command line to completion.
@@ -38,7 +131,7 @@ pub fn run(cli: Cli) -> Result<()> {
         .context("starting the async runtime")?;
     // The runner drives processes from this thread and samples on the runtime's workers.
     if let Command::Run(args) = &cli.command {
-        let wh = open_warehouse(&cli)?;
+        let (wh, remote) = writable(&cli)?;
         let opts = crate::runner::RunOptions {
             plan: args.plan.clone(),
             labels: args.labels.iter().cloned().collect(),
@@ -56,6 +149,9 @@ pub fn run(cli: Cli) -> Result<()> {
             ..Default::default()
         };
         let outcome = crate::runner::execute(&wh, runtime.handle(), &opts)?;
+        if let Some(remote) = &remote {
+            runtime.block_on(push_staged(&wh, remote, cli.quiet))?;
+        }
         return finish_run(&outcome, cli.quiet);
     }
     if let Command::Calibrate(args) = &cli.command {
@@ -109,7 +205,11 @@ async fn dispatch(cli: Cli) -> Result<()> {
     match &cli.command {
         Command::Ingest(args) => {
             let opts = IngestOptions::from_args(args)?;
-            let outcome = ingest(&wh()?, &opts)?;
+            let (target, remote) = writable(&cli)?;
+            let outcome = ingest(&target, &opts)?;
+            if let Some(remote) = &remote {
+                push_staged(&target, remote, cli.quiet).await?;
+            }
             print_warnings(&outcome.warnings);
             if !cli.quiet {
                 writeln!(stdout, "{}", outcome.message())?;
@@ -123,7 +223,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Query(args) => {
-            let q = Query::open_with(&wh()?, &slos).await?;
+            let q = open_query(&cli, &slos).await?;
             let batches = q.sql(&args.sql).await?;
             match args.format {
                 OutputFormat::Table => writeln!(stdout, "{}", query::batches_to_table(&batches)?)?,
@@ -136,7 +236,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Compare(args) => {
             let mut opts = compare_options(args)?;
-            let q = Query::open_with(&wh()?, &slos).await?;
+            let q = open_query(&cli, &slos).await?;
             opts.noise = crate::query::noise::NoiseModel::load(&q).await?;
             let baseline = compare::resolve(&q, &args.baseline).await?;
             let candidate = compare::resolve(&q, &args.candidate).await?;
@@ -154,7 +254,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Report(args) => {
-            let q = Query::open_with(&wh()?, &slos).await?;
+            let q = open_query(&cli, &slos).await?;
             let opts = CompareOptions {
                 verdict: VerdictOptions {
                     threshold: args.threshold / 100.0,
@@ -210,7 +310,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::History(args) => {
-            let q = Query::open_with(&wh()?, &slos).await?;
+            let q = open_query(&cli, &slos).await?;
             let mut series = history::history(
                 &q,
                 args.suite.as_deref(),
@@ -229,7 +329,9 @@ async fn dispatch(cli: Cli) -> Result<()> {
             stdout.write_all(text.as_bytes())?;
         }
         Command::Site(args) => {
-            let q = Query::open_with(&wh()?, &slos).await?;
+            let mut clock = std::time::Instant::now();
+            let q = open_query(&cli, &slos).await?;
+            crate::query::trace_phase("open the warehouse", &mut clock);
             let opts = crate::site::BuildOptions { full: args.full };
             let report = crate::site::build_with(&q, &args.out, opts).await?;
             if !cli.quiet {
@@ -253,7 +355,34 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 writeln!(stdout, "noted on run {}", args.run)?;
             }
         }
+        Command::Import(args) => {
+            if !args.from.join("runs").is_dir() {
+                bail!(
+                    "{}: not a warehouse (it has no runs/ directory)",
+                    args.from.display()
+                );
+            }
+            let bundle = Warehouse::open(&args.from)?;
+            match open_remote(&cli)? {
+                Some(remote) => {
+                    let report = remote.push(&bundle).await?;
+                    print_push(&report, &remote, cli.quiet);
+                }
+                None => {
+                    let n = wh()?.import(&bundle)?;
+                    if !cli.quiet {
+                        writeln!(stdout, "imported {n} run(s) from {}", args.from.display())?;
+                    }
+                }
+            }
+        }
         Command::Compact => {
+            if let Some(r) = open_remote(&cli)? {
+                bail!(
+                    "{}: compact is not available on an object store: without a rename, readers would see a merged file and the files it replaces together (see the README's \"Object storage\")",
+                    r.url()
+                );
+            }
             let report = wh()?.compact()?;
             if !cli.quiet {
                 if report.merged.is_empty() {
@@ -265,7 +394,10 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Gc(args) => {
-            let r = wh()?.gc(args.grace, args.dry_run)?;
+            let r = match open_remote(&cli)? {
+                Some(remote) => remote.gc(args.grace, args.dry_run).await?,
+                None => wh()?.gc(args.grace, args.dry_run)?,
+            };
             for s in &r.spared {
                 eprintln!("spared: {s}");
             }
@@ -288,7 +420,10 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Check => {
-            let r = wh()?.check()?;
+            let r = match open_remote(&cli)? {
+                Some(remote) => remote.check().await?,
+                None => wh()?.check()?,
+            };
             for n in &r.notes {
                 eprintln!("note: {n}");
             }
@@ -323,7 +458,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             unreachable!("handled in run()")
         }
         Command::Alerts(args) => {
-            let q = Query::open_with(&wh()?, &slos).await?;
+            let q = open_query(&cli, &slos).await?;
             let series =
                 history::history(&q, args.suite.as_deref(), None, &Default::default()).await?;
             let list: Vec<_> = crate::query::alerts::alerts(&q, &series)
@@ -422,7 +557,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             writeln!(stdout, "{}", serde_json::to_string(&out)?)?;
         }
         Command::Sweep(args) => {
-            let q = Query::open_with(&wh()?, &slos).await?;
+            let q = open_query(&cli, &slos).await?;
             let ids: Vec<String> = match &args.run {
                 Some(r) => vec![r.clone()],
                 None => {
@@ -462,7 +597,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             stdout.write_all(text.as_bytes())?;
         }
         Command::Noise(args) => {
-            let q = Query::open_with(&wh()?, &slos).await?;
+            let q = open_query(&cli, &slos).await?;
             let model = crate::query::noise::NoiseModel::load(&q).await?;
             let entries: Vec<_> = model
                 .entries()

@@ -2,7 +2,6 @@
 //! its explicit schema (`raw_<table>`) and the named SQL views of `views/*.sql` on top. The views
 //! named after the tables (`runs`, `trials`, `requests`, …) show committed runs only.
 
-use std::path::Path;
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::record_batch::RecordBatch;
@@ -81,7 +80,9 @@ pub enum QueryError {
 /// session sees the same files (see `warehouse::Lock`).
 pub struct Query {
     ctx: SessionContext,
-    _readers: crate::warehouse::Lock,
+    /// None for an object-store warehouse, which has no locks (nothing there is ever replaced:
+    /// see `warehouse::remote`).
+    _readers: Option<crate::warehouse::Lock>,
 }
 
 impl Query {
@@ -95,21 +96,46 @@ impl Query {
         let readers = warehouse
             .read_lock()
             .map_err(|e| QueryError::Decode(e.to_string()))?;
-        let ctx = Self::context_over(warehouse.root(), slos).await?;
+        let root = std::path::absolute(warehouse.root())
+            .map_err(|e| QueryError::Decode(e.to_string()))?;
+        let dir = |table: Table| format!("{}/", root.join(table.name()).display());
+        let ctx = Self::context_over(&dir, None, slos).await?;
         Ok(Query {
             ctx,
-            _readers: readers,
+            _readers: Some(readers),
         })
     }
 
-    async fn context_over(root: &Path, slos: &slo::Slos) -> Result<SessionContext, QueryError> {
-        let config = SessionConfig::new().with_information_schema(true);
+    /// Opens a warehouse in an object store (`warehouse::remote`): the same tables and views,
+    /// read through the store.
+    pub async fn open_remote(
+        remote: &crate::warehouse::remote::Remote,
+        slos: &slo::Slos,
+    ) -> Result<Query, QueryError> {
+        let dir = |table: Table| remote.table_url(table);
+        let ctx = Self::context_over(&dir, Some(remote.store()), slos).await?;
+        Ok(Query {
+            ctx,
+            _readers: None,
+        })
+    }
+
+    /// A session over the tables at `dir(table)`, reading through `store` where given.
+    async fn context_over(
+        dir: &dyn Fn(Table) -> String,
+        store: Option<(&url::Url, std::sync::Arc<dyn object_store::ObjectStore>)>,
+        slos: &slo::Slos,
+    ) -> Result<SessionContext, QueryError> {
+        // DATAFUSION_* variables tune the engine (e.g. DATAFUSION_EXECUTION_TARGET_PARTITIONS).
+        let config = SessionConfig::from_env()?.with_information_schema(true);
         let ctx = SessionContext::new_with_config(config);
+        if let Some((url, store)) = store {
+            ctx.register_object_store(url, store);
+        }
         ctx.register_udaf(udf::quantile_cont_udaf());
-        let root = std::path::absolute(root).map_err(|e| QueryError::Decode(e.to_string()))?;
         for table in Table::ALL {
             let schema = table.schema();
-            let dir = format!("{}/", root.join(table.name()).display());
+            let dir = dir(table);
             let options = ParquetReadOptions {
                 schema: Some(&schema),
                 table_partition_cols: vec![("suite".to_string(), DataType::Utf8)],
@@ -160,7 +186,7 @@ impl Query {
     pub async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
         let start = std::time::Instant::now();
         let batches = self.ctx.sql(sql).await?.collect().await?;
-        if std::env::var_os("PERFHOUSE_TRACE_SQL").is_some() {
+        if tracing() {
             let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
             eprintln!(
                 "sql {:>9.3} ms {rows:>7} rows  {sql}",
@@ -276,4 +302,19 @@ async fn register_slo(ctx: &SessionContext, slos: &slo::Slos) -> Result<(), Quer
     let table = datafusion::datasource::MemTable::try_new(schema, vec![vec![batch]])?;
     ctx.register_table("slo", Arc::new(table))?;
     Ok(())
+}
+
+/// Whether `PERFHOUSE_TRACE_SQL` is set: statements and build phases then report their wall
+/// time on stderr.
+pub fn tracing() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("PERFHOUSE_TRACE_SQL").is_some())
+}
+
+/// With [`tracing`], reports the time since `since` under `label` and restarts the clock.
+pub fn trace_phase(label: &str, since: &mut std::time::Instant) {
+    if tracing() {
+        eprintln!("phase {:>7.3} ms  {label}", since.elapsed().as_secs_f64() * 1e3);
+    }
+    *since = std::time::Instant::now();
 }

@@ -80,11 +80,13 @@ pub async fn build_with(
     out: &Path,
     opts: BuildOptions,
 ) -> Result<BuildReport, SiteError> {
+    let mut clock = std::time::Instant::now();
     let mut cache = if opts.full {
         cache::Cache::default()
     } else {
         cache::Cache::load(out)
     };
+    crate::query::trace_phase("load the build cache", &mut clock);
     let mut w = Writer {
         out: out.to_path_buf(),
         report: BuildReport::default(),
@@ -121,9 +123,12 @@ pub async fn build_with(
         })
         .collect();
     // History once: the series pages, the alerts, the dashboard and the noise model read it.
+    crate::query::trace_phase("runs and notes", &mut clock);
     let history = cached_history(query, &runs, &mut cache).await?;
+    crate::query::trace_phase("history and change points", &mut clock);
     let (all_alerts, mut headlines) =
         history_pages(&mut w, query, &css, &notes_by_run, &commit_urls, &history).await?;
+    crate::query::trace_phase("series and suite pages", &mut clock);
     w.put("feed.xml", feed::atom(&all_alerts).as_bytes())?;
     let closed = all_alerts.iter().filter(|a| !a.open).count();
     let mut alerts: Vec<AlertView> = all_alerts.into_iter().filter(|a| a.open).collect();
@@ -207,8 +212,10 @@ pub async fn build_with(
             None => stale.push((r, key)),
         }
     }
+    crate::query::trace_phase("index, noise model and page keys", &mut clock);
     let only: Vec<&str> = stale.iter().map(|(r, _)| r.run_id.as_str()).collect();
     let pre = Prefetch::load(query, arms, (only.len() < runs.len()).then_some(&only[..])).await?;
+    crate::query::trace_phase("run page data", &mut clock);
     let none = Vec::new();
     for (r, key) in stale {
         let first_file = w.files.len();
@@ -288,7 +295,9 @@ pub async fn build_with(
     }
     let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
     cache.pages.retain(|id, _| live.contains(id.as_str()));
+    crate::query::trace_phase("run pages", &mut clock);
     cache.save(out)?;
+    crate::query::trace_phase("save the build cache", &mut clock);
     Ok(w.report)
 }
 
@@ -349,7 +358,10 @@ async fn cached_history(
     let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
     cache.points.retain(|id, _| live.contains(id.as_str()));
     let rows = cache.points.values().flatten().cloned().collect();
+    let mut clock = std::time::Instant::now();
     let mut series = history::series_from_rows(query, rows).await?;
+    crate::query::trace_phase("history series from rows", &mut clock);
     history::find_all_changes(&mut series, &Default::default());
+    crate::query::trace_phase("change points", &mut clock);
     Ok(series)
 }

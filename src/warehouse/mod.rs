@@ -6,6 +6,7 @@
 //! run's rows only through `runs`, so a writer that dies half-way leaves nothing visible.
 
 pub mod batch;
+pub mod remote;
 pub mod schema;
 
 use std::collections::HashMap;
@@ -55,6 +56,15 @@ pub enum WarehouseError {
     },
     #[error("{path}: {what}")]
     Schema { path: PathBuf, what: String },
+    /// The store's own message says what failed and why (it nests its causes in it), so it
+    /// is not chained again as a source.
+    #[error("{what}: {cause}")]
+    Store {
+        what: String,
+        cause: object_store::Error,
+    },
+    #[error("{0}")]
+    Location(String),
     #[error("run {run}: {what}: values that are not finite are never stored; nothing was written")]
     NonFinite { run: String, what: String },
 }
@@ -253,17 +263,7 @@ impl Warehouse {
 
     fn read_file(path: &Path) -> Result<Vec<RecordBatch>> {
         let file = File::open(path).map_err(io_err(path))?;
-        let perr = |source| WarehouseError::Parquet {
-            path: path.to_path_buf(),
-            source,
-        };
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .map_err(perr)?
-            .build()
-            .map_err(perr)?;
-        reader
-            .collect::<Result<Vec<_>, ArrowError>>()
-            .map_err(|e| perr(ParquetError::ArrowError(e.to_string())))
+        read_parquet(file, path)
     }
 
     /// Every committed run (one row per `runs` row).
@@ -278,19 +278,7 @@ impl Warehouse {
 
     /// The runs of one `runs` file; a file of another schema is an error naming the column.
     fn read_runs_file(suite: &str, path: &Path) -> Result<Vec<RunEntry>> {
-        let mut out = Vec::new();
-        for batch in Self::read_file(path)? {
-            let ids = utf8_column(&batch, "run_id", path)?;
-            let digests = utf8_column(&batch, "input_digest", path)?;
-            for i in 0..batch.num_rows() {
-                out.push(RunEntry {
-                    run_id: ids.value(i).to_string(),
-                    suite: suite.to_string(),
-                    input_digest: digests.value(i).to_string(),
-                });
-            }
-        }
-        Ok(out)
+        run_entries(suite, &Self::read_file(path)?, path)
     }
 
     /// A shared lock on `.readers.lock` for as long as the guard lives: `compact` swaps no
@@ -1185,6 +1173,42 @@ pub fn sha256_file(path: &Path) -> Result<(String, i64)> {
 
 /// A Utf8 column of a warehouse file, or an error naming the file and what differs (a file
 /// written by another tool may carry `large_string` or an integer `run_id`).
+/// The batches of one Parquet file (from disk or an object store's bytes); `path` names it in
+/// errors.
+pub(crate) fn read_parquet<R: datafusion::parquet::file::reader::ChunkReader + 'static>(
+    reader: R,
+    path: &Path,
+) -> Result<Vec<RecordBatch>> {
+    let perr = |source| WarehouseError::Parquet {
+        path: path.to_path_buf(),
+        source,
+    };
+    let reader = ParquetRecordBatchReaderBuilder::try_new(reader)
+        .map_err(perr)?
+        .build()
+        .map_err(perr)?;
+    reader
+        .collect::<Result<Vec<_>, ArrowError>>()
+        .map_err(|e| perr(ParquetError::ArrowError(e.to_string())))
+}
+
+/// The runs listed in the batches of one `runs` file of `suite`.
+pub(crate) fn run_entries(suite: &str, batches: &[RecordBatch], path: &Path) -> Result<Vec<RunEntry>> {
+    let mut out = Vec::new();
+    for batch in batches {
+        let ids = utf8_column(batch, "run_id", path)?;
+        let digests = utf8_column(batch, "input_digest", path)?;
+        for i in 0..batch.num_rows() {
+            out.push(RunEntry {
+                run_id: ids.value(i).to_string(),
+                suite: suite.to_string(),
+                input_digest: digests.value(i).to_string(),
+            });
+        }
+    }
+    Ok(out)
+}
+
 fn utf8_column<'a>(
     batch: &'a RecordBatch,
     name: &str,

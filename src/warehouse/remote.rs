@@ -1,0 +1,649 @@
+//! A warehouse in object storage: `--warehouse s3://bucket/prefix` (also `gs://`, `az://`,
+//! `file://`), through `object_store`, the crate DataFusion reads with.
+//!
+//! Same Hive layout and schema as a local warehouse (`<prefix>/<table>/suite=<s>/<file>.parquet`,
+//! kept inputs under `<prefix>/artifacts/blobs/`), so DataFusion, DuckDB, Spark or Trino read
+//! the bucket as they read a directory. What differs is how a run lands, since object stores
+//! have no rename and no lock:
+//!
+//! * **Writers stage, then push.** `ingest` and `run` write into a local staging warehouse (a
+//!   temporary directory, with every local rule: parts first, `runs` last), then
+//!   [`Remote::push`] uploads it. Should the push fail, the staging directory is kept and named,
+//!   and `perfhouse --warehouse URL import DIR` pushes it again: nothing is lost.
+//! * **One claim per input.** Before any part of a run is uploaded, a create-only object
+//!   `<prefix>/_claims/<input_digest>` (`PutMode::Create`: `If-None-Match: *` on S3) names
+//!   the run. Of two machines racing on the same input exactly one creates it; the other is
+//!   told which run holds the input and uploads nothing. That is the idempotency by digest
+//!   across machines.
+//! * **Parts first, `runs` last, all create-only.** Every part file and kept input is put
+//!   with `PutMode::Create`; the run's `runs` object goes last, also create-only, so a run can
+//!   be committed once and readers (who join through `runs`: every view does) never see half
+//!   of one. Before putting `runs`, the writer checks that its parts are all still there (a
+//!   `gc` whose grace period a writer outlived would otherwise leave a committed run missing
+//!   rows).
+//! * **`gc`** removes, once older than the grace period (default 1 h, longer than any push
+//!   should take): parts of runs that never committed (a part's name starts with its run id),
+//!   claims of runs that never committed (so the input can be ingested again), and kept inputs
+//!   no committed run refers to. It never removes a `runs` object.
+//! * **`compact` is refused**: without a rename, a merged file and the files it replaces would
+//!   be visible together for a moment, and readers would count rows twice. Object stores need
+//!   a manifest for that (a later change); keeping many small files costs listing time only.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use datafusion::arrow::array::{BooleanArray, RecordBatch};
+use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::parquet::basic::Compression;
+use datafusion::parquet::file::properties::WriterProperties;
+use futures::TryStreamExt;
+use object_store::path::Path as Key;
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+
+use super::{
+    CheckReport, GcReport, Result, RunEntry, Table, Warehouse, WarehouseError, decode_partition_value,
+    read_parquet, run_entries, utf8_column,
+};
+
+/// URL schemes that name an object store rather than a directory.
+const SCHEMES: [&str; 8] = ["s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "file"];
+
+/// Whether `location` (a `--warehouse` value) is an object-store URL.
+pub fn is_url(location: &str) -> bool {
+    location
+        .split_once("://")
+        .is_some_and(|(scheme, _)| SCHEMES.contains(&scheme))
+}
+
+/// A warehouse in an object store.
+pub struct Remote {
+    /// `scheme://bucket/prefix`, as given (without a trailing slash).
+    url: String,
+    /// `scheme://bucket`: what DataFusion looks the store up by.
+    base: url::Url,
+    store: Arc<dyn ObjectStore>,
+    prefix: Key,
+}
+
+/// A claim object's body: which run holds an input.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Claim {
+    pub run_id: String,
+    pub suite: String,
+    /// The name of the `runs` object that commits the run (a batch's is named by its first run).
+    pub runs_object: String,
+    pub claimed_at: String,
+}
+
+/// A run a push left out: its input is claimed by another run.
+#[derive(Debug)]
+pub struct Duplicate {
+    pub run_id: String,
+    pub held: Claim,
+    /// Whether the run holding the claim is committed. Where it is not, its writer is still
+    /// pushing or died; `gc` clears the claim after its grace period.
+    pub committed: bool,
+}
+
+/// What a push did.
+#[derive(Debug, Default)]
+pub struct PushReport {
+    /// Runs committed by this push.
+    pub committed: Vec<String>,
+    /// Runs left out: their input is there already (or claimed by another writer).
+    pub duplicates: Vec<Duplicate>,
+    pub files: usize,
+    pub bytes: u64,
+}
+
+fn store_err(what: impl Into<String>) -> impl FnOnce(object_store::Error) -> WarehouseError {
+    let what = what.into();
+    move |cause| WarehouseError::Store { what, cause }
+}
+
+fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+impl Remote {
+    /// Connects to the store `url` names. Credentials and endpoints come from each cloud's
+    /// standard environment: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
+    /// `AWS_REGION`, `AWS_ENDPOINT` (an S3-compatible store), `AWS_ALLOW_HTTP`, web identity
+    /// (`AWS_WEB_IDENTITY_TOKEN_FILE` + `AWS_ROLE_ARN`, GitHub's OIDC) and the instance
+    /// metadata service; `GOOGLE_SERVICE_ACCOUNT` / `GOOGLE_APPLICATION_CREDENTIALS`;
+    /// `AZURE_STORAGE_ACCOUNT_NAME` with `AZURE_STORAGE_ACCOUNT_KEY` or a federated token.
+    pub fn open(location: &str) -> Result<Remote> {
+        let trimmed = location.trim_end_matches('/');
+        let parsed = url::Url::parse(trimmed)
+            .map_err(|e| WarehouseError::Location(format!("{location}: {e}")))?;
+        let bad = |cause: object_store::Error| WarehouseError::Store {
+            what: format!("connecting to {location}"),
+            cause,
+        };
+        let store: Arc<dyn ObjectStore> = match parsed.scheme() {
+            "s3" | "s3a" => Arc::new(
+                object_store::aws::AmazonS3Builder::from_env()
+                    .with_url(trimmed)
+                    .build()
+                    .map_err(bad)?,
+            ),
+            "gs" => Arc::new(
+                object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                    .with_url(trimmed)
+                    .build()
+                    .map_err(bad)?,
+            ),
+            "az" | "azure" | "abfs" | "abfss" => Arc::new(
+                object_store::azure::MicrosoftAzureBuilder::from_env()
+                    .with_url(trimmed)
+                    .build()
+                    .map_err(bad)?,
+            ),
+            "file" => Arc::new(object_store::local::LocalFileSystem::new()),
+            other => {
+                return Err(WarehouseError::Location(format!(
+                    "{location}: `{other}://` is not an object store perfhouse knows (s3, gs, az, file)"
+                )));
+            }
+        };
+        let prefix = if parsed.scheme() == "file" {
+            Key::from_filesystem_path(parsed.path()).map_err(|e| {
+                WarehouseError::Location(format!("{location}: {e}"))
+            })?
+        } else {
+            Key::from_url_path(parsed.path())
+                .map_err(|e| WarehouseError::Location(format!("{location}: {e}")))?
+        };
+        if parsed.scheme() != "file" && parsed.host_str().is_none_or(str::is_empty) {
+            return Err(WarehouseError::Location(format!(
+                "{location}: expected {}://BUCKET/PREFIX",
+                parsed.scheme()
+            )));
+        }
+        let mut base = parsed.clone();
+        base.set_path("");
+        Ok(Remote {
+            url: trimmed.to_string(),
+            base,
+            store,
+            prefix,
+        })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The store, and the URL (`scheme://bucket`) to register it under in DataFusion.
+    pub fn store(&self) -> (&url::Url, Arc<dyn ObjectStore>) {
+        (&self.base, Arc::clone(&self.store))
+    }
+
+    /// A table's directory as DataFusion lists it: `scheme://bucket/prefix/<table>/`.
+    pub fn table_url(&self, table: Table) -> String {
+        if self.base.scheme() == "file" {
+            format!("file:///{}/", self.key(table.name()))
+        } else {
+            format!("{}/{}/", self.url, table.name())
+        }
+    }
+
+    /// A key as a URL, for messages.
+    fn show(&self, key: &Key) -> String {
+        format!("{}/{key}", self.base.as_str().trim_end_matches('/'))
+    }
+
+    fn key(&self, rel: &str) -> Key {
+        let mut key = self.prefix.clone();
+        for part in rel.split('/').filter(|p| !p.is_empty()) {
+            key = key.join(part);
+        }
+        key
+    }
+
+    /// The key relative to the prefix (`runs/suite=x/….parquet`).
+    fn rel<'a>(&self, key: &'a Key) -> Option<String> {
+        let parts: Vec<_> = key.prefix_match(&self.prefix)?.collect();
+        Some(
+            parts
+                .iter()
+                .map(|p| p.as_ref().to_string())
+                .collect::<Vec<_>>()
+                .join("/"),
+        )
+    }
+
+    async fn get(&self, key: &Key) -> Result<bytes::Bytes> {
+        let got = self
+            .store
+            .get(key)
+            .await
+            .map_err(store_err(format!("reading {key}")))?;
+        got.bytes()
+            .await
+            .map_err(store_err(format!("reading {key}")))
+    }
+
+    /// Puts `bytes` at `key` only if nothing is there. `Ok(false)` where something is.
+    async fn create(&self, key: &Key, bytes: Vec<u8>) -> Result<bool> {
+        let opts = PutOptions {
+            mode: PutMode::Create,
+            ..Default::default()
+        };
+        match self
+            .store
+            .put_opts(key, PutPayload::from(bytes), opts)
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
+            Err(e) => Err(store_err(format!("writing {key}"))(e)),
+        }
+    }
+
+    /// Every object under the prefix, with its size and age.
+    async fn list_all(&self) -> Result<Vec<object_store::ObjectMeta>> {
+        self.store
+            .list(Some(&self.prefix))
+            .try_collect()
+            .await
+            .map_err(store_err(format!("listing {}", self.url)))
+    }
+
+    /// Every committed run: one row per row of each `runs` object.
+    pub async fn runs(&self) -> Result<Vec<RunEntry>> {
+        let mut out = Vec::new();
+        for meta in self.list_all().await? {
+            if let Some((Table::Runs, suite, _)) = self.part_of(&meta.location) {
+                let bytes = self.get(&meta.location).await?;
+                let label = PathBuf::from(meta.location.to_string());
+                out.extend(run_entries(&suite, &read_parquet(bytes, &label)?, &label)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// (table, suite, file name) of a table's Parquet file.
+    fn part_of(&self, key: &Key) -> Option<(Table, String, String)> {
+        let rel = self.rel(key)?;
+        let mut parts = rel.split('/');
+        let first = parts.next()?;
+        let table = Table::ALL.into_iter().find(|t| t.name() == first)?;
+        let suite = decode_partition_value(parts.next()?.strip_prefix("suite=")?);
+        let name = parts.next()?.to_string();
+        (parts.next().is_none() && name.ends_with(".parquet")).then_some((table, suite, name))
+    }
+
+    /// Uploads the committed runs of `local` this bucket lacks (see the module docs): claims
+    /// first, then kept inputs and parts, each run's `runs` object last, all create-only.
+    /// Files hold whole runs (a staging warehouse, or a bundle), as for `import`.
+    pub async fn push(&self, local: &Warehouse) -> Result<PushReport> {
+        let mut report = PushReport::default();
+        let mut runs: Vec<(RunEntry, String)> = Vec::new();
+        for (suite, path) in local.table_files(Table::Runs)? {
+            let name = path.file_name().expect("a file").to_string_lossy().into_owned();
+            let batches = read_parquet(
+                bytes::Bytes::from(std::fs::read(&path).map_err(super::io_err(&path))?),
+                &path,
+            )?;
+            for e in run_entries(&suite, &batches, &path)? {
+                runs.push((e, name.clone()));
+            }
+        }
+        // Claims: the input of each run, to this run or to whoever has it.
+        let mut keep: HashSet<String> = HashSet::new();
+        for (r, runs_object) in &runs {
+            let key = self.key(&format!("_claims/{}", r.input_digest));
+            let claim = Claim {
+                run_id: r.run_id.clone(),
+                suite: r.suite.clone(),
+                runs_object: runs_object.clone(),
+                claimed_at: now_rfc3339(),
+            };
+            let body = serde_json::to_vec(&claim).expect("plain strings");
+            if self.create(&key, body).await? {
+                keep.insert(r.run_id.clone());
+                continue;
+            }
+            let held: Claim = serde_json::from_slice(&self.get(&key).await?).map_err(|e| {
+                WarehouseError::Location(format!("{key}: not a perfhouse claim: {e}"))
+            })?;
+            if held.run_id == r.run_id {
+                // Our own claim, from a push that stopped half-way: go on with it.
+                keep.insert(r.run_id.clone());
+            } else {
+                let committed_at = self.key(&format!(
+                    "runs/suite={}/{}",
+                    super::encode_partition_value(&held.suite),
+                    held.runs_object
+                ));
+                let committed = self.await_commit(&committed_at).await?;
+                report.duplicates.push(Duplicate {
+                    run_id: r.run_id.clone(),
+                    held,
+                    committed,
+                });
+            }
+        }
+        let runs: Vec<RunEntry> = runs.into_iter().map(|(r, _)| r).collect();
+        if keep.is_empty() {
+            return Ok(report);
+        }
+        // Kept inputs: content-addressed, so one already there is the same bytes.
+        let blobs = local.root().join("artifacts").join("blobs");
+        for entry in walkdir::WalkDir::new(&blobs).into_iter().flatten() {
+            if !entry.file_type().is_file() || entry.path().extension().is_some() {
+                continue;
+            }
+            let rel = entry
+                .path()
+                .strip_prefix(local.root())
+                .expect("under the root")
+                .to_string_lossy()
+                .into_owned();
+            let bytes = std::fs::read(entry.path()).map_err(super::io_err(entry.path()))?;
+            report.bytes += bytes.len() as u64;
+            report.files += 1;
+            self.create(&self.key(&rel), bytes).await?;
+        }
+        // Parts, table by table; `Table::ALL` ends with `runs`, which lands last.
+        let mut landed: Vec<Key> = Vec::new();
+        for table in Table::ALL {
+            for (suite, path) in local.table_files(table)? {
+                let name = path
+                    .file_name()
+                    .expect("a file")
+                    .to_string_lossy()
+                    .into_owned();
+                let Some(id) = name.get(..36) else { continue };
+                if !runs.iter().any(|r| r.run_id == id) {
+                    continue;
+                }
+                let bytes = self.part_bytes(&path, &keep, &runs)?;
+                let Some(bytes) = bytes else { continue };
+                let rel = format!(
+                    "{}/suite={}/{name}",
+                    table.name(),
+                    super::encode_partition_value(&suite)
+                );
+                let key = self.key(&rel);
+                if table == Table::Runs {
+                    // A fault-test hook: hold the commit back so a test can kill the writer
+                    // between its parts and its `runs` object.
+                    if let Some(ms) = std::env::var("PERFHOUSE_PUSH_DELAY_MS")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                    {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                    }
+                    self.verify_landed(&landed).await?;
+                }
+                report.bytes += bytes.len() as u64;
+                report.files += 1;
+                let len = bytes.len() as u64;
+                if !self.create(&key, bytes).await? {
+                    // Put by an earlier push of these same files (a retry): the same object
+                    // only if the same size; anything else is not ours to replace.
+                    let there = self
+                        .store
+                        .head(&key)
+                        .await
+                        .map_err(store_err(format!("reading {key}")))?;
+                    if there.size != len {
+                        return Err(WarehouseError::Exists(PathBuf::from(key.to_string())));
+                    }
+                }
+                if table == Table::Runs {
+                    let b = read_parquet(bytes::Bytes::from(std::fs::read(&path).map_err(super::io_err(&path))?), &path)?;
+                    for e in run_entries(&suite, &b, &path)? {
+                        if keep.contains(&e.run_id) {
+                            report.committed.push(e.run_id);
+                        }
+                    }
+                } else {
+                    landed.push(key);
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    /// Whether the `runs` object `key` exists, waiting for it while another writer may be
+    /// pushing it (as a local ingest waits on the warehouse lock): up to
+    /// `PERFHOUSE_CLAIM_WAIT` seconds (default 60).
+    async fn await_commit(&self, key: &Key) -> Result<bool> {
+        let wait = std::env::var("PERFHOUSE_CLAIM_WAIT")
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(60.0);
+        let deadline = std::time::Instant::now() + Duration::from_secs_f64(wait.max(0.0));
+        let mut pause = Duration::from_millis(50);
+        loop {
+            match self.store.head(key).await {
+                Ok(_) => return Ok(true),
+                Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(store_err(format!("reading {key}"))(e)),
+            }
+            if std::time::Instant::now() >= deadline {
+                return Ok(false);
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
+    }
+
+    /// The bytes to upload for a local part file: as it is when every run in it is kept,
+    /// rewritten without the rows of runs left out (their input is in the bucket already),
+    /// `None` when none is kept.
+    fn part_bytes(
+        &self,
+        path: &Path,
+        keep: &HashSet<String>,
+        runs: &[RunEntry],
+    ) -> Result<Option<Vec<u8>>> {
+        let raw = std::fs::read(path).map_err(super::io_err(path))?;
+        if runs.iter().all(|r| keep.contains(&r.run_id)) {
+            return Ok(Some(raw));
+        }
+        let batches = read_parquet(bytes::Bytes::from(raw), path)?;
+        let mut kept: Vec<RecordBatch> = Vec::new();
+        for b in &batches {
+            let ids = utf8_column(b, "run_id", path)?;
+            let mask: BooleanArray = (0..b.num_rows())
+                .map(|i| Some(keep.contains(ids.value(i))))
+                .collect();
+            let f = datafusion::arrow::compute::filter_record_batch(b, &mask).map_err(|source| {
+                WarehouseError::Arrow {
+                    table: "push",
+                    source,
+                }
+            })?;
+            if f.num_rows() > 0 {
+                kept.push(f);
+            }
+        }
+        let Some(first) = kept.first() else {
+            return Ok(None);
+        };
+        let perr = |source| WarehouseError::Parquet {
+            path: path.to_path_buf(),
+            source,
+        };
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let mut w = ArrowWriter::try_new(Vec::new(), first.schema(), Some(props)).map_err(perr)?;
+        for b in &kept {
+            w.write(b).map_err(perr)?;
+        }
+        Ok(Some(w.into_inner().map_err(perr)?))
+    }
+
+    /// Fails when a part this push put is gone (a `gc` outlived: see the module docs), before
+    /// the `runs` object would commit a run without it.
+    async fn verify_landed(&self, landed: &[Key]) -> Result<()> {
+        for key in landed {
+            self.store.head(key).await.map_err(store_err(format!(
+                "{key} vanished before its run committed (a gc with a grace period shorter than this push?); nothing was committed, push again"
+            )))?;
+        }
+        Ok(())
+    }
+
+    /// The claims (input digest → claim), and the kept inputs committed runs refer to.
+    async fn scan(
+        &self,
+        objects: &[object_store::ObjectMeta],
+        problems: &mut Vec<String>,
+    ) -> Result<(Vec<RunEntry>, HashSet<String>)> {
+        let mut runs = Vec::new();
+        for meta in objects {
+            if let Some((Table::Runs, suite, _)) = self.part_of(&meta.location) {
+                let label = PathBuf::from(meta.location.to_string());
+                match self.get(&meta.location).await.and_then(|b| {
+                    read_parquet(b, &label).and_then(|bs| run_entries(&suite, &bs, &label))
+                }) {
+                    Ok(entries) => runs.extend(entries),
+                    Err(e) => problems.push(format!("unreadable runs object: {e}")),
+                }
+            }
+        }
+        let committed: HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+        let mut referenced = HashSet::new();
+        for meta in objects {
+            if let Some((Table::Artifacts, _, name)) = self.part_of(&meta.location)
+                && name.get(..36).is_some_and(|id| committed.contains(id))
+            {
+                let label = PathBuf::from(meta.location.to_string());
+                let batches = read_parquet(self.get(&meta.location).await?, &label)?;
+                for b in &batches {
+                    let ids = utf8_column(b, "run_id", &label)?;
+                    let stored = utf8_column(b, "stored_path", &label)?;
+                    for i in 0..b.num_rows() {
+                        if committed.contains(ids.value(i)) {
+                            referenced.insert(stored.value(i).to_string());
+                        }
+                    }
+                }
+            }
+        }
+        Ok((runs, referenced))
+    }
+
+    /// Sorts every object under the prefix into live or leftover (with why), given the
+    /// committed runs and the kept inputs they refer to.
+    fn leftovers<'a>(
+        &self,
+        objects: &'a [object_store::ObjectMeta],
+        runs: &[RunEntry],
+        referenced: &HashSet<String>,
+    ) -> Vec<(&'a object_store::ObjectMeta, &'static str)> {
+        let committed: HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+        let digests: HashSet<&str> = runs.iter().map(|r| r.input_digest.as_str()).collect();
+        let mut out = Vec::new();
+        for meta in objects {
+            let Some(rel) = self.rel(&meta.location) else {
+                continue;
+            };
+            if let Some(digest) = rel.strip_prefix("_claims/") {
+                if !digests.contains(digest) {
+                    out.push((meta, "claim of a run that never committed"));
+                }
+            } else if rel.starts_with("artifacts/blobs/") {
+                if !referenced.contains(&rel) {
+                    out.push((meta, "kept input no committed run refers to"));
+                }
+            } else if let Some((table, _, name)) = self.part_of(&meta.location)
+                && table != Table::Runs
+                && name.get(..36).is_none_or(|id| !committed.contains(id))
+            {
+                out.push((meta, "rows of a run that never committed"));
+            }
+        }
+        out
+    }
+
+    /// Removes what writers that died left (see the module docs), once older than `grace`.
+    pub async fn gc(&self, grace: Duration, dry_run: bool) -> Result<GcReport> {
+        let mut report = GcReport::default();
+        let objects = self.list_all().await?;
+        let mut problems = Vec::new();
+        let (runs, referenced) = self.scan(&objects, &mut problems).await?;
+        if !problems.is_empty() {
+            // A runs object that cannot be read may be what makes a part live: remove nothing.
+            report.spared.extend(problems);
+            return Ok(report);
+        }
+        let now = chrono::Utc::now();
+        for (meta, why) in self.leftovers(&objects, &runs, &referenced) {
+            let age = (now - meta.last_modified).to_std().unwrap_or_default();
+            if age < grace {
+                report.spared.push(format!(
+                    "{}: {why}, younger than the grace period ({grace:?})",
+                    self.show(&meta.location)
+                ));
+                continue;
+            }
+            if !dry_run {
+                match self.store.delete(&meta.location).await {
+                    Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                    Err(e) => return Err(store_err(format!("removing {}", meta.location))(e)),
+                }
+            }
+            report.bytes += meta.size;
+            report
+                .removed
+                .push(format!("{} ({why})", self.show(&meta.location)));
+        }
+        Ok(report)
+    }
+
+    /// Verifies the bucket: every `runs` object readable, no input committed twice, every kept
+    /// input a committed run refers to present; lists what `gc` would remove.
+    /// Rows counted are those of the `runs` and `artifacts` objects it reads.
+    pub async fn check(&self) -> Result<CheckReport> {
+        let mut report = CheckReport::default();
+        let objects = self.list_all().await?;
+        let (runs, referenced) = self.scan(&objects, &mut report.problems).await?;
+        report.runs = runs.len();
+        report.rows = runs.len() + referenced.len();
+        report.files = objects
+            .iter()
+            .filter(|m| self.part_of(&m.location).is_some())
+            .count();
+        let mut by_digest: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for r in &runs {
+            by_digest
+                .entry(r.input_digest.as_str())
+                .or_default()
+                .push(r.run_id.as_str());
+        }
+        for (digest, ids) in by_digest.iter().filter(|(_, ids)| ids.len() > 1) {
+            report.problems.push(format!(
+                "input {digest} is committed {} times (runs {})",
+                ids.len(),
+                ids.join(", ")
+            ));
+        }
+        let present: HashMap<String, u64> = objects
+            .iter()
+            .filter_map(|m| Some((self.rel(&m.location)?, m.size)))
+            .collect();
+        for blob in &referenced {
+            if !present.contains_key(blob) {
+                report
+                    .problems
+                    .push(format!("{}/{blob}: a committed run's kept input is missing", self.url));
+            }
+        }
+        for (meta, why) in self.leftovers(&objects, &runs, &referenced) {
+            report
+                .leftovers
+                .push(format!("{}: {why}", self.show(&meta.location)));
+        }
+        Ok(report)
+    }
+}
+
