@@ -154,6 +154,9 @@ pub enum Command {
     /// (`perfhouse --warehouse s3://bucket/prefix import ./warehouse`), or to push again the
     /// staging directory a failed push kept (its error names it).
     Import(ImportArgs),
+    /// The warehouse's tables and columns, or with --ddl the statements that make Spark,
+    /// DuckDB or Trino read it (a directory or a bucket) with the committed-runs views.
+    Schema(SchemaArgs),
     /// Merge each suite's small Parquet files into one per table, atomically.
     Compact,
     /// Verify every file, schema, run linkage and kept raw input (exit 1 on damage), and list
@@ -204,6 +207,22 @@ impl ValueEnum for Format {
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         Some(clap::builder::PossibleValue::new(self.name()).help(self.description()))
     }
+}
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Print the engine's statements: a `raw_<table>` per table over its Parquet files, then
+    /// the views of committed runs only (query those: a raw table may hold rows of a run whose
+    /// writer died before committing).
+    #[arg(long, value_enum)]
+    pub ddl: Option<DdlEngine>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DdlEngine {
+    Spark,
+    Duckdb,
+    Trino,
 }
 
 #[derive(Debug, Args)]

@@ -4,110 +4,12 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{samples, skip, stderr, stdout};
-
-/// A moto S3 server on a loopback port, stopped when dropped.
-struct S3 {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for S3 {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn moto_server() -> Option<PathBuf> {
-    let path = std::env::var_os("PERFHOUSE_MOTO")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::repo().join(".venv/bin/moto_server"));
-    path.is_file().then_some(path)
-}
-
-impl S3 {
-    /// Starts the server and creates `bucket`; `None` (the test says SKIPPED, or fails where
-    /// PERFHOUSE_REQUIRE names moto) when moto is not installed.
-    fn start(bucket: &str) -> Option<S3> {
-        let Some(bin) = moto_server() else {
-            skip("moto", "moto_server is not installed (tests/run.sh installs it into .venv)");
-            return None;
-        };
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(bin)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("moto_server starts");
-        let s3 = S3 { child, port };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "moto_server did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        // CreateBucket: moto takes it unsigned.
-        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        write!(
-            c,
-            "PUT /{bucket} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut reply = String::new();
-        c.read_to_string(&mut reply).unwrap();
-        assert!(reply.starts_with("HTTP/1.1 200"), "CreateBucket: {reply}");
-        Some(s3)
-    }
-
-    /// `perfhouse` with the store's credentials and endpoint in its environment.
-    fn cmd(&self, tmp: &Path) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_perfhouse"));
-        c.env_remove("PERFHOUSE_WAREHOUSE")
-            .env("AWS_ACCESS_KEY_ID", "test")
-            .env("AWS_SECRET_ACCESS_KEY", "test")
-            .env("AWS_REGION", "us-east-1")
-            .env("AWS_ENDPOINT", format!("http://127.0.0.1:{}", self.port))
-            .env("AWS_ALLOW_HTTP", "true")
-            // Staging warehouses of killed writers stay here, not in /tmp.
-            .env("TMPDIR", tmp);
-        c
-    }
-
-    fn run(&self, tmp: &Path, url: &str, args: &[&str]) -> Output {
-        self.cmd(tmp)
-            .args(["--warehouse", url])
-            .args(args)
-            .output()
-            .expect("perfhouse runs")
-    }
-
-    fn ok(&self, tmp: &Path, url: &str, args: &[&str]) -> Output {
-        let o = self.run(tmp, url, args);
-        assert!(
-            o.status.success(),
-            "perfhouse {args:?} on {url} failed:\n{}\n{}",
-            stdout(&o),
-            stderr(&o)
-        );
-        o
-    }
-
-    fn query(&self, tmp: &Path, url: &str, sql: &str) -> serde_json::Value {
-        let o = self.ok(tmp, url, &["query", sql, "--format", "json"]);
-        serde_json::from_slice(&o.stdout).unwrap()
-    }
-}
+use common::s3::S3;
+use common::{samples, stderr, stdout};
 
 fn aiperf_jsonl(n: usize, salt: usize) -> String {
     let mut out = String::new();
@@ -134,20 +36,37 @@ fn a_bucket_warehouse_ingests_queries_and_builds_the_site_as_a_directory_does() 
     let sample = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
     let sample = sample.to_str().unwrap();
     let o = s3.ok(t, url, &["ingest", "--suite", "llm", sample]);
-    assert!(stderr(&o).contains("pushed 1 run(s) to s3://bench/team/perf"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("pushed 1 run(s) to s3://bench/team/perf"),
+        "{}",
+        stderr(&o)
+    );
     // The same input again: claimed by the first run, nothing pushed.
     let o = s3.ok(t, url, &["ingest", "--suite", "llm", sample]);
-    assert!(stderr(&o).contains("its input is in s3://bench/team/perf already as run"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("its input is in s3://bench/team/perf already as run"),
+        "{}",
+        stderr(&o)
+    );
     assert!(stderr(&o).contains("pushed 0 run(s)"), "{}", stderr(&o));
     // The same figures as a local warehouse of the same input.
     let local = t.join("local");
     common::ok(&local, &["ingest", "--suite", "llm", sample]);
     let want = common::query(&local, PER_TRIAL);
     let got = s3.query(t, url, PER_TRIAL);
-    assert_eq!(got, serde_json::Value::Array(want.into_iter().map(Into::into).collect()));
-    assert_eq!(s3.query(t, url, "SELECT count(*) AS n FROM runs")[0]["n"], 1);
+    assert_eq!(
+        got,
+        serde_json::Value::Array(want.into_iter().map(Into::into).collect())
+    );
+    assert_eq!(
+        s3.query(t, url, "SELECT count(*) AS n FROM runs")[0]["n"],
+        1
+    );
     let requests = common::scalar(&local, "SELECT count(*) FROM requests");
-    assert_eq!(s3.query(t, url, "SELECT count(*) AS n FROM requests")[0]["n"], requests);
+    assert_eq!(
+        s3.query(t, url, "SELECT count(*) AS n FROM requests")[0]["n"],
+        requests
+    );
     // History, report and site read the bucket directly.
     let history = stdout(&s3.ok(t, url, &["history", "--suite", "llm", "--format", "csv"]));
     assert!(history.contains("throughput_rps"), "{history}");
@@ -166,10 +85,18 @@ fn a_bucket_warehouse_ingests_queries_and_builds_the_site_as_a_directory_does() 
     // What needs a directory says so, naming the command.
     let o = s3.run(t, url, &["compact"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("compact is not available on an object store"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("compact is not available on an object store"),
+        "{}",
+        stderr(&o)
+    );
     let o = s3.run(t, url, &["annotate", &run_id, "note"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("`perfhouse annotate` works on a warehouse directory only"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`perfhouse annotate` works on a warehouse directory only"),
+        "{}",
+        stderr(&o)
+    );
     // A local warehouse moves into the bucket with import: its run is there already, by input.
     let o = s3.ok(t, "s3://bench/other", &["import", local.to_str().unwrap()]);
     assert!(stderr(&o).contains("pushed 1 run(s)"), "{}", stderr(&o));
@@ -267,7 +194,10 @@ fn a_writer_killed_mid_push_leaves_no_run_visible_and_gc_lets_the_input_land_aga
         if check.contains("rows of a run that never committed") {
             break;
         }
-        assert!(Instant::now() < deadline, "the writer's parts never appeared: {check}");
+        assert!(
+            Instant::now() < deadline,
+            "the writer's parts never appeared: {check}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     writer.kill().unwrap(); // SIGKILL
@@ -279,23 +209,45 @@ fn a_writer_killed_mid_push_leaves_no_run_visible_and_gc_lets_the_input_land_aga
         "SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM requests) AS requests, \
          (SELECT count(*) FROM trial_figures) AS trials",
     )[0];
-    assert_eq!((c["runs"].as_i64(), c["requests"].as_i64(), c["trials"].as_i64()), (Some(1), Some(200), Some(1)));
+    assert_eq!(
+        (
+            c["runs"].as_i64(),
+            c["requests"].as_i64(),
+            c["trials"].as_i64()
+        ),
+        (Some(1), Some(200), Some(1))
+    );
     // The input is claimed by a run that will never commit: refused (exit 1) until gc clears
     // the claim, and this writer's results are kept too.
     let o = s3
         .cmd(t)
         .env("PERFHOUSE_CLAIM_WAIT", "1")
-        .args(["--warehouse", url, "ingest", "--suite", "k", input.to_str().unwrap()])
+        .args([
+            "--warehouse",
+            url,
+            "ingest",
+            "--suite",
+            "k",
+            input.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("which has not committed"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("which has not committed"),
+        "{}",
+        stderr(&o)
+    );
     assert!(stderr(&o).contains("pushes them again"), "{}", stderr(&o));
     // Both writers' staging warehouses still hold their results (nothing lost).
     let staged: Vec<PathBuf> = std::fs::read_dir(t)
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("perfhouse-push-"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("perfhouse-push-")
+        })
         .map(|e| e.path())
         .collect();
     assert_eq!(staged.len(), 2, "{staged:?}");
@@ -303,8 +255,16 @@ fn a_writer_killed_mid_push_leaves_no_run_visible_and_gc_lets_the_input_land_aga
     let o = s3.ok(t, url, &["gc"]);
     assert!(stdout(&o).contains("removed 0 leftovers"), "{}", stdout(&o));
     let o = s3.ok(t, url, &["gc", "--grace", "0s"]);
-    assert!(stdout(&o).contains("claim of a run that never committed"), "{}", stdout(&o));
-    assert!(stdout(&o).contains("rows of a run that never committed"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("claim of a run that never committed"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("rows of a run that never committed"),
+        "{}",
+        stdout(&o)
+    );
     let check = stdout(&s3.ok(t, url, &["check"]));
     assert!(check.contains("1 runs: 0 problems, 0 leftovers"), "{check}");
     // Pushing both kept staging directories again lands the input once.
@@ -314,8 +274,15 @@ fn a_writer_killed_mid_push_leaves_no_run_visible_and_gc_lets_the_input_land_aga
         pushed += usize::from(stderr(&o).contains("pushed 1 run(s)"));
     }
     assert_eq!(pushed, 1);
-    let c = &s3.query(t, url, "SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM requests) AS requests")[0];
-    assert_eq!((c["runs"].as_i64(), c["requests"].as_i64()), (Some(2), Some(3_200)));
+    let c = &s3.query(
+        t,
+        url,
+        "SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM requests) AS requests",
+    )[0];
+    assert_eq!(
+        (c["runs"].as_i64(), c["requests"].as_i64()),
+        (Some(2), Some(3_200))
+    );
     let check = stdout(&s3.ok(t, url, &["check"]));
     assert!(check.contains("2 runs: 0 problems, 0 leftovers"), "{check}");
 }

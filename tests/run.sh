@@ -5,6 +5,9 @@
 #     bzip2 (the bundled compressor plan), procps (pkill), chromium (the browser test) — via
 #     apt when missing and root
 #   - jq, curl, shellcheck, nodejs, npm, python3-yaml (the GitHub Action's scripts and their lint)
+#   - the object-store and engine tests: moto's S3 server and pyspark in .venv, Java for Spark
+#     (Debian's default-jre-headless), and DuckDB 1.4.4 with its httpfs extension from PyPI
+#     (duckdb-ext-httpfs) in .venv/duckdb-httpfs, since the httpfs build must match DuckDB's
 # Then the gates CI keeps, in this order: nothing outside the clone is read (no path into the
 # team's shared folder in src/, tests/, benches/, .ci/), `cargo fmt --check`,
 # `cargo clippy --all-targets --locked -- -D warnings`, `.ci/lint-actions.sh` (the actionlint
@@ -30,6 +33,7 @@ command -v shellcheck >/dev/null || missing+=(shellcheck)
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
+command -v java >/dev/null || missing+=(default-jre-headless)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "tests/run.sh: installing ${missing[*]}"
@@ -44,7 +48,18 @@ if ! .venv/bin/python -c 'import duckdb, pyarrow' 2>/dev/null; then
   python3 -m venv .venv
   .venv/bin/pip install --quiet --disable-pip-version-check duckdb pyarrow
 fi
+if ! .venv/bin/python -c 'import moto, pyspark' 2>/dev/null; then
+  echo "tests/run.sh: installing moto[server] and pyspark into .venv"
+  .venv/bin/pip install --quiet --disable-pip-version-check "moto[server]" pyspark
+fi
+if [ ! -d .venv/duckdb-httpfs/duckdb_ext ]; then
+  echo "tests/run.sh: installing duckdb 1.4.4 and duckdb-ext-httpfs into .venv/duckdb-httpfs"
+  .venv/bin/pip install --quiet --disable-pip-version-check --target .venv/duckdb-httpfs \
+    duckdb==1.4.4 duckdb-ext-httpfs==1.4.4.20260205
+fi
 export PERFHOUSE_PYTHON="$PWD/.venv/bin/python"
+export PERFHOUSE_MOTO="$PWD/.venv/bin/moto_server"
+export PERFHOUSE_DUCKDB_HTTPFS="$PWD/.venv/duckdb-httpfs"
 # PERFHOUSE_BLESS=1 rewrites the golden outputs (tests/golden/, and insta's tests/snapshots/).
 if [ "${PERFHOUSE_BLESS:-}" = 1 ]; then export INSTA_UPDATE=always; fi
 # DataFusion plans recurse deeply; debug builds need more than the default 2 MiB test stacks.

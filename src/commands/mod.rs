@@ -355,6 +355,43 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 writeln!(stdout, "noted on run {}", args.run)?;
             }
         }
+        Command::Schema(args) => {
+            let text = match args.ddl {
+                None => {
+                    let mut out = String::new();
+                    for table in crate::warehouse::Table::ALL {
+                        out.push_str(&format!("{}\n", table.name()));
+                        for f in table.schema().fields() {
+                            let null = if f.is_nullable() { "" } else { " NOT NULL" };
+                            out.push_str(&format!("  {} {}{null}\n", f.name(), f.data_type()));
+                        }
+                        out.push_str("  suite Utf8 NOT NULL (the Hive partition: suite=<name>/)\n");
+                    }
+                    out
+                }
+                Some(engine) => {
+                    use crate::query::ddl::{Engine, ddl};
+                    let engine = match engine {
+                        crate::cli::DdlEngine::Spark => Engine::Spark,
+                        crate::cli::DdlEngine::Duckdb => Engine::Duckdb,
+                        crate::cli::DdlEngine::Trino => Engine::Trino,
+                    };
+                    match open_remote(&cli)? {
+                        Some(r) => {
+                            let with = r.tables_with_files().await?;
+                            ddl(engine, r.url(), &|t| with.contains(&t))
+                        }
+                        None => {
+                            let wh = wh()?;
+                            let root = std::path::absolute(wh.root())?;
+                            let has = |t| wh.table_files(t).is_ok_and(|f| !f.is_empty());
+                            ddl(engine, &root.display().to_string(), &has)
+                        }
+                    }
+                }
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
         Command::Import(args) => {
             if !args.from.join("runs").is_dir() {
                 bail!(

@@ -2,7 +2,6 @@
 //! its explicit schema (`raw_<table>`) and the named SQL views of `views/*.sql` on top. The views
 //! named after the tables (`runs`, `trials`, `requests`, …) show committed runs only.
 
-
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
@@ -13,6 +12,7 @@ use crate::warehouse::{Table, Warehouse};
 
 pub mod alerts;
 pub mod compare;
+pub mod ddl;
 pub mod figures;
 pub mod history;
 pub mod noise;
@@ -96,8 +96,8 @@ impl Query {
         let readers = warehouse
             .read_lock()
             .map_err(|e| QueryError::Decode(e.to_string()))?;
-        let root = std::path::absolute(warehouse.root())
-            .map_err(|e| QueryError::Decode(e.to_string()))?;
+        let root =
+            std::path::absolute(warehouse.root()).map_err(|e| QueryError::Decode(e.to_string()))?;
         let dir = |table: Table| format!("{}/", root.join(table.name()).display());
         let ctx = Self::context_over(&dir, None, slos).await?;
         Ok(Query {
@@ -314,7 +314,10 @@ pub fn tracing() -> bool {
 /// With [`tracing`], reports the time since `since` under `label` and restarts the clock.
 pub fn trace_phase(label: &str, since: &mut std::time::Instant) {
     if tracing() {
-        eprintln!("phase {:>7.3} ms  {label}", since.elapsed().as_secs_f64() * 1e3);
+        eprintln!(
+            "phase {:>7.3} ms  {label}",
+            since.elapsed().as_secs_f64() * 1e3
+        );
     }
     *since = std::time::Instant::now();
 }

@@ -1193,7 +1193,11 @@ pub(crate) fn read_parquet<R: datafusion::parquet::file::reader::ChunkReader + '
 }
 
 /// The runs listed in the batches of one `runs` file of `suite`.
-pub(crate) fn run_entries(suite: &str, batches: &[RecordBatch], path: &Path) -> Result<Vec<RunEntry>> {
+pub(crate) fn run_entries(
+    suite: &str,
+    batches: &[RecordBatch],
+    path: &Path,
+) -> Result<Vec<RunEntry>> {
     let mut out = Vec::new();
     for batch in batches {
         let ids = utf8_column(batch, "run_id", path)?;

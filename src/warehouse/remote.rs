@@ -43,8 +43,8 @@ use object_store::path::Path as Key;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
 use super::{
-    CheckReport, GcReport, Result, RunEntry, Table, Warehouse, WarehouseError, decode_partition_value,
-    read_parquet, run_entries, utf8_column,
+    CheckReport, GcReport, Result, RunEntry, Table, Warehouse, WarehouseError,
+    decode_partition_value, read_parquet, run_entries, utf8_column,
 };
 
 /// URL schemes that name an object store rather than a directory.
@@ -149,9 +149,8 @@ impl Remote {
             }
         };
         let prefix = if parsed.scheme() == "file" {
-            Key::from_filesystem_path(parsed.path()).map_err(|e| {
-                WarehouseError::Location(format!("{location}: {e}"))
-            })?
+            Key::from_filesystem_path(parsed.path())
+                .map_err(|e| WarehouseError::Location(format!("{location}: {e}")))?
         } else {
             Key::from_url_path(parsed.path())
                 .map_err(|e| WarehouseError::Location(format!("{location}: {e}")))?
@@ -204,7 +203,7 @@ impl Remote {
     }
 
     /// The key relative to the prefix (`runs/suite=x/….parquet`).
-    fn rel<'a>(&self, key: &'a Key) -> Option<String> {
+    fn rel(&self, key: &Key) -> Option<String> {
         let parts: Vec<_> = key.prefix_match(&self.prefix)?.collect();
         Some(
             parts
@@ -252,6 +251,19 @@ impl Remote {
             .map_err(store_err(format!("listing {}", self.url)))
     }
 
+    /// The tables that have at least one Parquet file.
+    pub async fn tables_with_files(&self) -> Result<Vec<Table>> {
+        let objects = self.list_all().await?;
+        Ok(Table::ALL
+            .into_iter()
+            .filter(|t| {
+                objects
+                    .iter()
+                    .any(|m| self.part_of(&m.location).is_some_and(|(pt, _, _)| pt == *t))
+            })
+            .collect())
+    }
+
     /// Every committed run: one row per row of each `runs` object.
     pub async fn runs(&self) -> Result<Vec<RunEntry>> {
         let mut out = Vec::new();
@@ -283,7 +295,11 @@ impl Remote {
         let mut report = PushReport::default();
         let mut runs: Vec<(RunEntry, String)> = Vec::new();
         for (suite, path) in local.table_files(Table::Runs)? {
-            let name = path.file_name().expect("a file").to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .expect("a file")
+                .to_string_lossy()
+                .into_owned();
             let batches = read_parquet(
                 bytes::Bytes::from(std::fs::read(&path).map_err(super::io_err(&path))?),
                 &path,
@@ -396,7 +412,10 @@ impl Remote {
                     }
                 }
                 if table == Table::Runs {
-                    let b = read_parquet(bytes::Bytes::from(std::fs::read(&path).map_err(super::io_err(&path))?), &path)?;
+                    let b = read_parquet(
+                        bytes::Bytes::from(std::fs::read(&path).map_err(super::io_err(&path))?),
+                        &path,
+                    )?;
                     for e in run_entries(&suite, &b, &path)? {
                         if keep.contains(&e.run_id) {
                             report.committed.push(e.run_id);
@@ -454,12 +473,13 @@ impl Remote {
             let mask: BooleanArray = (0..b.num_rows())
                 .map(|i| Some(keep.contains(ids.value(i))))
                 .collect();
-            let f = datafusion::arrow::compute::filter_record_batch(b, &mask).map_err(|source| {
-                WarehouseError::Arrow {
-                    table: "push",
-                    source,
-                }
-            })?;
+            let f =
+                datafusion::arrow::compute::filter_record_batch(b, &mask).map_err(|source| {
+                    WarehouseError::Arrow {
+                        table: "push",
+                        source,
+                    }
+                })?;
             if f.num_rows() > 0 {
                 kept.push(f);
             }
@@ -633,9 +653,10 @@ impl Remote {
             .collect();
         for blob in &referenced {
             if !present.contains_key(blob) {
-                report
-                    .problems
-                    .push(format!("{}/{blob}: a committed run's kept input is missing", self.url));
+                report.problems.push(format!(
+                    "{}/{blob}: a committed run's kept input is missing",
+                    self.url
+                ));
             }
         }
         for (meta, why) in self.leftovers(&objects, &runs, &referenced) {
@@ -646,4 +667,3 @@ impl Remote {
         Ok(report)
     }
 }
-

@@ -1,0 +1,123 @@
+//! `perfhouse schema --ddl ENGINE`: the statements that make another engine read a warehouse
+//! (a directory or a bucket) as perfhouse does: one `raw_<table>` per table over its
+//! Hive-partitioned Parquet files (`suite=` directories), then the committed-rows views.
+//!
+//! The views matter: a run's rows land before its `runs` row (the commit), so a reader that
+//! queries `raw_requests` directly may count rows of a run whose writer died before committing.
+//! The views keep only rows whose run is in `raw_runs`, and number runs per suite as perfhouse
+//! does (`run_no`). The derived figures (`trial_figures`, `arm_medians`, …) stay perfhouse's
+//! (`perfhouse query`): they use its quantile function.
+
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
+
+use crate::warehouse::Table;
+
+/// An engine that reads the warehouse's Parquet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// Spark SQL (temporary views over the files; `s3a://` for S3 through hadoop-aws).
+    Spark,
+    /// DuckDB (`read_parquet` with Hive partitioning; S3 through its httpfs extension).
+    Duckdb,
+    /// Trino's Hive connector (external tables; partitions registered by
+    /// `system.sync_partition_metadata`).
+    Trino,
+}
+
+/// The committed-rows views, as perfhouse itself defines them (`query/views/0*.sql`).
+fn committed_views() -> impl Iterator<Item = (&'static str, &'static str)> {
+    super::VIEWS
+        .iter()
+        .copied()
+        .filter(|(name, _)| *name == "runs" || Table::ALL.iter().any(|t| t.name() == *name))
+}
+
+fn sql_type(engine: Engine, t: &DataType) -> &'static str {
+    match (engine, t) {
+        (Engine::Spark, DataType::Utf8) => "STRING",
+        (_, DataType::Utf8) => "VARCHAR",
+        (Engine::Spark, DataType::Int32) => "INT",
+        (_, DataType::Int32) => "INTEGER",
+        (_, DataType::Int64) => "BIGINT",
+        (_, DataType::Float64) => "DOUBLE",
+        (_, DataType::Boolean) => "BOOLEAN",
+        (Engine::Trino, DataType::Timestamp(TimeUnit::Microsecond, _)) => "TIMESTAMP(6)",
+        (_, DataType::Timestamp(_, _)) => "TIMESTAMP",
+        (_, other) => unreachable!("no warehouse column is {other}"),
+    }
+}
+
+fn columns(engine: Engine, table: Table) -> String {
+    let mut cols: Vec<String> = table
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| format!("{} {}", f.name(), sql_type(engine, f.data_type())))
+        .collect();
+    cols.push(format!("suite {}", sql_type(engine, &DataType::Utf8)));
+    cols.join(", ")
+}
+
+/// The statements for `engine` over the warehouse at `location` (a URL or an absolute path).
+/// `has_files(table)` says whether a table has files yet: Spark and DuckDB cannot bind a view
+/// over a glob that matches nothing, so those tables are left out of their scripts (run it
+/// again once they have files); Trino's external tables are declared whatever they hold.
+pub fn ddl(engine: Engine, location: &str, has_files: &dyn Fn(Table) -> bool) -> String {
+    let location = location.trim_end_matches('/');
+    let mut out = format!(
+        "-- perfhouse warehouse at {location} (schema version {}): raw_<table> over the Parquet\n\
+         -- files, then views of committed runs only. Query the views: a raw table may hold rows\n\
+         -- of a run whose writer died before its `runs` row landed.\n",
+        crate::warehouse::SCHEMA_VERSION
+    );
+    if engine == Engine::Trino {
+        out.push_str(
+            "-- Hive connector: run in a catalog of it (e.g. `USE hive.default`).\n\
+             CREATE SCHEMA IF NOT EXISTS perfhouse;\nUSE perfhouse;\n",
+        );
+    }
+    let spark_location = |l: &str| match l.strip_prefix("s3://") {
+        Some(rest) => format!("s3a://{rest}"),
+        None => l.to_string(),
+    };
+    for table in Table::ALL {
+        let name = table.name();
+        let dir = format!("{location}/{name}");
+        match engine {
+            Engine::Spark | Engine::Duckdb if !has_files(table) => out.push_str(&format!(
+                "-- raw_{name}: no files yet (an empty glob does not bind); run `perfhouse schema --ddl` again once it has some.\n"
+            )),
+            // The `suite=*` glob keeps Spark's partition discovery off `artifacts/blobs/`.
+            Engine::Spark => out.push_str(&format!(
+                "CREATE OR REPLACE TEMPORARY VIEW raw_{name} ({}) USING parquet OPTIONS (path '{}/suite=*', basePath '{}');\n",
+                columns(engine, table),
+                spark_location(&dir),
+                spark_location(&dir)
+            )),
+            Engine::Duckdb => out.push_str(&format!(
+                "CREATE OR REPLACE VIEW raw_{name} AS SELECT * FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true, union_by_name = true);\n"
+            )),
+            Engine::Trino => out.push_str(&format!(
+                "CREATE TABLE IF NOT EXISTS raw_{name} ({}) WITH (external_location = '{dir}', format = 'PARQUET', partitioned_by = ARRAY['suite']);\n\
+                 CALL system.sync_partition_metadata('perfhouse', 'raw_{name}', 'FULL');\n",
+                columns(engine, table)
+            )),
+        }
+    }
+    for (name, sql) in committed_views() {
+        let table = Table::ALL.into_iter().find(|t| t.name() == name);
+        if engine != Engine::Trino
+            && !(has_files(Table::Runs) && has_files(table.unwrap_or(Table::Runs)))
+        {
+            continue;
+        }
+        let create = match engine {
+            Engine::Spark => "CREATE OR REPLACE TEMPORARY VIEW",
+            Engine::Duckdb | Engine::Trino => "CREATE OR REPLACE VIEW",
+        };
+        let body = sql.replacen("CREATE VIEW", create, 1);
+        out.push_str(body.trim_end());
+        out.push_str(";\n");
+    }
+    out
+}
