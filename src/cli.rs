@@ -530,6 +530,11 @@ pub struct PublishArgs {
     /// Commit message.
     #[arg(long, default_value = "perfhouse: publish site")]
     pub message: String,
+    /// Upload the site to an object-store prefix instead (`s3://bucket/site`, `gs://…`,
+    /// `az://…`: a bucket served as a static website), credentials from the environment as
+    /// for `--warehouse`. Pages go first and `index.html` last, each with its content type.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["branch", "repo", "message"])]
+    pub to: Option<String>,
 }
 
 #[derive(Debug, Args)]

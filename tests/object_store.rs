@@ -5,11 +5,27 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Child, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::s3::S3;
 use common::{samples, stderr, stdout};
+
+/// Files of a built site, less the builder's cache.
+fn walkdir_files(dir: &std::path::Path) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if e.file_name() != ".perfhouse-cache" {
+                n += walkdir_files(&p);
+            }
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
 
 fn aiperf_jsonl(n: usize, salt: usize) -> String {
     let mut out = String::new();
@@ -79,6 +95,31 @@ fn a_bucket_warehouse_ingests_queries_and_builds_the_site_as_a_directory_does() 
         .unwrap()
         .to_string();
     assert!(site.join(format!("runs/{run_id}/index.html")).is_file());
+    // The site goes to a bucket prefix for static hosting: every page, with its content type.
+    let o = s3.ok(t, url, &["publish", "--site", site.to_str().unwrap(), "--to", "s3://bench/site"]);
+    let published = stdout(&o);
+    let local_files = walkdir_files(&site);
+    assert!(
+        published.contains(&format!("({} files,", local_files)),
+        "{published} vs {local_files} files"
+    );
+    if let Some(python) = std::env::var_os("PERFHOUSE_PYTHON") {
+        let got = Command::new(python)
+            .arg("-c")
+            .arg(format!(
+                "import boto3\ns3 = boto3.client('s3', endpoint_url='http://127.0.0.1:{}', aws_access_key_id='test', aws_secret_access_key='test', region_name='us-east-1')\n\
+                 o = s3.get_object(Bucket='bench', Key='site/index.html')\nprint(o['ContentType'])\nprint(len(o['Body'].read()))\n\
+                 print(s3.list_objects_v2(Bucket='bench', Prefix='site/')['KeyCount'])",
+                s3.port
+            ))
+            .output()
+            .unwrap();
+        assert!(got.status.success(), "{}", stderr(&got));
+        let lines: Vec<String> = stdout(&got).lines().map(String::from).collect();
+        assert_eq!(lines[0], "text/html; charset=utf-8");
+        assert_eq!(lines[1], index.len().to_string());
+        assert_eq!(lines[2], local_files.to_string());
+    }
     // The kept raw input is in the bucket, where check finds it.
     let check = stdout(&s3.ok(t, url, &["check"]));
     assert!(check.contains("1 runs: 0 problems, 0 leftovers"), "{check}");
@@ -97,6 +138,15 @@ fn a_bucket_warehouse_ingests_queries_and_builds_the_site_as_a_directory_does() 
         "{}",
         stderr(&o)
     );
+    // A PR report from the bucket: the same input as arm `b` is a second run to compare with.
+    s3.ok(t, url, &["ingest", "--suite", "llm", "--arm", "b", sample]);
+    let ids = s3.query(t, url, "SELECT run_id FROM runs ORDER BY run_no");
+    let (a, b) = (ids[0]["run_id"].as_str().unwrap(), ids[1]["run_id"].as_str().unwrap());
+    let report = stdout(&s3.ok(t, url, &["report", "--baseline", a, "--candidate", b]));
+    assert!(report.contains("throughput"), "{report}");
+    let o = s3.run(t, url, &["report", "--baseline", a, "--candidate", b, "--record-alerts"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("works on a warehouse directory only"), "{}", stderr(&o));
     // A local warehouse moves into the bucket with import: its run is there already, by input.
     let o = s3.ok(t, "s3://bench/other", &["import", local.to_str().unwrap()]);
     assert!(stderr(&o).contains("pushed 1 run(s)"), "{}", stderr(&o));

@@ -293,6 +293,23 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 return Err(RegressionFound.into());
             }
         }
+        Command::Publish(args) if args.to.is_some() => {
+            let to = args.to.as_deref().expect("matched");
+            if !remote::is_url(to) {
+                bail!("--to {to}: expected an object-store URL (s3://bucket/prefix, gs://…, az://…)");
+            }
+            if !args.site.join("index.html").is_file() {
+                bail!(
+                    "{}: no index.html (run `perfhouse site --out {}` first)",
+                    args.site.display(),
+                    args.site.display()
+                );
+            }
+            let (files, bytes) = Remote::open(to)?.upload_site(&args.site).await?;
+            if !cli.quiet {
+                writeln!(stdout, "published {} to {to} ({files} files, {bytes} bytes)", args.site.display())?;
+            }
+        }
         Command::Publish(args) => {
             match publish::publish(&args.repo, &args.site, &args.branch, &args.message)? {
                 Some(commit) if !cli.quiet => writeln!(

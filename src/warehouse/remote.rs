@@ -103,6 +103,21 @@ fn store_err(what: impl Into<String>) -> impl FnOnce(object_store::Error) -> War
     move |cause| WarehouseError::Store { what, cause }
 }
 
+/// The Content-Type a static website serves a site file with.
+fn content_type(name: &str) -> &'static str {
+    match name.rsplit('.').next().unwrap_or_default() {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "json" => "application/json",
+        "xml" => "application/atom+xml",
+        "png" => "image/png",
+        "txt" | "md" | "csv" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
 fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
@@ -249,6 +264,44 @@ impl Remote {
             .try_collect()
             .await
             .map_err(store_err(format!("listing {}", self.url)))
+    }
+
+    /// Uploads a built site (`dir`, less the builder's cache) under the prefix, overwriting
+    /// what is there, each object with its content type; `index.html` last, so the index never
+    /// links to a page not up yet. Returns (files, bytes).
+    pub async fn upload_site(&self, dir: &Path) -> Result<(usize, u64)> {
+        let mut files: Vec<(String, PathBuf)> = walkdir::WalkDir::new(dir)
+            .min_depth(1)
+            .into_iter()
+            .filter_entry(|e| e.depth() > 1 || e.file_name() != crate::site::CACHE_DIR)
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let rel = e.path().strip_prefix(dir).expect("under dir");
+                (rel.to_string_lossy().replace('\\', "/"), e.path().to_path_buf())
+            })
+            .collect();
+        files.sort_by_key(|(rel, _)| (rel == "index.html", rel.clone()));
+        let mut bytes = 0u64;
+        for (rel, path) in &files {
+            let body = std::fs::read(path).map_err(super::io_err(path))?;
+            bytes += body.len() as u64;
+            let mut attributes = object_store::Attributes::new();
+            attributes.insert(
+                object_store::Attribute::ContentType,
+                content_type(rel).into(),
+            );
+            let opts = PutOptions {
+                attributes,
+                ..Default::default()
+            };
+            let key = self.key(rel);
+            self.store
+                .put_opts(&key, PutPayload::from(body), opts)
+                .await
+                .map_err(store_err(format!("writing {}", self.show(&key))))?;
+        }
+        Ok((files.len(), bytes))
     }
 
     /// The tables that have at least one Parquet file.
