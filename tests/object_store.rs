@@ -96,7 +96,17 @@ fn a_bucket_warehouse_ingests_queries_and_builds_the_site_as_a_directory_does() 
         .to_string();
     assert!(site.join(format!("runs/{run_id}/index.html")).is_file());
     // The site goes to a bucket prefix for static hosting: every page, with its content type.
-    let o = s3.ok(t, url, &["publish", "--site", site.to_str().unwrap(), "--to", "s3://bench/site"]);
+    let o = s3.ok(
+        t,
+        url,
+        &[
+            "publish",
+            "--site",
+            site.to_str().unwrap(),
+            "--to",
+            "s3://bench/site",
+        ],
+    );
     let published = stdout(&o);
     let local_files = walkdir_files(&site);
     assert!(
@@ -141,12 +151,30 @@ fn a_bucket_warehouse_ingests_queries_and_builds_the_site_as_a_directory_does() 
     // A PR report from the bucket: the same input as arm `b` is a second run to compare with.
     s3.ok(t, url, &["ingest", "--suite", "llm", "--arm", "b", sample]);
     let ids = s3.query(t, url, "SELECT run_id FROM runs ORDER BY run_no");
-    let (a, b) = (ids[0]["run_id"].as_str().unwrap(), ids[1]["run_id"].as_str().unwrap());
+    let (a, b) = (
+        ids[0]["run_id"].as_str().unwrap(),
+        ids[1]["run_id"].as_str().unwrap(),
+    );
     let report = stdout(&s3.ok(t, url, &["report", "--baseline", a, "--candidate", b]));
     assert!(report.contains("throughput"), "{report}");
-    let o = s3.run(t, url, &["report", "--baseline", a, "--candidate", b, "--record-alerts"]);
+    let o = s3.run(
+        t,
+        url,
+        &[
+            "report",
+            "--baseline",
+            a,
+            "--candidate",
+            b,
+            "--record-alerts",
+        ],
+    );
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("works on a warehouse directory only"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("works on a warehouse directory only"),
+        "{}",
+        stderr(&o)
+    );
     // A local warehouse moves into the bucket with import: its run is there already, by input.
     let o = s3.ok(t, "s3://bench/other", &["import", local.to_str().unwrap()]);
     assert!(stderr(&o).contains("pushed 1 run(s)"), "{}", stderr(&o));
@@ -335,4 +363,92 @@ fn a_writer_killed_mid_push_leaves_no_run_visible_and_gc_lets_the_input_land_aga
     );
     let check = stdout(&s3.ok(t, url, &["check"]));
     assert!(check.contains("2 runs: 0 problems, 0 leftovers"), "{check}");
+}
+
+#[test]
+fn a_plan_run_lands_in_the_bucket_with_every_trial() {
+    let Some(s3) = S3::start("runner") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let url = "s3://runner/wh";
+    let plan = t.join("plan.toml");
+    std::fs::write(
+        &plan,
+        "suite = \"tiny\"\n[run]\nrepeats = 2\ncommand = \"true\"\n[[arm]]\nname = \"A\"\n[[arm]]\nname = \"B\"\n",
+    )
+    .unwrap();
+    let o = s3.ok(t, url, &["run", plan.to_str().unwrap()]);
+    assert!(stderr(&o).contains("pushed 1 run(s)"), "{}", stderr(&o));
+    let c = &s3.query(
+        t,
+        url,
+        "SELECT (SELECT count(*) FROM runs WHERE source = 'runner') AS runs, \
+         (SELECT count(*) FROM trials WHERE status = 'ok') AS trials, \
+         (SELECT count(DISTINCT arm) FROM trials) AS arms",
+    )[0];
+    assert_eq!(
+        (c["runs"].as_i64(), c["trials"].as_i64(), c["arms"].as_i64()),
+        (Some(1), Some(4), Some(2)),
+        "{c}"
+    );
+    // No staging directory is left behind once pushed.
+    let left = std::fs::read_dir(t)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("perfhouse-push-")
+        })
+        .count();
+    assert_eq!(left, 0);
+}
+
+#[test]
+fn a_batch_whose_first_run_is_already_in_the_bucket_keeps_the_rest_through_gc() {
+    let Some(s3) = S3::start("batch") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let full = common::repo().join("tests/fixtures/asv/results");
+    let results: Vec<PathBuf> = std::fs::read_dir(full.join("m1"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().unwrap() != "machine.json")
+        .collect();
+    assert_eq!(results.len(), 3);
+    // Whichever run the batch of three leads with, one of these has it in the bucket already.
+    for (i, first) in results.iter().enumerate() {
+        let url = format!("s3://batch/p{i}");
+        let one = t.join(format!("one{i}"));
+        std::fs::create_dir_all(one.join("m1")).unwrap();
+        std::fs::copy(full.join("benchmarks.json"), one.join("benchmarks.json")).unwrap();
+        std::fs::copy(full.join("m1/machine.json"), one.join("m1/machine.json")).unwrap();
+        std::fs::copy(first, one.join("m1").join(first.file_name().unwrap())).unwrap();
+        s3.ok(
+            t,
+            &url,
+            &["ingest", "--suite", "asv", one.to_str().unwrap()],
+        );
+        let o = s3.ok(
+            t,
+            &url,
+            &["ingest", "--suite", "asv", full.to_str().unwrap()],
+        );
+        assert!(stderr(&o).contains("pushed 2 run(s)"), "{}", stderr(&o));
+        let counts =
+            "SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM metrics) AS metrics";
+        let before = s3.query(t, &url, counts);
+        assert_eq!(before[0]["runs"], 3, "{before}");
+        s3.ok(t, &url, &["gc", "--grace", "0s"]);
+        assert_eq!(
+            s3.query(t, &url, counts),
+            before,
+            "gc removed committed rows"
+        );
+        let check = stdout(&s3.ok(t, &url, &["check"]));
+        assert!(check.contains("3 runs: 0 problems, 0 leftovers"), "{check}");
+    }
 }

@@ -296,7 +296,9 @@ async fn dispatch(cli: Cli) -> Result<()> {
         Command::Publish(args) if args.to.is_some() => {
             let to = args.to.as_deref().expect("matched");
             if !remote::is_url(to) {
-                bail!("--to {to}: expected an object-store URL (s3://bucket/prefix, gs://…, az://…)");
+                bail!(
+                    "--to {to}: expected an object-store URL (s3://bucket/prefix, gs://…, az://…)"
+                );
             }
             if !args.site.join("index.html").is_file() {
                 bail!(
@@ -307,7 +309,11 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
             let (files, bytes) = Remote::open(to)?.upload_site(&args.site).await?;
             if !cli.quiet {
-                writeln!(stdout, "published {} to {to} ({files} files, {bytes} bytes)", args.site.display())?;
+                writeln!(
+                    stdout,
+                    "published {} to {to} ({files} files, {bytes} bytes)",
+                    args.site.display()
+                )?;
             }
         }
         Command::Publish(args) => {

@@ -278,7 +278,10 @@ impl Remote {
             .filter(|e| e.file_type().is_file())
             .map(|e| {
                 let rel = e.path().strip_prefix(dir).expect("under dir");
-                (rel.to_string_lossy().replace('\\', "/"), e.path().to_path_buf())
+                (
+                    rel.to_string_lossy().replace('\\', "/"),
+                    e.path().to_path_buf(),
+                )
             })
             .collect();
         files.sort_by_key(|(rel, _)| (rel == "index.html", rel.clone()));
@@ -586,9 +589,9 @@ impl Remote {
         let committed: HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
         let mut referenced = HashSet::new();
         for meta in objects {
-            if let Some((Table::Artifacts, _, name)) = self.part_of(&meta.location)
-                && name.get(..36).is_some_and(|id| committed.contains(id))
-            {
+            // Every artifacts part, whatever its name: a batch whose first run was left out as a
+            // duplicate is named by that run, yet holds committed rows.
+            if let Some((Table::Artifacts, _, _)) = self.part_of(&meta.location) {
                 let label = PathBuf::from(meta.location.to_string());
                 let batches = read_parquet(self.get(&meta.location).await?, &label)?;
                 for b in &batches {
@@ -606,8 +609,10 @@ impl Remote {
     }
 
     /// Sorts every object under the prefix into live or leftover (with why), given the
-    /// committed runs and the kept inputs they refer to.
-    fn leftovers<'a>(
+    /// committed runs and the kept inputs they refer to. A part is live when its name's run is
+    /// committed, or failing that when any of its rows is (a batch whose first run was left out
+    /// as a duplicate keeps that run's name); one that cannot be read is left alone.
+    async fn leftovers<'a>(
         &self,
         objects: &'a [object_store::ObjectMeta],
         runs: &[RunEntry],
@@ -631,11 +636,32 @@ impl Remote {
             } else if let Some((table, _, name)) = self.part_of(&meta.location)
                 && table != Table::Runs
                 && name.get(..36).is_none_or(|id| !committed.contains(id))
+                && !self.holds_committed_rows(meta, &committed).await
             {
                 out.push((meta, "rows of a run that never committed"));
             }
         }
         out
+    }
+
+    async fn holds_committed_rows(
+        &self,
+        meta: &object_store::ObjectMeta,
+        committed: &HashSet<&str>,
+    ) -> bool {
+        let label = PathBuf::from(meta.location.to_string());
+        let Ok(batches) = self
+            .get(&meta.location)
+            .await
+            .and_then(|b| read_parquet(b, &label))
+        else {
+            return true;
+        };
+        batches.iter().any(|b| {
+            utf8_column(b, "run_id", &label).map_or(true, |ids| {
+                (0..b.num_rows()).any(|i| committed.contains(ids.value(i)))
+            })
+        })
     }
 
     /// Removes what writers that died left (see the module docs), once older than `grace`.
@@ -650,7 +676,7 @@ impl Remote {
             return Ok(report);
         }
         let now = chrono::Utc::now();
-        for (meta, why) in self.leftovers(&objects, &runs, &referenced) {
+        for (meta, why) in self.leftovers(&objects, &runs, &referenced).await {
             let age = (now - meta.last_modified).to_std().unwrap_or_default();
             if age < grace {
                 report.spared.push(format!(
@@ -712,7 +738,7 @@ impl Remote {
                 ));
             }
         }
-        for (meta, why) in self.leftovers(&objects, &runs, &referenced) {
+        for (meta, why) in self.leftovers(&objects, &runs, &referenced).await {
             report
                 .leftovers
                 .push(format!("{}: {why}", self.show(&meta.location)));
