@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Per-trial medians, p99 and throughput over 10 million SYNTHETIC request rows (real aiperf
-# records of the bundled dataset, replicated with seeded jitter; see examples/synth_requests.rs),
+# records of the bundled dataset, replicated with seeded jitter: `perfhouse synth`, src/commands/synth.rs),
 # perfhouse (DataFusion) vs DuckDB (2 threads) on the same Parquet files. Whole processes are
 # timed with hyperfine, so both include start-up; DuckDB's Python import is timed separately.
 # Usage: benches/query_10m.sh [ROWS]   (needs hyperfine and tests/run.sh's .venv)
@@ -10,11 +10,10 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/perfhouse-target}
 ROWS=${1:-10000000}
 WH=${BENCH_WAREHOUSE:-/tmp/perfhouse-bench-$ROWS}
 PY=.venv/bin/python
-cargo build --release --quiet --example synth_requests
 cargo build --release --quiet
 BIN=$CARGO_TARGET_DIR/release/perfhouse
 if [ ! -d "$WH/runs" ]; then
-  "$CARGO_TARGET_DIR/release/examples/synth_requests" "$WH" "$ROWS" 100
+  "$BIN" --warehouse "$WH" synth --rows "$ROWS" --trials 100
 fi
 du -sh "$WH/requests"
 SQL="select trial_id, median(latency_ns) as p50, quantile_cont(latency_ns, 0.99) as p99, count(*) / ((max(end_ns) - min(start_ns)) / 1e9) as rps from requests group by trial_id order by trial_id"

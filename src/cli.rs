@@ -172,6 +172,11 @@ pub enum Command {
     Gc(GcArgs),
     /// Load the bundled datasets into the warehouse and build the site.
     Demo(DemoArgs),
+    /// Benchmarks only: write SYNTHETIC runs of request rows (the bundled Dynamo capture's real
+    /// records, cycled with seeded jitter; every run has source `synthetic` and the label
+    /// `synthetic=replicated-real-records`). The benches use it so they reuse the release binary.
+    #[command(hide = true)]
+    Synth(SynthArgs),
 }
 
 impl Command {
@@ -571,6 +576,28 @@ pub struct AnnotateArgs {
     pub run: String,
     /// The note.
     pub text: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// Request rows per run.
+    #[arg(long, default_value_t = 10_000)]
+    pub rows: usize,
+    /// Trials per run (the rows are spread over them).
+    #[arg(long, default_value_t = 1)]
+    pub trials: usize,
+    /// Runs to write.
+    #[arg(long, default_value_t = 1)]
+    pub runs: usize,
+    /// Runs per commit (one file per table for each batch, as an asv history lands).
+    #[arg(long, default_value_t = 100)]
+    pub batch: usize,
+    /// The real aiperf records to replicate.
+    #[arg(long, default_value = "datasets/dynamo-frontend/data")]
+    pub from: std::path::PathBuf,
+    /// Seed of the jitter.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

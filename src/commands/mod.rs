@@ -3,6 +3,7 @@
 
 mod demo;
 mod ingest;
+mod synth;
 pub mod publish;
 
 use std::io::Write;
@@ -514,6 +515,12 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Demo(args) => demo(&wh()?, args, cli.quiet).await?,
+        Command::Synth(args) => {
+            let (runs, rows) = synth::synth(&wh()?, args, cli.quiet)?;
+            if !cli.quiet {
+                writeln!(stdout, "wrote {runs} synthetic run(s), {rows} request rows")?;
+            }
+        }
         Command::Run(_) | Command::Calibrate(_) | Command::Bisect(_) => {
             unreachable!("handled in run()")
         }
