@@ -3,8 +3,8 @@
 
 mod demo;
 mod ingest;
-mod synth;
 pub mod publish;
+mod synth;
 
 use std::io::Write;
 

@@ -29,7 +29,10 @@ pub fn synth(wh: &Warehouse, args: &SynthArgs, quiet: bool) -> Result<(usize, us
         }
     }
     if real.is_empty() {
-        bail!("{}: no aiperf request records to replicate", args.from.display());
+        bail!(
+            "{}: no aiperf request records to replicate",
+            args.from.display()
+        );
     }
     let mut rng = Rng::new(args.seed);
     let per_trial = args.rows.div_ceil(args.trials);
@@ -77,8 +80,9 @@ pub fn synth(wh: &Warehouse, args: &SynthArgs, quiet: bool) -> Result<(usize, us
                     data.requests.push(r);
                 }
             }
-            // Runs a second apart, in order, so history and run numbers follow `n`.
-            let at = base + n as i64 * 1_000_000;
+            // Runs a second apart, in order and all in the past, so history and run numbers
+            // follow `n` and a run written later is the newest.
+            let at = base - (args.runs - n) as i64 * 1_000_000;
             let run = Run {
                 run_id: uuid::Uuid::now_v7().to_string(),
                 suite: "synthetic-bench".into(),

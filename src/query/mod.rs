@@ -15,6 +15,7 @@ pub mod compare;
 pub mod ddl;
 pub mod figures;
 pub mod history;
+pub mod holistic;
 pub mod noise;
 pub mod slo;
 pub mod sweep;
@@ -128,7 +129,15 @@ impl Query {
     ) -> Result<SessionContext, QueryError> {
         // DATAFUSION_* variables tune the engine (e.g. DATAFUSION_EXECUTION_TARGET_PARTITIONS).
         let config = SessionConfig::from_env()?.with_information_schema(true);
-        let ctx = SessionContext::new_with_config(config);
+        // PERFHOUSE_TWO_PHASE_QUANTILES=1 keeps DataFusion's own two-phase plan (for comparing).
+        let mut state = datafusion::execution::SessionStateBuilder::new()
+            .with_config(config)
+            .with_default_features();
+        if std::env::var_os("PERFHOUSE_TWO_PHASE_QUANTILES").is_none() {
+            state = state
+                .with_physical_optimizer_rule(std::sync::Arc::new(holistic::SinglePhaseHolistic));
+        }
+        let ctx = SessionContext::new_with_state(state.build());
         if let Some((url, store)) = store {
             ctx.register_object_store(url, store);
         }

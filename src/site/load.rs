@@ -82,12 +82,80 @@ pub(crate) struct NoteRow {
     pub(crate) text: String,
 }
 
-#[derive(Debug, Deserialize)]
-pub(crate) struct LatencyRow {
-    pub(crate) arm: String,
-    #[serde(with = "crate::model::params_as_json")]
-    pub(crate) params: crate::model::Params,
-    pub(crate) latency_ns: i64,
+/// A run's completed request latencies (ms) over its kept trials, by parameter set and arm:
+/// what its latency CDFs are drawn from.
+pub(crate) type Latencies = BTreeMap<crate::model::Params, BTreeMap<String, Vec<f64>>>;
+
+/// Runs per statement of [`latencies`]: a statement's rows are every request of its runs.
+pub(crate) const LATENCY_RUNS_PER_STATEMENT: usize = 50;
+
+/// [`Latencies`] of the runs `ids`, in one statement, decoded from the Arrow columns directly
+/// (one row per request: 100 million of them as JSON rows would cost more than the query).
+pub(crate) async fn latencies(
+    query: &Query,
+    ids: &[&str],
+) -> Result<BTreeMap<String, Latencies>, SiteError> {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::datatypes::{DataType, Int64Type};
+    if ids.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let list: Vec<String> = ids.iter().map(|id| crate::query::lit(id)).collect();
+    let batches = query
+        .sql(&format!(
+            "SELECT q.run_id, t.arm, t.params, q.latency_ns FROM measured_requests q \
+             JOIN trials t ON q.run_id = t.run_id AND q.trial_id = t.trial_id \
+             WHERE q.run_id IN ({}) AND q.completed AND q.latency_ns IS NOT NULL AND t.kept",
+            list.join(", ")
+        ))
+        .await?;
+    // run → params (as stored) → arm → latencies; params are parsed once per distinct text.
+    let mut by_text: BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<f64>>>> =
+        BTreeMap::new();
+    let utf8 = |a: &datafusion::arrow::array::ArrayRef| {
+        datafusion::arrow::compute::cast(a, &DataType::Utf8)
+            .map_err(|e| SiteError::from(crate::query::QueryError::Decode(e.to_string())))
+    };
+    for b in &batches {
+        let (runs, arms, params) = (utf8(b.column(0))?, utf8(b.column(1))?, utf8(b.column(2))?);
+        let (runs, arms, params) = (
+            runs.as_string::<i32>(),
+            arms.as_string::<i32>(),
+            params.as_string::<i32>(),
+        );
+        let lat = b.column(3).as_primitive::<Int64Type>();
+        for i in 0..b.num_rows() {
+            if lat.is_null(i) {
+                continue;
+            }
+            let run = match by_text.get_mut(runs.value(i)) {
+                Some(r) => r,
+                None => by_text.entry(runs.value(i).to_string()).or_default(),
+            };
+            let set = match run.get_mut(params.value(i)) {
+                Some(p) => p,
+                None => run.entry(params.value(i).to_string()).or_default(),
+            };
+            let values = match set.get_mut(arms.value(i)) {
+                Some(v) => v,
+                None => set.entry(arms.value(i).to_string()).or_default(),
+            };
+            values.push(lat.value(i) as f64 / 1e6);
+        }
+    }
+    Ok(by_text
+        .into_iter()
+        .map(|(run, sets)| {
+            let mut out = Latencies::new();
+            for (text, arms) in sets {
+                let merged = out.entry(crate::model::parse_params(&text)).or_default();
+                for (arm, mut v) in arms {
+                    merged.entry(arm).or_default().append(&mut v);
+                }
+            }
+            (run, out)
+        })
+        .collect())
 }
 
 /// What every run page needs, read in a few queries for the whole warehouse instead of a
@@ -153,6 +221,12 @@ pub(crate) async fn run_arms(query: &Query) -> Result<BTreeMap<String, Vec<Strin
     Ok(arms)
 }
 
+/// Runs per statement of [`Prefetch::load`]: the figures are per run, so reading them a slice
+/// of runs at a time gives the same rows while bounding what a statement holds (each trial's
+/// quantiles keep every request's values until the trial is done: over 10,000 runs of 10,000
+/// requests in one statement that was ~12 GB).
+const RUNS_PER_STATEMENT: usize = 1000;
+
 impl Prefetch {
     /// Reads what the pages of the runs `only` need (every run's where `None`).
     pub(crate) async fn load(
@@ -160,39 +234,60 @@ impl Prefetch {
         arms: BTreeMap<String, Vec<String>>,
         only: Option<&[&str]>,
     ) -> Result<Prefetch, SiteError> {
-        let filter = match only {
-            None => String::new(),
-            Some([]) => " WHERE false".to_string(),
-            Some(ids) => {
-                let list: Vec<String> = ids.iter().map(|id| crate::query::lit(id)).collect();
-                format!(" WHERE run_id IN ({})", list.join(", "))
-            }
-        };
-        let f = filter.as_str();
-        Ok(Prefetch {
-            medians: grouped(
-                query,
-                &format!("SELECT * FROM arm_medians{f} ORDER BY run_id, params, arm"),
-            )
-            .await?,
-            metric_medians: grouped(
-                query,
-                &format!("SELECT * FROM metric_medians{f} ORDER BY run_id, name, params, arm"),
-            )
-            .await?,
-            trials: grouped(
-                query,
-                &format!("SELECT * FROM trial_figures{f} ORDER BY run_id, seq, trial_id"),
-            )
-            .await?,
+        let mut pre = Prefetch {
+            medians: BTreeMap::new(),
+            metric_medians: BTreeMap::new(),
+            trials: BTreeMap::new(),
             arms,
-            with_requests: ids(query, &format!("SELECT DISTINCT run_id FROM requests{f}")).await?,
-            with_cpu: ids(
-                query,
-                &format!("SELECT DISTINCT run_id FROM cpu_samples{f}"),
-            )
-            .await?,
-            with_stacks: ids(query, &format!("SELECT DISTINCT run_id FROM stacks{f}")).await?,
-        })
+            with_requests: Default::default(),
+            with_cpu: Default::default(),
+            with_stacks: Default::default(),
+        };
+        let filters: Vec<String> = match only {
+            None => vec![String::new()],
+            Some([]) => vec![" WHERE false".to_string()],
+            Some(ids) => ids
+                .chunks(RUNS_PER_STATEMENT)
+                .map(|chunk| {
+                    let list: Vec<String> = chunk.iter().map(|id| crate::query::lit(id)).collect();
+                    format!(" WHERE run_id IN ({})", list.join(", "))
+                })
+                .collect(),
+        };
+        for f in &filters {
+            pre.medians.extend(
+                grouped(
+                    query,
+                    &format!("SELECT * FROM arm_medians{f} ORDER BY run_id, params, arm"),
+                )
+                .await?,
+            );
+            pre.metric_medians.extend(
+                grouped(
+                    query,
+                    &format!("SELECT * FROM metric_medians{f} ORDER BY run_id, name, params, arm"),
+                )
+                .await?,
+            );
+            pre.trials.extend(
+                grouped(
+                    query,
+                    &format!("SELECT * FROM trial_figures{f} ORDER BY run_id, seq, trial_id"),
+                )
+                .await?,
+            );
+            pre.with_requests
+                .extend(ids(query, &format!("SELECT DISTINCT run_id FROM requests{f}")).await?);
+            pre.with_cpu.extend(
+                ids(
+                    query,
+                    &format!("SELECT DISTINCT run_id FROM cpu_samples{f}"),
+                )
+                .await?,
+            );
+            pre.with_stacks
+                .extend(ids(query, &format!("SELECT DISTINCT run_id FROM stacks{f}")).await?);
+        }
+        Ok(pre)
     }
 }

@@ -214,12 +214,25 @@ pub async fn build_with(
     }
     crate::query::trace_phase("index, noise model and page keys", &mut clock);
     let only: Vec<&str> = stale.iter().map(|(r, _)| r.run_id.as_str()).collect();
-    let pre = Prefetch::load(query, arms, (only.len() < runs.len()).then_some(&only[..])).await?;
+    // By run ids even when every run is stale: `Prefetch::load` reads them a slice at a time.
+    let pre = Prefetch::load(query, arms, Some(&only[..])).await?;
     crate::query::trace_phase("run page data", &mut clock);
     let none = Vec::new();
-    for (r, key) in stale {
+    // Latencies a slice of runs at a time (one statement each, not one per run).
+    let mut latencies: BTreeMap<String, load::Latencies> = BTreeMap::new();
+    for (i, (r, key)) in stale.into_iter().enumerate() {
+        if i % load::LATENCY_RUNS_PER_STATEMENT == 0 {
+            let end = (i + load::LATENCY_RUNS_PER_STATEMENT).min(only.len());
+            let with: Vec<&str> = only[i..end]
+                .iter()
+                .copied()
+                .filter(|id| pre.with_requests.contains(*id))
+                .collect();
+            latencies = load::latencies(query, &with).await?;
+        }
         let first_file = w.files.len();
-        let mut page = run_page(query, r, notes_by_run.get(r.run_id.as_str()), &css, &pre).await?;
+        let lat = latencies.remove(&r.run_id).unwrap_or_default();
+        let mut page = run_page(r, notes_by_run.get(r.run_id.as_str()), &css, &pre, lat).await?;
         if pre.with_cpu.contains(&r.run_id) {
             page.cpu_charts = cpu_charts(query, &r.run_id).await?;
         }

@@ -9,10 +9,12 @@ WITH g AS (
             AND (s.ttft_ns IS NULL OR coalesce(m.ttft_ns <= s.ttft_ns, false))
             AND (s.itl_ns IS NULL OR coalesce(m.itl_ns <= s.itl_ns, false))
             AND (s.latency_ns IS NULL OR coalesce(m.latency_ns <= s.latency_ns, false))) AS good
-    FROM measured_requests m
-    JOIN raw_trials t ON m.run_id = t.run_id AND m.trial_id = t.trial_id
+    -- The SLOs first, and the request's suite from its own partition: the join's build side is
+    -- then the few SLO rows, never the requests (100 million request rows as a build side
+    -- overflowed Arrow's 2 GiB string offsets).
+    FROM slo s
     -- Only SLOs with a per-request bound give goodput (percentile-only SLOs do not).
-    JOIN slo s ON (s.suite = t.suite OR s.suite = '*')
+    JOIN measured_requests m ON (s.suite = m.suite OR s.suite = '*')
                AND (s.ttft_ns IS NOT NULL OR s.itl_ns IS NOT NULL OR s.latency_ns IS NOT NULL)
 )
 SELECT run_id, trial_id, slo,

@@ -295,13 +295,12 @@ pub(crate) fn profile_views(
 }
 
 pub(crate) async fn run_page(
-    query: &Query,
     r: &RunRow,
     notes: Option<&Vec<&NoteRow>>,
     css: &str,
     pre: &Prefetch,
+    latencies: Latencies,
 ) -> Result<RunPage, SiteError> {
-    let id = lit(&r.run_id);
     let medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
     let mut metric_medians: Vec<MetricMedianRow> = pre
         .metric_medians
@@ -313,18 +312,6 @@ pub(crate) async fn run_page(
     metric_medians.retain(|m| !m.restates_requests);
     let summary_hidden = before - metric_medians.len();
     let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
-    let latencies: Vec<LatencyRow> = if !pre.with_requests.contains(&r.run_id) {
-        Vec::new()
-    } else {
-        query
-            .rows(&format!(
-                "SELECT t.arm, t.params, q.latency_ns FROM measured_requests q \
-             JOIN trials t ON q.run_id = t.run_id AND q.trial_id = t.trial_id \
-             WHERE q.run_id = {id} AND q.completed AND q.latency_ns IS NOT NULL AND t.kept"
-            ))
-            .await?
-    };
-
     let mut meta = vec![
         KeyValue {
             key: "run id".into(),
@@ -387,17 +374,8 @@ pub(crate) async fn run_page(
     }
 
     // Latency CDFs: one chart per parameter set, one line per arm, over kept trials' requests.
-    let mut groups: BTreeMap<&crate::model::Params, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
-    for l in &latencies {
-        groups
-            .entry(&l.params)
-            .or_default()
-            .entry(&l.arm)
-            .or_default()
-            .push(l.latency_ns as f64 / 1e6);
-    }
-    let mut groups: Vec<_> = groups.into_iter().collect();
-    groups.sort_by(|a, b| cmp_params(a.0, b.0));
+    let mut groups: Vec<_> = latencies.into_iter().collect();
+    groups.sort_by(|a, b| cmp_params(&a.0, &b.0));
     let mut charts = Vec::new();
     for (params, arms) in groups {
         let series: Vec<Series> = arms
@@ -407,7 +385,7 @@ pub(crate) async fn run_page(
                 points: charts::cdf_points(&mut v, 400),
             })
             .collect();
-        let title = match layout.varying(params).as_str() {
+        let title = match layout.varying(&params).as_str() {
             "—" => "Request latency CDF".to_string(),
             v => format!("Request latency CDF, {v}"),
         };
@@ -418,7 +396,7 @@ pub(crate) async fn run_page(
                 .map(|s| s.label.as_str())
                 .collect::<Vec<_>>()
                 .join(", "),
-            params_text(params)
+            params_text(&params)
         );
         let svg = charts::line_chart(
             &title,
