@@ -24,7 +24,7 @@ if [ ! -d "$WH/runs" ]; then
 fi
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r)"
 echo "requests: $(du -sh "$WH/requests" | cut -f1) in $(find "$WH/requests" -name '*.parquet' | wc -l) files"
-t() { /usr/bin/time -f "%e s, %M KB peak" "$@" 2>&1 >/dev/null | tail -1; }
+t() { /usr/bin/time -f "%e s, %M KB peak, exit %x" "$@" 2>&1 >/dev/null | tail -1; }
 SQL="select run_id, trial_id, median(latency_ns) as p50, quantile_cont(latency_ns, 0.99) as p99, count(*) / ((max(end_ns) - min(start_ns)) / 1e9) as rps from requests group by run_id, trial_id order by run_id, trial_id"
 cat > /tmp/scale_duck.py <<PY
 import duckdb, json, sys
@@ -66,7 +66,7 @@ SITE=$WH.site
 rm -rf "$SITE"
 echo "site (full build, empty directory): $(t "$BIN" --warehouse "$WH" site --out "$SITE")"
 echo "site (again, nothing new): $(t "$BIN" --warehouse "$WH" site --out "$SITE")"
-"$BIN" --warehouse "$WH" -q synth --runs 1 --rows "$ROWS" --trials 1 --seed 2
+"$BIN" --warehouse "$WH" -q synth --runs 1 --rows "$ROWS" --trials 1 --seed "$(date +%s)"
 echo "site (one new run): $(t "$BIN" --warehouse "$WH" site --out "$SITE")"
 
 # Through a real S3 API: moto on loopback, the warehouse pushed with import.
