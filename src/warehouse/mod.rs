@@ -235,6 +235,29 @@ impl Warehouse {
             .join(format!("suite={}", encode_partition_value(suite)))
     }
 
+    /// The files of `table` that hold the runs `wanted` picks, by the run id their name starts
+    /// with (`<run_id>-0.parquet`, `<run_id>-p<N>.parquet`; a batch's files are named by its
+    /// first run): (suite, path, file name), sorted by path. Files are copied whole by `import`
+    /// and `push`, so a warehouse to copy from should hold whole runs (not a compacted one).
+    pub fn files_of_runs(
+        &self,
+        table: Table,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<Vec<(String, PathBuf, String)>> {
+        let mut out = Vec::new();
+        for (suite, path) in self.table_files(table)? {
+            let name = path
+                .file_name()
+                .expect("a file")
+                .to_string_lossy()
+                .into_owned();
+            if name.get(..36).is_some_and(&wanted) {
+                out.push((suite, path, name));
+            }
+        }
+        Ok(out)
+    }
+
     /// Parquet files of a table, with the suite each belongs to, sorted by path.
     pub fn table_files(&self, table: Table) -> Result<Vec<(String, PathBuf)>> {
         let mut out = Vec::new();
@@ -586,16 +609,7 @@ impl Warehouse {
         let ids: std::collections::HashSet<&str> = new.iter().map(|r| r.run_id.as_str()).collect();
         // `Table::ALL` ends with `runs`: every other table's files land first.
         for table in Table::ALL {
-            for (suite, path) in bundle.table_files(table)? {
-                let name = path
-                    .file_name()
-                    .expect("a file")
-                    .to_string_lossy()
-                    .into_owned();
-                let Some(id) = name.get(..36) else { continue };
-                if !ids.contains(id) {
-                    continue;
-                }
+            for (suite, path, name) in bundle.files_of_runs(table, |id| ids.contains(id))? {
                 let dir = self.partition_dir(table, &suite);
                 fs::create_dir_all(&dir).map_err(io_err(&dir))?;
                 let tmp = dir.join(format!("{name}.tmp"));

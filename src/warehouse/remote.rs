@@ -427,16 +427,8 @@ impl Remote {
         // Parts, table by table; `Table::ALL` ends with `runs`, which lands last.
         let mut landed: Vec<Key> = Vec::new();
         for table in Table::ALL {
-            for (suite, path) in local.table_files(table)? {
-                let name = path
-                    .file_name()
-                    .expect("a file")
-                    .to_string_lossy()
-                    .into_owned();
-                let Some(id) = name.get(..36) else { continue };
-                if !runs.iter().any(|r| r.run_id == id) {
-                    continue;
-                }
+            let files = local.files_of_runs(table, |id| runs.iter().any(|r| r.run_id == id))?;
+            for (suite, path, name) in files {
                 let bytes = self.part_bytes(&path, &keep, &runs)?;
                 let Some(bytes) = bytes else { continue };
                 let rel = format!(
