@@ -452,3 +452,47 @@ fn a_batch_whose_first_run_is_already_in_the_bucket_keeps_the_rest_through_gc() 
         assert!(check.contains("3 runs: 0 problems, 0 leftovers"), "{check}");
     }
 }
+
+#[test]
+fn a_file_url_is_an_object_store_warehouse_with_the_same_protocol() {
+    // `file://` goes through object_store's local store: claims, create-only puts, no locks.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bucket");
+    let url = format!("file://{}", dir.display());
+    let sample = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_perfhouse"))
+            .env_remove("PERFHOUSE_WAREHOUSE")
+            .env("TMPDIR", tmp.path())
+            .args(["--warehouse", &url])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for _ in 0..2 {
+        let o = run(&["ingest", "--suite", "llm", sample.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = run(&[
+        "query",
+        "SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM requests) AS requests",
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let local = tmp.path().join("local");
+    common::ok(
+        &local,
+        &["ingest", "--suite", "llm", sample.to_str().unwrap()],
+    );
+    let requests = common::scalar(&local, "SELECT count(*) FROM requests");
+    assert_eq!(stdout(&o).lines().nth(1).unwrap(), format!("1,{requests}"));
+    // The same layout as a directory: the files read as a local warehouse too.
+    assert_eq!(
+        common::scalar(&dir, "SELECT count(*) FROM requests"),
+        requests
+    );
+    assert!(dir.join("_claims").is_dir());
+    let check = stdout(&run(&["check"]));
+    assert!(check.contains("1 runs: 0 problems, 0 leftovers"), "{check}");
+}

@@ -168,7 +168,11 @@ impl Remote {
             }
         };
         let prefix = if parsed.scheme() == "file" {
-            Key::from_filesystem_path(parsed.path())
+            // A directory, as a local warehouse's: created if need be (the key is its
+            // canonical path, which must exist).
+            let dir = Path::new(parsed.path());
+            std::fs::create_dir_all(dir).map_err(super::io_err(dir))?;
+            Key::from_filesystem_path(dir)
                 .map_err(|e| WarehouseError::Location(format!("{location}: {e}")))?
         } else {
             Key::from_url_path(parsed.path())
