@@ -372,7 +372,14 @@ impl Remote {
                 runs.push((e, name.clone()));
             }
         }
-        // Claims: the input of each run, to this run or to whoever has it.
+        // Claims: the input of each run, to this run or to whoever has it. Runs held by
+        // another writer are waited for up to `PERFHOUSE_CLAIM_WAIT` seconds (default 60), all
+        // of them together.
+        let wait = std::env::var("PERFHOUSE_CLAIM_WAIT")
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(60.0);
+        let deadline = std::time::Instant::now() + Duration::from_secs_f64(wait.max(0.0));
         let mut keep: HashSet<String> = HashSet::new();
         for (r, runs_object) in &runs {
             let key = self.key(&format!("_claims/{}", r.input_digest));
@@ -399,7 +406,7 @@ impl Remote {
                     super::encode_partition_value(&held.suite),
                     held.runs_object
                 ));
-                let committed = self.await_commit(&committed_at).await?;
+                let committed = self.await_commit(&committed_at, deadline).await?;
                 report.duplicates.push(Duplicate {
                     run_id: r.run_id.clone(),
                     held,
@@ -485,15 +492,9 @@ impl Remote {
         Ok(report)
     }
 
-    /// Whether the `runs` object `key` exists, waiting for it while another writer may be
-    /// pushing it (as a local ingest waits on the warehouse lock): up to
-    /// `PERFHOUSE_CLAIM_WAIT` seconds (default 60).
-    async fn await_commit(&self, key: &Key) -> Result<bool> {
-        let wait = std::env::var("PERFHOUSE_CLAIM_WAIT")
-            .ok()
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(60.0);
-        let deadline = std::time::Instant::now() + Duration::from_secs_f64(wait.max(0.0));
+    /// Whether the `runs` object `key` exists, waiting for it until `deadline` while another
+    /// writer may be pushing it (as a local ingest waits on the warehouse lock).
+    async fn await_commit(&self, key: &Key, deadline: std::time::Instant) -> Result<bool> {
         let mut pause = Duration::from_millis(50);
         loop {
             match self.store.head(key).await {
