@@ -55,6 +55,24 @@ pub trait Adapter: Sync {
     ) -> Result<Parsed, IngestError>;
 }
 
+/// The [`Document`] of a JSON report format: any `.json` file, known by a sniff of its parsed
+/// document, parsed whole into trials. Takes the format, and finds `sniff(&Value) -> bool`
+/// and `parse(&Path, &str) -> Result<Vec<ParsedTrial>, IngestError>` in the calling module.
+macro_rules! json_document {
+    ($format:expr) => {
+        $crate::ingest::adapter::Document {
+            format: $format,
+            claims: $crate::ingest::adapter::no_name,
+            walks: $crate::ingest::adapter::json_file,
+            sniff: |input| input.doc().is_some_and(sniff),
+            parse: $crate::ingest::adapter::Reader::Text(|path, text| {
+                Ok($crate::ingest::adapter::Parsed::trials(parse(path, text)?))
+            }),
+        }
+    };
+}
+pub(crate) use json_document;
+
 /// The shape every adapter but aiperf's and asv's shares: fixed name rules, a content
 /// sniff, and a parser of the whole text or of a stream of folded stacks.
 pub struct Document {

@@ -95,12 +95,5 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 }
 
 /// vLLM's saved result as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    format: super::Format::VllmBench,
-    claims: super::adapter::no_name,
-    walks: super::adapter::json_file,
-    sniff: |input| input.doc().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(|path, text| {
-        Ok(super::adapter::Parsed::trials(parse(path, text)?))
-    }),
-};
+pub static ADAPTER: super::adapter::Document =
+    super::adapter::json_document!(super::Format::VllmBench);

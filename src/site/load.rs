@@ -89,6 +89,14 @@ pub(crate) type Latencies = BTreeMap<crate::model::Params, BTreeMap<String, Vec<
 /// Runs per statement of [`latencies`]: a statement's rows are every request of its runs.
 pub(crate) const LATENCY_RUNS_PER_STATEMENT: usize = 50;
 
+/// The entry of `key`, made on first use: a key is copied once, not once per row.
+fn slot<'a, V: Default>(map: &'a mut BTreeMap<String, V>, key: &str) -> &'a mut V {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), V::default());
+    }
+    map.get_mut(key).expect("inserted above")
+}
+
 /// [`Latencies`] of the runs `ids`, in one statement, decoded from the Arrow columns directly
 /// (one row per request: 100 million of them as JSON rows would cost more than the query).
 pub(crate) async fn latencies(
@@ -128,19 +136,9 @@ pub(crate) async fn latencies(
             if lat.is_null(i) {
                 continue;
             }
-            let run = match by_text.get_mut(runs.value(i)) {
-                Some(r) => r,
-                None => by_text.entry(runs.value(i).to_string()).or_default(),
-            };
-            let set = match run.get_mut(params.value(i)) {
-                Some(p) => p,
-                None => run.entry(params.value(i).to_string()).or_default(),
-            };
-            let values = match set.get_mut(arms.value(i)) {
-                Some(v) => v,
-                None => set.entry(arms.value(i).to_string()).or_default(),
-            };
-            values.push(lat.value(i) as f64 / 1e6);
+            let run = slot(&mut by_text, runs.value(i));
+            let set = slot(run, params.value(i));
+            slot(set, arms.value(i)).push(lat.value(i) as f64 / 1e6);
         }
     }
     Ok(by_text

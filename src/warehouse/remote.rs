@@ -328,19 +328,6 @@ impl Remote {
             .collect())
     }
 
-    /// Every committed run: one row per row of each `runs` object.
-    pub async fn runs(&self) -> Result<Vec<RunEntry>> {
-        let mut out = Vec::new();
-        for meta in self.list_all().await? {
-            if let Some((Table::Runs, suite, _)) = self.part_of(&meta.location) {
-                let bytes = self.get(&meta.location).await?;
-                let label = PathBuf::from(meta.location.to_string());
-                out.extend(run_entries(&suite, &read_parquet(bytes, &label)?, &label)?);
-            }
-        }
-        Ok(out)
-    }
-
     /// (table, suite, file name) of a table's Parquet file.
     fn part_of(&self, key: &Key) -> Option<(Table, String, String)> {
         let rel = self.rel(key)?;
@@ -414,10 +401,11 @@ impl Remote {
                 });
             }
         }
-        let runs: Vec<RunEntry> = runs.into_iter().map(|(r, _)| r).collect();
         if keep.is_empty() {
             return Ok(report);
         }
+        let ids: HashSet<&str> = runs.iter().map(|(r, _)| r.run_id.as_str()).collect();
+        let all_kept = keep.len() == ids.len();
         // Kept inputs: content-addressed, so one already there is the same bytes.
         let blobs = local.root().join("artifacts").join("blobs");
         for entry in walkdir::WalkDir::new(&blobs).into_iter().flatten() {
@@ -438,9 +426,9 @@ impl Remote {
         // Parts, table by table; `Table::ALL` ends with `runs`, which lands last.
         let mut landed: Vec<Key> = Vec::new();
         for table in Table::ALL {
-            let files = local.files_of_runs(table, |id| runs.iter().any(|r| r.run_id == id))?;
+            let files = local.files_of_runs(table, |id| ids.contains(id))?;
             for (suite, path, name) in files {
-                let bytes = self.part_bytes(&path, &keep, &runs)?;
+                let bytes = self.part_bytes(&path, &keep, all_kept)?;
                 let Some(bytes) = bytes else { continue };
                 let rel = format!(
                     "{}/suite={}/{name}",
@@ -475,15 +463,11 @@ impl Remote {
                     }
                 }
                 if table == Table::Runs {
-                    let b = read_parquet(
-                        bytes::Bytes::from(std::fs::read(&path).map_err(super::io_err(&path))?),
-                        &path,
-                    )?;
-                    for e in run_entries(&suite, &b, &path)? {
-                        if keep.contains(&e.run_id) {
-                            report.committed.push(e.run_id);
-                        }
-                    }
+                    report.committed.extend(
+                        runs.iter()
+                            .filter(|(r, file)| *file == name && keep.contains(&r.run_id))
+                            .map(|(r, _)| r.run_id.clone()),
+                    );
                 } else {
                     landed.push(key);
                 }
@@ -517,10 +501,10 @@ impl Remote {
         &self,
         path: &Path,
         keep: &HashSet<String>,
-        runs: &[RunEntry],
+        all_kept: bool,
     ) -> Result<Option<Vec<u8>>> {
         let raw = std::fs::read(path).map_err(super::io_err(path))?;
-        if runs.iter().all(|r| keep.contains(&r.run_id)) {
+        if all_kept {
             return Ok(Some(raw));
         }
         let batches = read_parquet(bytes::Bytes::from(raw), path)?;
@@ -702,7 +686,7 @@ impl Remote {
 
     /// Verifies the bucket: every `runs` object readable, no input committed twice, every kept
     /// input a committed run refers to present; lists what `gc` would remove.
-    /// Rows counted are those of the `runs` and `artifacts` objects it reads.
+    /// `rows` counts the committed runs and the kept inputs they refer to (what it reads).
     pub async fn check(&self) -> Result<CheckReport> {
         let mut report = CheckReport::default();
         let objects = self.list_all().await?;
