@@ -436,3 +436,49 @@ async fn existing_files_are_never_replaced() {
             .exists()
     );
 }
+
+/// A session reads one set of committed runs, the one there when it opened: a run that lands
+/// while it is open shows in none of its views (not in `runs`, none of its rows), and shows in
+/// the next session. (perfhouse evaluates the views' committed-runs clause over a snapshot of
+/// `raw_runs`: `query::COMMITTED_SQL`.)
+#[tokio::test]
+async fn a_session_sees_the_runs_committed_when_it_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    let (r, d) = fixture();
+    wh.append_run(&r, &d).unwrap();
+    let q = Query::open(&wh).await.unwrap();
+    let n = d.requests.len() as i64;
+    let mut late = r.clone();
+    late.run_id = "r-later".into();
+    late.input_digest = "another input".into();
+    wh.append_run(&late, &d).unwrap();
+    // The session's first look at the requests files comes after the commit: it lists the new
+    // run's file (raw_requests), and still counts none of its rows.
+    assert_eq!(counts(&q).await, (1, n, d.trials.len() as i64, 2 * n));
+    drop(q);
+    let q = Query::open(&wh).await.unwrap();
+    assert_eq!(
+        counts(&q).await,
+        (2, 2 * n, 2 * d.trials.len() as i64, 2 * n)
+    );
+}
+
+/// Committed runs, their requests and trials, and the request rows on disk, as one session
+/// sees them.
+async fn counts(q: &Query) -> (i64, i64, i64, i64) {
+    #[derive(Deserialize)]
+    struct C {
+        runs: i64,
+        requests: i64,
+        trials: i64,
+        raw: i64,
+    }
+    let sql = "SELECT (SELECT count(*) FROM runs) AS runs, \
+               (SELECT count(*) FROM requests) AS requests, \
+               (SELECT count(*) FROM trials) AS trials, \
+               (SELECT count(*) FROM raw_requests) AS raw";
+    let rows: Vec<C> = q.rows(sql).await.unwrap();
+    let c = &rows[0];
+    (c.runs, c.requests, c.trials, c.raw)
+}

