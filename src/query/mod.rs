@@ -137,6 +137,10 @@ impl Query {
             state = state
                 .with_physical_optimizer_rule(std::sync::Arc::new(holistic::SinglePhaseHolistic));
         }
+        // PERFHOUSE_UNSHARED_QUANTILES=1 keeps one copy of the values per statistic (for comparing).
+        if std::env::var_os("PERFHOUSE_UNSHARED_QUANTILES").is_none() {
+            state = state.with_optimizer_rule(std::sync::Arc::new(holistic::ShareHolistic));
+        }
         let ctx = SessionContext::new_with_state(state.build());
         if let Some((url, store)) = store {
             ctx.register_object_store(url, store);

@@ -231,21 +231,34 @@ fn median(values: &mut [f64]) -> Option<f64> {
 
 /// All groups' values in one place: DataFusion hands each batch over once with a group index
 /// per row, instead of slicing it per group as it must for a plain `Accumulator`.
+/// With more than one statistic (`SharedHolistic`) the result is a struct of them, fields
+/// `"0"`, `"1"`, …: several quantiles of one column share one copy of its values.
 #[derive(Debug)]
 struct HolisticGroups {
-    stat: Holistic,
+    stats: Vec<Holistic>,
     arena: Arena,
     run: Vec<f64>,
 }
 
 impl HolisticGroups {
     fn new(stat: Holistic) -> Self {
+        Self::shared(vec![stat])
+    }
+
+    fn shared(stats: Vec<Holistic>) -> Self {
         HolisticGroups {
-            stat,
+            stats,
             arena: Arena::default(),
             run: Vec::new(),
         }
     }
+}
+
+/// The struct fields of a shared holistic aggregate's result: one `Float64` per statistic.
+fn shared_fields(n: usize) -> datafusion::arrow::datatypes::Fields {
+    (0..n)
+        .map(|i| Field::new(i.to_string(), DataType::Float64, true))
+        .collect()
 }
 
 impl GroupsAccumulator for HolisticGroups {
@@ -291,19 +304,31 @@ impl GroupsAccumulator for HolisticGroups {
             groups: Vec::new(),
         };
         let mut scratch = std::mem::take(&mut self.run);
-        let out: Float64Array = taken
-            .iter()
-            .map(|segments| {
-                scratch.clear();
-                for run in blocks.values(segments) {
-                    scratch.extend_from_slice(run);
-                }
-                self.stat.of(&mut scratch)
-            })
-            .collect();
+        let mut out: Vec<Vec<Option<f64>>> =
+            vec![Vec::with_capacity(taken.len()); self.stats.len()];
+        for segments in &taken {
+            scratch.clear();
+            for run in blocks.values(segments) {
+                scratch.extend_from_slice(run);
+            }
+            // Selection reorders the values, which leaves every order statistic where it was.
+            for (stat, out) in self.stats.iter().zip(&mut out) {
+                out.push(stat.of(&mut scratch));
+            }
+        }
         scratch.clear();
         self.run = scratch;
-        Ok(Arc::new(out))
+        let mut columns: Vec<ArrayRef> = out
+            .into_iter()
+            .map(|c| Arc::new(Float64Array::from(c)) as ArrayRef)
+            .collect();
+        if columns.len() == 1 {
+            return Ok(columns.pop().expect("one column"));
+        }
+        let fields = shared_fields(columns.len());
+        Ok(Arc::new(datafusion::arrow::array::StructArray::new(
+            fields, columns, None,
+        )))
     }
     fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
         let (blocks, taken) = self.arena.take(emit_to);
@@ -362,6 +387,87 @@ impl GroupsAccumulator for HolisticGroups {
     }
     fn size(&self) -> usize {
         self.arena.size() + self.run.capacity() * std::mem::size_of::<f64>()
+    }
+}
+
+/// Several holistic statistics of one column in one aggregate: what
+/// `holistic::ShareHolistic` makes of `median(x)`, `quantile_cont(x, 0.9)`,
+/// `quantile_cont(x, 0.99)` in one `GROUP BY`. It returns a struct with one field per statistic
+/// (fields `"0"`, `"1"`, …), and its state is the values once, not once per statistic.
+#[derive(Debug)]
+pub struct SharedHolistic {
+    signature: Signature,
+    stats: Vec<Holistic>,
+}
+
+impl PartialEq for SharedHolistic {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for SharedHolistic {}
+impl std::hash::Hash for SharedHolistic {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state)
+    }
+}
+
+impl SharedHolistic {
+    pub const NAME: &'static str = "holistic";
+
+    fn key(&self) -> Vec<u64> {
+        self.stats
+            .iter()
+            .map(|s| match s {
+                Holistic::Quantile(p) => p.to_bits(),
+                Holistic::Median => u64::MAX,
+            })
+            .collect()
+    }
+
+    /// The shared aggregate of `stats`, each `Some(p)` for `quantile_cont(x, p)` and `None`
+    /// for `median(x)`.
+    pub fn udaf(stats: &[Option<f64>]) -> AggregateUDF {
+        AggregateUDF::from(SharedHolistic {
+            signature: Signature::exact(vec![DataType::Float64], Volatility::Immutable),
+            stats: stats
+                .iter()
+                .map(|s| s.map_or(Holistic::Median, Holistic::Quantile))
+                .collect(),
+        })
+    }
+}
+
+impl AggregateUDFImpl for SharedHolistic {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Struct(shared_fields(self.stats.len())))
+    }
+    fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
+        let item = Field::new_list_field(DataType::Float64, true);
+        Ok(vec![
+            Field::new(
+                format!("{}[values]", args.name),
+                DataType::List(Arc::new(item)),
+                true,
+            )
+            .into(),
+        ])
+    }
+    fn accumulator(&self, _: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        // The rule rewrites grouped aggregates only, which use the groups accumulator.
+        plan_err!("holistic(x) is only planned for GROUP BY")
+    }
+    fn groups_accumulator_supported(&self, _: AccumulatorArgs) -> bool {
+        true
+    }
+    fn create_groups_accumulator(&self, _: AccumulatorArgs) -> Result<Box<dyn GroupsAccumulator>> {
+        Ok(Box::new(HolisticGroups::shared(self.stats.clone())))
     }
 }
 
