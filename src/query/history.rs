@@ -157,10 +157,10 @@ pub async fn point_rows(
     let only = |t: &str| match runs {
         None => String::new(),
         Some([]) => " AND false".to_string(),
-        Some(runs) => {
-            let list: Vec<String> = runs.iter().map(|r| lit(r)).collect();
-            format!(" AND {t}.run_id IN ({})", list.join(", "))
-        }
+        Some(runs) => format!(
+            " AND {}",
+            crate::query::runs_in(&format!("{t}.run_id"), runs)
+        ),
     };
     let mut filter = vec!["r.source <> 'calibrate'".to_string()];
     if let Some(s) = suite {

@@ -267,6 +267,7 @@ async fn snapshot_runs(ctx: &SessionContext) -> Result<(), QueryError> {
     ctx.deregister_table("raw_runs")?;
     ctx.register_table("raw_runs", std::sync::Arc::new(mem))?;
     ctx.register_udf(udf::committed_udf(runs));
+    ctx.register_udf(udf::run_in_udf());
     Ok(())
 }
 
@@ -303,12 +304,29 @@ pub fn batches_to_table(
     Ok(datafusion::arrow::util::pretty::pretty_format_batches(batches)?.to_string())
 }
 
+/// A filter keeping rows whose `col` is one of `ids`: `col BETWEEN lo AND hi` (which prunes
+/// files and row groups by their statistics, as an `IN` list would) and
+/// `run_in(col, 'id', …)` for each row. DataFusion's `IN` list over `Utf8View` hashes every
+/// row through a generic comparator: 4× the time of this over 10 million rows.
+pub fn runs_in(col: &str, ids: &[&str]) -> String {
+    let (Some(lo), Some(hi)) = (ids.iter().min(), ids.iter().max()) else {
+        return "false".to_string();
+    };
+    let list: Vec<String> = ids.iter().map(|id| lit(id)).collect();
+    format!(
+        "({col} BETWEEN {} AND {} AND run_in({col}, {}))",
+        lit(lo),
+        lit(hi),
+        list.join(", ")
+    )
+}
+
 /// Quotes a string as a SQL literal.
 pub fn lit(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
-/// The `slo` table: `slos` for every suite (`'*'`) where given, else each suite's newest run's
+/// The `slo` table: `slos` for every suite (a row for each, and one for `'*'`) where given, else each suite's newest run's
 /// `slo` label (a label that does not parse is ignored).
 async fn register_slo(ctx: &SessionContext, slos: &slo::Slos) -> Result<(), QueryError> {
     use datafusion::arrow::array::{ArrayRef, Float64Array, StringArray};
@@ -340,7 +358,24 @@ async fn register_slo(ctx: &SessionContext, slos: &slo::Slos) -> Result<(), Quer
             }
         }
     } else {
+        // One row per suite as well as '*': the goodput view then joins on `suite` alone, a
+        // hash join whose build side is these few rows.
         rows.insert("*".into(), slos.clone());
+        let batches = ctx
+            .sql("SELECT DISTINCT suite FROM raw_runs")
+            .await?
+            .collect()
+            .await?;
+        for b in &batches {
+            let suites = datafusion::arrow::compute::cast(b.column(0), &DataType::Utf8)
+                .map_err(DataFusionError::from)?;
+            for suite in datafusion::common::cast::as_string_array(&suites)?
+                .iter()
+                .flatten()
+            {
+                rows.insert(suite.to_string(), slos.clone());
+            }
+        }
     }
     let ns = |m| -> ArrayRef {
         Arc::new(Float64Array::from(

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::stats::quantile_cont;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Float64Array, ListArray};
-use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
+use datafusion::arrow::buffer::{BooleanBuffer, OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Float64Type, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{Result, ScalarValue, plan_err};
@@ -616,46 +616,7 @@ impl datafusion::logical_expr::ScalarUDFImpl for Committed {
             }
             ColumnarValue::Array(a) => a,
         };
-        let out: BooleanArray = match array.data_type() {
-            DataType::Utf8View => {
-                let ids = array.as_string_view();
-                let views = ids.views();
-                let mut last: Option<(u128, bool)> = None;
-                (0..ids.len())
-                    .map(|i| {
-                        if ids.is_null(i) {
-                            return None;
-                        }
-                        let view = views[i];
-                        match last {
-                            Some((v, hit)) if v == view => Some(hit),
-                            _ => {
-                                let hit = runs.contains(ids.value(i));
-                                last = Some((view, hit));
-                                Some(hit)
-                            }
-                        }
-                    })
-                    .collect()
-            }
-            _ => {
-                let ids = array.as_string::<i32>();
-                let mut last: Option<(&str, bool)> = None;
-                ids.iter()
-                    .map(|id| {
-                        let id = id?;
-                        match last {
-                            Some((l, hit)) if l == id => Some(hit),
-                            _ => {
-                                let hit = runs.contains(id);
-                                last = Some((id, hit));
-                                Some(hit)
-                            }
-                        }
-                    })
-                    .collect()
-            }
-        };
+        let out = member_bits(array, |id| runs.contains(id));
         Ok(ColumnarValue::Array(Arc::new(out)))
     }
 }
@@ -805,6 +766,135 @@ mod tests {
                 panic!("an array in, an array out")
             };
             assert_eq!(out.as_boolean().iter().collect::<Vec<_>>(), want);
+        }
+    }
+
+    /// `run_in(x, 'a', 'b')` through SQL, on `Utf8View` rows with NULLs, and `runs_in`'s range.
+    #[tokio::test]
+    async fn run_in_keeps_the_listed_ids() {
+        use datafusion::arrow::array::StringViewArray;
+        let ctx = SessionContext::new();
+        ctx.register_udf(run_in_udf());
+        let ids = StringViewArray::from(vec![
+            Some("r1"),
+            Some("r1"),
+            None,
+            Some("r2"),
+            Some("a-much-longer-run-id-than-twelve-bytes"),
+            Some("r3"),
+        ]);
+        let batch = RecordBatch::try_from_iter([("run_id", Arc::new(ids) as ArrayRef)]).unwrap();
+        ctx.register_batch("t", batch).unwrap();
+        let keep = ["r1", "a-much-longer-run-id-than-twelve-bytes", "zz"];
+        let sql = format!(
+            "SELECT count(*) AS n FROM t WHERE {}",
+            crate::query::runs_in("run_id", &keep)
+        );
+        let b = ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+        let n = b[0]
+            .column(0)
+            .as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+        assert_eq!(n.value(0), 3, "{sql}");
+        assert_eq!(crate::query::runs_in("run_id", &[]), "false");
+    }
+}
+
+/// Whether each string of `array` is a member, by `contains`; NULL stays NULL. Rows of one run
+/// come in runs of their own, so a row whose id is the previous row's (for `Utf8View`, the
+/// same 16 view bytes) reuses its answer.
+fn member_bits(array: &ArrayRef, contains: impl Fn(&str) -> bool) -> BooleanArray {
+    match array.data_type() {
+        DataType::Utf8View => {
+            let ids = array.as_string_view();
+            let views = ids.views();
+            let mut last: Option<(u128, bool)> = None;
+            let bits = BooleanBuffer::collect_bool(ids.len(), |i| match last {
+                Some((view, hit)) if view == views[i] => hit,
+                _ => {
+                    let hit = contains(ids.value(i));
+                    last = Some((views[i], hit));
+                    hit
+                }
+            });
+            BooleanArray::new(bits, ids.nulls().cloned())
+        }
+        DataType::Utf8 => {
+            let ids = array.as_string::<i32>();
+            let mut last: Option<(&str, bool)> = None;
+            let bits = BooleanBuffer::collect_bool(ids.len(), |i| {
+                let id = ids.value(i);
+                match last {
+                    Some((l, hit)) if l == id => hit,
+                    _ => {
+                        let hit = contains(id);
+                        last = Some((id, hit));
+                        hit
+                    }
+                }
+            });
+            BooleanArray::new(bits, ids.nulls().cloned())
+        }
+        // The optimizer probes filters with a column of NULLs (`DataType::Null`); any other
+        // type is read as text.
+        _ => match datafusion::arrow::compute::cast(array, &DataType::Utf8) {
+            Ok(text) => member_bits(&text, contains),
+            Err(_) => BooleanArray::new_null(array.len()),
+        },
+    }
+}
+
+/// `run_in(run_id, 'id', …)`: whether `run_id` is one of the constant ids that follow (see
+/// `query::runs_in`, which pairs it with a range that prunes files by their statistics).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct RunIn {
+    signature: Signature,
+}
+
+pub fn run_in_udf() -> datafusion::logical_expr::ScalarUDF {
+    datafusion::logical_expr::ScalarUDF::from(RunIn {
+        signature: Signature::variadic_any(Volatility::Immutable),
+    })
+}
+
+impl datafusion::logical_expr::ScalarUDFImpl for RunIn {
+    fn name(&self) -> &str {
+        "run_in"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Boolean)
+    }
+    fn invoke_with_args(
+        &self,
+        args: datafusion::logical_expr::ScalarFunctionArgs,
+    ) -> Result<ColumnarValue> {
+        let mut ids = std::collections::HashSet::new();
+        for a in &args.args[1..] {
+            match a {
+                ColumnarValue::Scalar(ScalarValue::Utf8(Some(id)))
+                | ColumnarValue::Scalar(ScalarValue::Utf8View(Some(id))) => {
+                    ids.insert(id.as_str());
+                }
+                ColumnarValue::Scalar(ScalarValue::Utf8(None))
+                | ColumnarValue::Scalar(ScalarValue::Utf8View(None)) => {}
+                _ => return plan_err!("run_in(run_id, 'id', …): the ids must be string constants"),
+            }
+        }
+        match &args.args[0] {
+            ColumnarValue::Scalar(s) => {
+                let id = match s {
+                    ScalarValue::Utf8(v) | ScalarValue::Utf8View(v) => v.as_deref(),
+                    _ => None,
+                };
+                Ok(ColumnarValue::Scalar(ScalarValue::Boolean(
+                    id.map(|id| ids.contains(id)),
+                )))
+            }
+            ColumnarValue::Array(a) => Ok(ColumnarValue::Array(Arc::new(member_bits(a, |id| {
+                ids.contains(id)
+            })))),
         }
     }
 }

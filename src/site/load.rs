@@ -108,13 +108,12 @@ pub(crate) async fn latencies(
     if ids.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let list: Vec<String> = ids.iter().map(|id| crate::query::lit(id)).collect();
     let batches = query
         .sql(&format!(
             "SELECT q.run_id, t.arm, t.params, q.latency_ns FROM measured_requests q \
              JOIN trials t ON q.run_id = t.run_id AND q.trial_id = t.trial_id \
-             WHERE q.run_id IN ({}) AND q.completed AND q.latency_ns IS NOT NULL AND t.kept",
-            list.join(", ")
+             WHERE {} AND q.completed AND q.latency_ns IS NOT NULL AND t.kept",
+            crate::query::runs_in("q.run_id", ids)
         ))
         .await?;
     // run → params (as stored) → arm → latencies; params are parsed once per distinct text.
@@ -246,10 +245,7 @@ impl Prefetch {
             Some([]) => vec![" WHERE false".to_string()],
             Some(ids) => ids
                 .chunks(RUNS_PER_STATEMENT)
-                .map(|chunk| {
-                    let list: Vec<String> = chunk.iter().map(|id| crate::query::lit(id)).collect();
-                    format!(" WHERE run_id IN ({})", list.join(", "))
-                })
+                .map(|chunk| format!(" WHERE {}", crate::query::runs_in("run_id", chunk)))
                 .collect(),
         };
         for f in &filters {

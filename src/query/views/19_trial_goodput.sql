@@ -11,10 +11,11 @@ WITH g AS (
             AND (s.latency_ns IS NULL OR coalesce(m.latency_ns <= s.latency_ns, false))) AS good
     -- The SLOs first, and the request's suite from its own partition: the join's build side is
     -- then the few SLO rows, never the requests (100 million request rows as a build side
-    -- overflowed Arrow's 2 GiB string offsets).
+    -- overflowed Arrow's 2 GiB string offsets). `--slo` gives every suite a row of its own,
+    -- so an equality is the whole join condition (a hash join, not a nested loop).
     FROM slo s
     -- Only SLOs with a per-request bound give goodput (percentile-only SLOs do not).
-    JOIN measured_requests m ON (s.suite = m.suite OR s.suite = '*')
+    JOIN measured_requests m ON s.suite = m.suite
                AND (s.ttft_ns IS NOT NULL OR s.itl_ns IS NOT NULL OR s.latency_ns IS NOT NULL)
 )
 SELECT run_id, trial_id, slo,
