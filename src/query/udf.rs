@@ -603,21 +603,7 @@ impl datafusion::logical_expr::ScalarUDFImpl for Committed {
         &self,
         args: datafusion::logical_expr::ScalarFunctionArgs,
     ) -> Result<ColumnarValue> {
-        let runs = &self.runs;
-        let array = match &args.args[0] {
-            ColumnarValue::Scalar(s) => {
-                let id = match s {
-                    ScalarValue::Utf8(v) | ScalarValue::Utf8View(v) => v.as_deref(),
-                    _ => None,
-                };
-                return Ok(ColumnarValue::Scalar(ScalarValue::Boolean(
-                    id.map(|id| runs.contains(id)),
-                )));
-            }
-            ColumnarValue::Array(a) => a,
-        };
-        let out = member_bits(array, |id| runs.contains(id));
-        Ok(ColumnarValue::Array(Arc::new(out)))
+        Ok(membership(&args.args[0], |id| self.runs.contains(id)))
     }
 }
 
@@ -799,6 +785,20 @@ mod tests {
     }
 }
 
+/// Whether the string (or each string of the array) is a member, by `contains`.
+fn membership(value: &ColumnarValue, contains: impl Fn(&str) -> bool) -> ColumnarValue {
+    match value {
+        ColumnarValue::Scalar(s) => {
+            let id = match s {
+                ScalarValue::Utf8(v) | ScalarValue::Utf8View(v) => v.as_deref(),
+                _ => None,
+            };
+            ColumnarValue::Scalar(ScalarValue::Boolean(id.map(contains)))
+        }
+        ColumnarValue::Array(a) => ColumnarValue::Array(Arc::new(member_bits(a, contains))),
+    }
+}
+
 /// Whether each string of `array` is a member, by `contains`; NULL stays NULL. Rows of one run
 /// come in runs of their own, so a row whose id is the previous row's (for `Utf8View`, the
 /// same 16 view bytes) reuses its answer.
@@ -882,19 +882,6 @@ impl datafusion::logical_expr::ScalarUDFImpl for RunIn {
                 _ => return plan_err!("run_in(run_id, 'id', …): the ids must be string constants"),
             }
         }
-        match &args.args[0] {
-            ColumnarValue::Scalar(s) => {
-                let id = match s {
-                    ScalarValue::Utf8(v) | ScalarValue::Utf8View(v) => v.as_deref(),
-                    _ => None,
-                };
-                Ok(ColumnarValue::Scalar(ScalarValue::Boolean(
-                    id.map(|id| ids.contains(id)),
-                )))
-            }
-            ColumnarValue::Array(a) => Ok(ColumnarValue::Array(Arc::new(member_bits(a, |id| {
-                ids.contains(id)
-            })))),
-        }
+        Ok(membership(&args.args[0], |id| ids.contains(id)))
     }
 }
