@@ -139,10 +139,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
             files
                 .into_iter()
                 .map(|f| {
-                    let kept = sha256_file(&f).and_then(|(sha, bytes)| {
-                        let staged = wh.stage_blob(&f, &sha, bytes)?;
-                        Ok((sha, staged))
-                    });
+                    let kept = wh.hash_and_stage(&f).map(|(sha, _, staged)| (sha, staged));
                     (f, kept)
                 })
                 .collect::<Vec<_>>()

@@ -343,11 +343,35 @@ impl Warehouse {
         self.stage_blob(source, sha, bytes)?.keep(name)
     }
 
-    /// The copying half of [`Warehouse::store_blob`], to run ahead (ingest copies on another
-    /// core while it parses): the bytes go to a temporary name of this writer's own in the
-    /// blob's directory, fsynced. [`StagedBlob::keep`] moves them to their content address;
-    /// dropping the staged blob removes the copy, so a failed ingest leaves nothing.
-    pub fn stage_blob(&self, source: &Path, sha: &str, bytes: i64) -> Result<StagedBlob> {
+    /// Hashes `source` and copies it into the blob store in one read: each chunk read is
+    /// hashed and written to a temporary file of this writer's own (`artifacts/blobs/incoming/`),
+    /// whose write-back to disk starts as it grows (Linux `sync_file_range`), so the closing
+    /// fsync has little left to wait for. The copy is then exactly the bytes the digest names,
+    /// even if `source` changes meanwhile. Returns the digest, the size and the staged blob
+    /// ([`StagedBlob::keep`] moves it to its content address; where those bytes are stored
+    /// already, the copy is dropped at once).
+    pub fn hash_and_stage(&self, source: &Path) -> Result<(String, i64, StagedBlob)> {
+        let incoming = self.root.join("artifacts/blobs/incoming");
+        fs::create_dir_all(&incoming).map_err(io_err(&incoming))?;
+        let tmp = incoming.join(format!("{}.tmp", uuid::Uuid::now_v7()));
+        let (sha, bytes) = match copy_hashing(source, &tmp) {
+            Ok(h) => h,
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                return Err(e);
+            }
+        };
+        let mut staged = self.staged(source, &sha, bytes)?;
+        if staged.dest.exists() {
+            let _ = fs::remove_file(&tmp);
+        } else {
+            staged.tmp = Some(tmp);
+        }
+        Ok((sha, bytes, staged))
+    }
+
+    /// Where the blob of `sha` goes, nothing copied yet.
+    fn staged(&self, source: &Path, sha: &str, bytes: i64) -> Result<StagedBlob> {
         let prefix = sha
             .get(..2)
             .filter(|p| p.bytes().all(|b| b.is_ascii_hexdigit()));
@@ -358,16 +382,23 @@ impl Warehouse {
             });
         };
         let rel = format!("artifacts/blobs/{prefix}/{sha}");
-        let dir = self.root.join("artifacts/blobs").join(prefix);
-        let mut staged = StagedBlob {
+        Ok(StagedBlob {
             source: source.to_path_buf(),
             dest: self.root.join(&rel),
-            dir,
+            dir: self.root.join("artifacts/blobs").join(prefix),
             rel,
             sha: sha.to_string(),
             bytes,
             tmp: None,
-        };
+        })
+    }
+
+    /// The copying half of [`Warehouse::store_blob`], to run ahead (ingest copies on another
+    /// core while it parses): the bytes go to a temporary name of this writer's own in the
+    /// blob's directory, fsynced. [`StagedBlob::keep`] moves them to their content address;
+    /// dropping the staged blob removes the copy, so a failed ingest leaves nothing.
+    pub fn stage_blob(&self, source: &Path, sha: &str, bytes: i64) -> Result<StagedBlob> {
+        let mut staged = self.staged(source, sha, bytes)?;
         if !staged.dest.exists() {
             // A temporary name of this writer's own: concurrent ingests of the same new file
             // each copy to their own, and the first rename wins (content-addressed: the others
@@ -1101,6 +1132,8 @@ impl StagedBlob {
     pub fn keep(mut self, name: &str) -> Result<Artifact> {
         match self.tmp.take() {
             Some(tmp) => {
+                // A copy staged in `incoming/` lands in a directory that may not exist yet.
+                fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
                 match rename_noreplace(&tmp, &self.dest) {
                     Ok(()) => {}
                     // Another writer stored the same bytes first.
@@ -1166,6 +1199,48 @@ fn copy_into(dir: &Path, source: &Path, tmp: &Path) -> Result<()> {
     File::open(tmp)
         .and_then(|f| f.sync_all())
         .map_err(io_err(tmp))
+}
+
+/// Copies `source` to `dest` (created, never replaced) and returns the SHA-256 (hex) and size
+/// of the bytes copied, read once in 1 MiB chunks; `dest` is fsynced.
+fn copy_hashing(source: &Path, dest: &Path) -> Result<(String, i64)> {
+    let mut input = File::open(source).map_err(io_err(source))?;
+    let mut out = File::create_new(dest).map_err(io_err(dest))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut bytes, mut flushed) = (0i64, 0i64);
+    loop {
+        let n = input.read(&mut buf).map_err(io_err(source))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n]).map_err(io_err(dest))?;
+        bytes += n as i64;
+        if bytes - flushed >= 16 << 20 {
+            start_writeback(&out, flushed, bytes - flushed);
+            flushed = bytes;
+        }
+    }
+    out.sync_all().map_err(io_err(dest))?;
+    Ok((hex::encode(hasher.finalize()), bytes))
+}
+
+/// Starts writing `len` bytes at `offset` of `file` back to disk without waiting (Linux's
+/// `sync_file_range(SYNC_FILE_RANGE_WRITE)`; elsewhere nothing): the final fsync then waits
+/// for the tail only. Durability still comes from that fsync.
+fn start_writeback(file: &File, offset: i64, len: i64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: the descriptor is open for the duration of the call (borrowed from `file`);
+        // the call only schedules I/O on it and touches no memory of ours.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, offset, len);
 }
 
 /// SHA-256 (hex) and size of a file, read in 64 KiB chunks.
@@ -1467,6 +1542,37 @@ pub fn write_atomic(dir: &Path, name: &str, batches: &[RecordBatch]) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One read hashes and copies: the digest is `sha256_file`'s, the kept blob holds the
+    /// bytes, a second staging of the same bytes copies nothing, and nothing stays in
+    /// `incoming/` whether a staged copy is kept or dropped.
+    #[test]
+    fn hash_and_stage_copies_what_it_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let wh = Warehouse::open(dir.path().join("wh")).unwrap();
+        let src = dir.path().join("input.jsonl");
+        // Over 16 MiB, so the write-back is started along the way.
+        let body: Vec<u8> = (0..(17u32 << 20)).map(|i| (i % 251) as u8).collect();
+        fs::write(&src, &body).unwrap();
+        let (sha, bytes, staged) = wh.hash_and_stage(&src).unwrap();
+        assert_eq!((sha.clone(), bytes), sha256_file(&src).unwrap());
+        let artifact = staged.keep("input.jsonl").unwrap();
+        let stored = dir.path().join("wh").join(&artifact.stored_path);
+        assert_eq!(fs::read(&stored).unwrap(), body);
+        let incoming = dir.path().join("wh/artifacts/blobs/incoming");
+        assert_eq!(fs::read_dir(&incoming).unwrap().count(), 0);
+        // The same bytes again: already stored, so no copy is staged.
+        let (again, _, staged) = wh.hash_and_stage(&src).unwrap();
+        assert_eq!(again, sha);
+        assert!(staged.tmp.is_none());
+        assert_eq!(fs::read_dir(&incoming).unwrap().count(), 0);
+        // New bytes staged and dropped (a failed ingest): the copy goes.
+        fs::write(&src, b"other").unwrap();
+        let (_, _, staged) = wh.hash_and_stage(&src).unwrap();
+        assert_eq!(fs::read_dir(&incoming).unwrap().count(), 1);
+        drop(staged);
+        assert_eq!(fs::read_dir(&incoming).unwrap().count(), 0);
+    }
 
     #[test]
     fn partition_values_round_trip_and_stay_inside() {
