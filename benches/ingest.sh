@@ -3,7 +3,9 @@
 # perfhouse ingest (streaming into the warehouse) vs (a) a Python script reading the JSONL with
 # the json module and computing count / throughput / median latency, the seed's method, and
 # (b) DuckDB read_json -> Parquet. Wall time and peak RSS by GNU time; one run each, same machine.
-# Usage: benches/ingest.sh [N...]   (needs tests/run.sh's .venv for duckdb)
+# Usage: [ROUNDS=3] benches/ingest.sh [N...]   (needs tests/run.sh's .venv for duckdb)
+# With ROUNDS, the three tools run in turn that many times per size (this VM's timings vary
+# by ±30 % from one run to the next; alternating keeps the comparison fair).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/perfhouse-target}
@@ -42,8 +44,10 @@ for N in "$@"; do
   F=$DIR/n$N/profile_export.jsonl
   if [ ! -f "$F" ]; then mkdir -p "$(dirname "$F")"; python3 benches/synth_jsonl.py "$N" "$F"; fi
   echo "| $N | input | $(du -h "$F" | cut -f1) | |"
-  rm -rf "$DIR/wh" "$DIR/out.parquet"
-  measure "perfhouse ingest" "$BIN" --warehouse "$DIR/wh" ingest --suite bench "$F"
-  measure "DuckDB read_json → Parquet" "$PY" "$DIR/duck.py" "$F" "$DIR/out.parquet"
-  measure "Python json (seed script)" "$PY" "$DIR/seed.py" "$F"
+  for _ in $(seq "${ROUNDS:-1}"); do
+    rm -rf "$DIR/wh" "$DIR/out.parquet"; sync
+    measure "perfhouse ingest" "$BIN" --warehouse "$DIR/wh" ingest --suite bench "$F"
+    measure "DuckDB read_json → Parquet" "$PY" "$DIR/duck.py" "$F" "$DIR/out.parquet"
+    measure "Python json (seed script)" "$PY" "$DIR/seed.py" "$F"
+  done
 done
