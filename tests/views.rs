@@ -482,3 +482,23 @@ async fn counts(q: &Query) -> (i64, i64, i64, i64) {
     let c = &rows[0];
     (c.runs, c.requests, c.trials, c.raw)
 }
+
+/// Every view named after a table keeps committed runs with the one clause perfhouse swaps
+/// for its snapshot (`query::COMMITTED_SQL`): a view whose text drifted from it would still be
+/// right, but would fall back to a hash join over every row.
+#[test]
+fn table_views_use_the_committed_clause() {
+    use perfhouse::query::{COMMITTED_SQL, VIEWS};
+    let tables: Vec<&str> = perfhouse::warehouse::Table::ALL
+        .iter()
+        .map(|t| t.name())
+        .filter(|t| *t != "runs")
+        .collect();
+    for table in &tables {
+        let (_, sql) = VIEWS
+            .iter()
+            .find(|(v, _)| v == table)
+            .unwrap_or_else(|| panic!("no view named {table}"));
+        assert!(sql.contains(COMMITTED_SQL), "view {table}: {sql}");
+    }
+}

@@ -326,8 +326,8 @@ pub fn lit(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
-/// The `slo` table: `slos` for every suite (a row for each, and one for `'*'`) where given, else each suite's newest run's
-/// `slo` label (a label that does not parse is ignored).
+/// The `slo` table: `slos` for every suite (a row for each, and one for `'*'`) where given,
+/// else each suite's newest run's `slo` label (a label that does not parse is ignored).
 async fn register_slo(ctx: &SessionContext, slos: &slo::Slos) -> Result<(), QueryError> {
     use datafusion::arrow::array::{ArrayRef, Float64Array, StringArray};
     use datafusion::arrow::datatypes::{Field, Schema};
