@@ -1203,31 +1203,25 @@ fn copy_into(dir: &Path, source: &Path, tmp: &Path) -> Result<()> {
 }
 
 /// Copies `source` to `dest` (created, never replaced) and returns the SHA-256 (hex) and size
-/// of the bytes copied, read once in 1 MiB chunks; `dest` is fsynced.
+/// of the bytes copied, read once; `dest` is fsynced.
 fn copy_hashing(source: &Path, dest: &Path) -> Result<(String, i64)> {
-    let mut input = File::open(source).map_err(io_err(source))?;
     let mut out = File::create_new(dest).map_err(io_err(dest))?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut bytes = 0i64;
-    loop {
-        let n = input.read(&mut buf).map_err(io_err(source))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        out.write_all(&buf[..n]).map_err(io_err(dest))?;
-        bytes += n as i64;
-    }
+    let digest = digest(source, Some((dest, &mut out)))?;
     out.sync_all().map_err(io_err(dest))?;
-    Ok((hex::encode(hasher.finalize()), bytes))
+    Ok(digest)
 }
 
-/// SHA-256 (hex) and size of a file, read in 64 KiB chunks.
+/// SHA-256 (hex) and size of a file.
 pub fn sha256_file(path: &Path) -> Result<(String, i64)> {
+    digest(path, None)
+}
+
+/// SHA-256 (hex) and size of `path`, read in 1 MiB chunks, each also written to `copy` where
+/// given.
+fn digest(path: &Path, mut copy: Option<(&Path, &mut File)>) -> Result<(String, i64)> {
     let mut file = File::open(path).map_err(io_err(path))?;
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
+    let mut buf = vec![0u8; 1 << 20];
     let mut bytes = 0i64;
     loop {
         let n = file.read(&mut buf).map_err(io_err(path))?;
@@ -1235,6 +1229,9 @@ pub fn sha256_file(path: &Path) -> Result<(String, i64)> {
             break;
         }
         hasher.update(&buf[..n]);
+        if let Some((dest, out)) = copy.as_mut() {
+            out.write_all(&buf[..n]).map_err(io_err(dest))?;
+        }
         bytes += n as i64;
     }
     Ok((hex::encode(hasher.finalize()), bytes))
