@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -318,16 +318,7 @@ fn a_writer_killed_mid_push_leaves_no_run_visible_and_gc_lets_the_input_land_aga
     );
     assert!(stderr(&o).contains("pushes them again"), "{}", stderr(&o));
     // Both writers' staging warehouses still hold their results (nothing lost).
-    let staged: Vec<PathBuf> = std::fs::read_dir(t)
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("perfhouse-push-")
-        })
-        .map(|e| e.path())
-        .collect();
+    let staged = staging_dirs(t);
     assert_eq!(staged.len(), 2, "{staged:?}");
     // gc within the grace period spares everything; past it, removes the leftovers and the claim.
     let o = s3.ok(t, url, &["gc"]);
@@ -394,15 +385,7 @@ fn a_plan_run_lands_in_the_bucket_with_every_trial() {
         "{c}"
     );
     // No staging directory is left behind once pushed.
-    let left = std::fs::read_dir(t)
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("perfhouse-push-")
-        })
-        .count();
+    let left = staging_dirs(t).len();
     assert_eq!(left, 0);
 }
 
@@ -495,4 +478,18 @@ fn a_file_url_is_an_object_store_warehouse_with_the_same_protocol() {
     assert!(dir.join("_claims").is_dir());
     let check = stdout(&run(&["check"]));
     assert!(check.contains("1 runs: 0 problems, 0 leftovers"), "{check}");
+}
+
+/// The staging warehouses writers left in `tmp` (`perfhouse-push-*`).
+fn staging_dirs(tmp: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("perfhouse-push-")
+        })
+        .map(|e| e.path())
+        .collect()
 }

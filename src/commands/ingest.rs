@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::cli::IngestArgs;
 use crate::ingest::{self, Format, TrialDefaults};
 use crate::model::{Run, RunStatus, now_us};
-use crate::warehouse::{RunEntry, Table, Warehouse, sha256_file};
+use crate::warehouse::{RunEntry, Table, Warehouse};
 
 /// Validated options of one ingest batch.
 #[derive(Debug, Clone)]
@@ -139,7 +139,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
             files
                 .into_iter()
                 .map(|f| {
-                    let kept = wh.hash_and_stage(&f).map(|(sha, _, staged)| (sha, staged));
+                    let kept = wh.hash_and_stage(&f);
                     (f, kept)
                 })
                 .collect::<Vec<_>>()
@@ -250,15 +250,11 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     let mut kept = Vec::with_capacity(sources.len());
     let mut files_identity = Vec::with_capacity(sources.len());
     for (path, trial_ids) in &sources {
-        let (sha, staged) = match precomputed.remove(path) {
+        let staged = match precomputed.remove(path) {
             Some(h) => h?,
-            None => {
-                let (sha, bytes) = sha256_file(path)?;
-                let staged = wh.stage_blob(path, &sha, bytes)?;
-                (sha, staged)
-            }
+            None => wh.hash_and_stage(path)?,
         };
-        files_identity.push(serde_json::json!({"sha256": sha, "trials": trial_ids}));
+        files_identity.push(serde_json::json!({"sha256": staged.sha(), "trials": trial_ids}));
         kept.push((path.clone(), staged));
     }
     let identity = serde_json::json!({
@@ -381,7 +377,6 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     for r in runs {
         bar.inc(1);
         nulls += r.failed.len();
-        let (sha, bytes) = sha256_file(&r.path)?;
         let mut file = ingest::ParsedFile {
             path: r.path.clone(),
             format: Format::Asv,
@@ -393,11 +388,11 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         file.drop_non_finite();
         asv_warnings.append(&mut file.warnings);
         let (mut data, _) = ingest::assemble(vec![file], &opts.defaults)?;
-        let identity = serde_json::json!({
-            "formats": ["asv"], "suite": opts.suite, "sha256": sha, "labels": opts.labels,
-        });
-        let mut artifact = wh.store_blob(&r.path, &r.path.to_string_lossy(), &sha, bytes)?;
+        let mut artifact = wh.store_blob(&r.path, &r.path.to_string_lossy())?;
         artifact.trial_id = None;
+        let identity = serde_json::json!({
+            "formats": ["asv"], "suite": opts.suite, "sha256": artifact.sha256, "labels": opts.labels,
+        });
         data.artifacts.push(artifact);
         data.notes.extend(opts.note.iter().cloned());
         let at = r.date_ms.map(|ms| ms * 1000).unwrap_or(now);

@@ -147,6 +147,7 @@ impl Query {
         }
         ctx.register_udaf(udf::quantile_cont_udaf());
         ctx.register_udaf(udf::median_udaf());
+        ctx.register_udf(udf::run_in_udf());
         for table in Table::ALL {
             let schema = read_schema(table);
             let dir = dir(table);
@@ -158,8 +159,8 @@ impl Query {
             ctx.register_parquet(format!("raw_{}", table.name()), &dir, options)
                 .await?;
         }
-        snapshot_runs(&ctx).await?;
-        register_slo(&ctx, slos).await?;
+        let suites = snapshot_runs(&ctx).await?;
+        register_slo(&ctx, slos, &suites).await?;
         let arm_medians = figures::arm_medians_sql();
         for (view, sql) in VIEWS {
             let sql = if *view == "arm_medians" {
@@ -247,28 +248,31 @@ pub const COMMITTED_SQL: &str = "t.run_id IN (SELECT run_id FROM raw_runs)";
 
 /// Reads `raw_runs` once and puts it back as an in-memory table, with `committed(run_id)`
 /// answering from the same rows: every statement of a session sees one set of committed
-/// runs, even if a writer commits while the session is open.
-async fn snapshot_runs(ctx: &SessionContext) -> Result<(), QueryError> {
-    use datafusion::arrow::array::AsArray;
+/// runs, even if a writer commits while the session is open. Returns the suites it holds.
+async fn snapshot_runs(
+    ctx: &SessionContext,
+) -> Result<std::collections::BTreeSet<String>, QueryError> {
     let table = ctx.table("raw_runs").await?;
     let schema = std::sync::Arc::new(table.schema().as_arrow().clone());
     let batches = table.collect().await?;
     let mut runs = std::collections::HashSet::new();
+    let mut suites = std::collections::BTreeSet::new();
     for b in &batches {
-        let ids = b.column_by_name("run_id").expect("raw_runs has run_id");
-        match ids.data_type() {
-            DataType::Utf8View => {
-                runs.extend(ids.as_string_view().iter().flatten().map(str::to_owned))
-            }
-            _ => runs.extend(ids.as_string::<i32>().iter().flatten().map(str::to_owned)),
-        }
+        let text = |name| -> Result<_, DataFusionError> {
+            let col = b.column_by_name(name).expect("a column of raw_runs");
+            Ok(datafusion::arrow::compute::cast(col, &DataType::Utf8)?)
+        };
+        let (ids, names) = (text("run_id")?, text("suite")?);
+        let ids = datafusion::common::cast::as_string_array(&ids)?;
+        runs.extend(ids.iter().flatten().map(str::to_owned));
+        let names = datafusion::common::cast::as_string_array(&names)?;
+        suites.extend(names.iter().flatten().map(str::to_owned));
     }
     let mem = datafusion::datasource::MemTable::try_new(schema, vec![batches])?;
     ctx.deregister_table("raw_runs")?;
     ctx.register_table("raw_runs", std::sync::Arc::new(mem))?;
     ctx.register_udf(udf::committed_udf(runs));
-    ctx.register_udf(udf::run_in_udf());
-    Ok(())
+    Ok(suites)
 }
 
 /// Batches as a JSON array of objects (`--format json`).
@@ -328,7 +332,11 @@ pub fn lit(s: &str) -> String {
 
 /// The `slo` table: `slos` for every suite (a row for each, and one for `'*'`) where given,
 /// else each suite's newest run's `slo` label (a label that does not parse is ignored).
-async fn register_slo(ctx: &SessionContext, slos: &slo::Slos) -> Result<(), QueryError> {
+async fn register_slo(
+    ctx: &SessionContext,
+    slos: &slo::Slos,
+    suites: &std::collections::BTreeSet<String>,
+) -> Result<(), QueryError> {
     use datafusion::arrow::array::{ArrayRef, Float64Array, StringArray};
     use datafusion::arrow::datatypes::{Field, Schema};
     use std::sync::Arc;
@@ -361,20 +369,8 @@ async fn register_slo(ctx: &SessionContext, slos: &slo::Slos) -> Result<(), Quer
         // One row per suite as well as '*': the goodput view then joins on `suite` alone, a
         // hash join whose build side is these few rows.
         rows.insert("*".into(), slos.clone());
-        let batches = ctx
-            .sql("SELECT DISTINCT suite FROM raw_runs")
-            .await?
-            .collect()
-            .await?;
-        for b in &batches {
-            let suites = datafusion::arrow::compute::cast(b.column(0), &DataType::Utf8)
-                .map_err(DataFusionError::from)?;
-            for suite in datafusion::common::cast::as_string_array(&suites)?
-                .iter()
-                .flatten()
-            {
-                rows.insert(suite.to_string(), slos.clone());
-            }
+        for suite in suites {
+            rows.insert(suite.clone(), slos.clone());
         }
     }
     let ns = |m| -> ArrayRef {

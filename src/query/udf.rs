@@ -42,15 +42,7 @@ impl AggregateUDFImpl for QuantileCont {
         Ok(DataType::Float64)
     }
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        let item = Field::new_list_field(DataType::Float64, true);
-        Ok(vec![
-            Field::new(
-                format!("{}[values]", args.name),
-                DataType::List(Arc::new(item)),
-                true,
-            )
-            .into(),
-        ])
+        Ok(values_state(&args))
     }
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
         Ok(Box::new(QuantileAcc {
@@ -69,6 +61,19 @@ impl AggregateUDFImpl for QuantileCont {
             percentile(&args)?,
         ))))
     }
+}
+
+/// The state of a holistic aggregate: every value, as one list of `f64`.
+fn values_state(args: &StateFieldsArgs) -> Vec<FieldRef> {
+    let item = Field::new_list_field(DataType::Float64, true);
+    vec![
+        Field::new(
+            format!("{}[values]", args.name),
+            DataType::List(Arc::new(item)),
+            true,
+        )
+        .into(),
+    ]
 }
 
 /// The constant `p` of `quantile_cont(x, p)`.
@@ -152,13 +157,6 @@ impl Arena {
         }
     }
 
-    fn values<'a>(&'a self, segments: &'a [Segment]) -> impl Iterator<Item = &'a [f64]> {
-        segments.iter().map(|s| {
-            let start = s.start as usize;
-            &self.blocks[s.block as usize][start..start + s.len as usize]
-        })
-    }
-
     /// The first groups `emit` asks for, each as a list of segments into `self.blocks`; for
     /// `EmitTo::First` the groups left are copied into fresh blocks first (the emitted ones'
     /// blocks must stay until the caller has read them), so memory follows what is kept.
@@ -166,18 +164,11 @@ impl Arena {
         let taken = emit.take_needed(&mut self.groups);
         let left = std::mem::take(&mut self.groups);
         let blocks = std::mem::take(&mut self.blocks);
-        if !left.is_empty() {
-            let old = Arena {
-                blocks,
-                groups: Vec::new(),
-            };
-            self.resize(left.len());
-            for (g, segments) in left.iter().enumerate() {
-                for run in old.values(segments) {
-                    self.extend(g, run);
-                }
+        self.resize(left.len());
+        for (g, segments) in left.iter().enumerate() {
+            for run in segment_values(&blocks, segments) {
+                self.extend(g, run);
             }
-            return (old.blocks, taken);
         }
         (blocks, taken)
     }
@@ -191,6 +182,17 @@ impl Arena {
                 .map(|g| g.capacity() * std::mem::size_of::<Segment>())
                 .sum::<usize>()
     }
+}
+
+/// The values of a group's `segments` in `blocks`, run by run.
+fn segment_values<'a>(
+    blocks: &'a [Vec<f64>],
+    segments: &'a [Segment],
+) -> impl Iterator<Item = &'a [f64]> {
+    segments.iter().map(|s| {
+        let start = s.start as usize;
+        &blocks[s.block as usize][start..start + s.len as usize]
+    })
 }
 
 /// What a holistic groups accumulator computes from a group's values.
@@ -299,16 +301,12 @@ impl GroupsAccumulator for HolisticGroups {
     }
     fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
         let (blocks, taken) = self.arena.take(emit_to);
-        let blocks = Arena {
-            blocks,
-            groups: Vec::new(),
-        };
         let mut scratch = std::mem::take(&mut self.run);
         let mut out: Vec<Vec<Option<f64>>> =
             vec![Vec::with_capacity(taken.len()); self.stats.len()];
         for segments in &taken {
             scratch.clear();
-            for run in blocks.values(segments) {
+            for run in segment_values(&blocks, segments) {
                 scratch.extend_from_slice(run);
             }
             // Selection reorders the values, which leaves every order statistic where it was.
@@ -332,16 +330,12 @@ impl GroupsAccumulator for HolisticGroups {
     }
     fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
         let (blocks, taken) = self.arena.take(emit_to);
-        let blocks = Arena {
-            blocks,
-            groups: Vec::new(),
-        };
         let mut offsets = Vec::with_capacity(taken.len() + 1);
         offsets.push(0i32);
         let total = taken.iter().flatten().map(|s| s.len as usize).sum();
         let mut flat = Vec::with_capacity(total);
         for segments in &taken {
-            for run in blocks.values(segments) {
+            for run in segment_values(&blocks, segments) {
                 flat.extend_from_slice(run);
             }
             offsets.push(flat.len() as i32);
@@ -449,15 +443,7 @@ impl AggregateUDFImpl for SharedHolistic {
         Ok(DataType::Struct(shared_fields(self.stats.len())))
     }
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        let item = Field::new_list_field(DataType::Float64, true);
-        Ok(vec![
-            Field::new(
-                format!("{}[values]", args.name),
-                DataType::List(Arc::new(item)),
-                true,
-            )
-            .into(),
-        ])
+        Ok(values_state(&args))
     }
     fn accumulator(&self, _: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
         // The rule rewrites grouped aggregates only, which use the groups accumulator.

@@ -887,13 +887,7 @@ fn collect(
                 s
             }));
         }
-        let (sha, bytes) = crate::warehouse::sha256_file(&f)?;
-        let mut a = wh.store_blob(
-            &f,
-            &f.strip_prefix(dir).unwrap_or(&f).to_string_lossy(),
-            &sha,
-            bytes,
-        )?;
+        let mut a = wh.store_blob(&f, &f.strip_prefix(dir).unwrap_or(&f).to_string_lossy())?;
         a.trial_id = Some(trial_id);
         data.artifacts.push(a);
     }

@@ -335,55 +335,101 @@ impl Warehouse {
             .ok_or_else(|| WarehouseError::UnknownRun(run_id.to_string()))
     }
 
-    /// Copies a raw input file into the content-addressed blob store; returns its artifact row
-    /// (the caller sets `trial_id`). `sha` and `bytes` are the file's [`sha256_file`], which
-    /// the caller has already computed for the run's digest. Storing the same bytes twice keeps
-    /// one copy.
-    pub fn store_blob(&self, source: &Path, name: &str, sha: &str, bytes: i64) -> Result<Artifact> {
-        self.stage_blob(source, sha, bytes)?.keep(name)
+    /// Copies a raw input file into the content-addressed blob store, hashing it in the same
+    /// read; returns its artifact row (the caller sets `trial_id`; `sha256` is the file's
+    /// digest). Storing the same bytes twice keeps one copy.
+    pub fn store_blob(&self, source: &Path, name: &str) -> Result<Artifact> {
+        self.hash_and_stage(source)?.keep(name)
     }
 
-    /// Hashes `source` and copies it into the blob store in one read: each chunk read is
-    /// hashed and written to a temporary file of this writer's own (`artifacts/blobs/incoming/`),
-    /// fsynced at the end. The copy is then exactly the bytes the digest names, even if
-    /// `source` changes meanwhile. (Starting the write-back as the copy grows, with
-    /// `sync_file_range`, was tried: it blocked on the disk queue and cost 1–2 s at 1 M
-    /// records.) Returns the digest, the size and the staged blob
-    /// ([`StagedBlob::keep`] moves it to its content address; where those bytes are stored
-    /// already, the copy is dropped at once).
-    pub fn hash_and_stage(&self, source: &Path) -> Result<(String, i64, StagedBlob)> {
+    /// The copying half of [`Warehouse::store_blob`], to run ahead (ingest copies on another
+    /// core while it parses). `source` is hashed and copied in one read: each chunk read is
+    /// hashed and written to a temporary file of this writer's own
+    /// (`artifacts/blobs/incoming/`), so the copy is exactly the bytes the digest names, even
+    /// if `source` changes meanwhile. Where those bytes are stored already, the copy is dropped
+    /// unsynced; otherwise it is fsynced, and [`StagedBlob::keep`] moves it to its content
+    /// address. Dropping the staged blob removes the copy, so a failed ingest leaves nothing.
+    /// (Starting the write-back as the copy grows, with `sync_file_range`, was tried: it
+    /// blocked on the disk queue and cost 1–2 s at 1 M records.)
+    pub fn hash_and_stage(&self, source: &Path) -> Result<StagedBlob> {
+        // An input seen before, unchanged by its identity and stored: hash it, copy nothing.
+        let identity = input_identity(source);
+        if let Some(sha) = identity.as_deref().and_then(|id| self.seen(id)) {
+            let (now, bytes) = sha256_file(source)?;
+            let staged = self.staged(source, &now, bytes);
+            if now == sha && staged.dest.exists() {
+                return Ok(staged);
+            }
+        }
         let incoming = self.root.join("artifacts/blobs/incoming");
         fs::create_dir_all(&incoming).map_err(io_err(&incoming))?;
         let tmp = incoming.join(format!("{}.tmp", uuid::Uuid::now_v7()));
-        let (sha, bytes) = match copy_hashing(source, &tmp) {
-            Ok(h) => h,
-            Err(e) => {
+        let copied = copy_hashing(source, &tmp).and_then(|(sha, bytes, file)| {
+            let mut staged = self.staged(source, &sha, bytes);
+            if staged.dest.exists() {
                 let _ = fs::remove_file(&tmp);
-                return Err(e);
+            } else {
+                file.sync_all().map_err(io_err(&tmp))?;
+                staged.tmp = Some(tmp.clone());
             }
-        };
-        let mut staged = self.staged(source, &sha, bytes)?;
-        if staged.dest.exists() {
-            let _ = fs::remove_file(&tmp);
-        } else {
-            staged.tmp = Some(tmp);
+            Ok(staged)
+        });
+        match &copied {
+            Ok(staged) => {
+                if let Some(id) = identity {
+                    self.remember(&id, &staged.sha);
+                }
+            }
+            Err(_) => {
+                let _ = fs::remove_file(&tmp);
+            }
         }
-        Ok((sha, bytes, staged))
+        copied
     }
 
-    /// Where the blob of `sha` goes, nothing copied yet.
-    fn staged(&self, source: &Path, sha: &str, bytes: i64) -> Result<StagedBlob> {
-        let prefix = sha
-            .get(..2)
-            .filter(|p| p.bytes().all(|b| b.is_ascii_hexdigit()));
-        let Some(prefix) = prefix else {
-            return Err(WarehouseError::Schema {
-                path: source.to_path_buf(),
-                what: format!("`{sha}` is not a SHA-256"),
-            });
-        };
+    /// Where [`Warehouse::hash_and_stage`] notes the inputs it has hashed, by identity: a
+    /// line `IDENTITY SHA` each, the newest last. It only predicts that a re-ingested input is
+    /// stored already; the digest is computed either way, and a wrong prediction copies as
+    /// for a new input. It lives beside `.lock`, outside every table directory, so `check`,
+    /// `gc`, `import` and `push` never take it for data.
+    fn seen_path(&self) -> PathBuf {
+        self.root.join(".inputs-seen")
+    }
+
+    fn seen(&self, identity: &str) -> Option<String> {
+        let text = fs::read_to_string(self.seen_path()).ok()?;
+        text.lines().rev().find_map(|l| {
+            let (id, sha) = l.rsplit_once(' ')?;
+            (id == identity).then(|| sha.to_string())
+        })
+    }
+
+    /// Notes `identity` → `sha`, keeping the newest 1,024 inputs. Written to a temporary name
+    /// and renamed, so a reader sees an old or a new list; concurrent writers may drop each
+    /// other's line, which costs a copy later, nothing else.
+    fn remember(&self, identity: &str, sha: &str) {
+        let path = self.seen_path();
+        let old = fs::read_to_string(&path).unwrap_or_default();
+        let mut lines: Vec<&str> = old
+            .lines()
+            .filter(|l| l.rsplit_once(' ').is_some_and(|(id, _)| id != identity))
+            .collect();
+        let new = format!("{identity} {sha}");
+        lines.push(&new);
+        let keep = &lines[lines.len().saturating_sub(1024)..];
+        let tmp = self
+            .root
+            .join(format!(".inputs-seen.{}.tmp", uuid::Uuid::now_v7()));
+        if fs::write(&tmp, keep.join("\n") + "\n").is_ok() && fs::rename(&tmp, &path).is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+    }
+
+    /// Where the blob of `sha` (a hex SHA-256) goes, nothing copied yet.
+    fn staged(&self, source: &Path, sha: &str, bytes: i64) -> StagedBlob {
+        let prefix = &sha[..2];
         let rel = format!("artifacts/blobs/{prefix}/{sha}");
-        Ok(StagedBlob {
+        StagedBlob {
             source: source.to_path_buf(),
             dest: self.root.join(&rel),
             dir: self.root.join("artifacts/blobs").join(prefix),
@@ -391,26 +437,7 @@ impl Warehouse {
             sha: sha.to_string(),
             bytes,
             tmp: None,
-        })
-    }
-
-    /// The copying half of [`Warehouse::store_blob`], to run ahead (ingest copies on another
-    /// core while it parses): the bytes go to a temporary name of this writer's own in the
-    /// blob's directory, fsynced. [`StagedBlob::keep`] moves them to their content address;
-    /// dropping the staged blob removes the copy, so a failed ingest leaves nothing.
-    pub fn stage_blob(&self, source: &Path, sha: &str, bytes: i64) -> Result<StagedBlob> {
-        let mut staged = self.staged(source, sha, bytes)?;
-        if !staged.dest.exists() {
-            // A temporary name of this writer's own: concurrent ingests of the same new file
-            // each copy to their own, and the first rename wins (content-addressed: the others
-            // are the same bytes and are dropped).
-            let tmp = staged
-                .dir
-                .join(format!("{sha}.{}.tmp", uuid::Uuid::now_v7()));
-            staged.tmp = Some(tmp.clone());
-            copy_into(&staged.dir, source, &tmp)?;
         }
-        Ok(staged)
     }
 
     /// Appends one run atomically: every table's file first, `runs` last. When a run with the
@@ -1113,7 +1140,7 @@ pub struct CompactReport {
 }
 
 /// A raw input copied ahead into the blob store under a temporary name (see
-/// [`Warehouse::stage_blob`]).
+/// [`Warehouse::hash_and_stage`]).
 #[derive(Debug)]
 pub struct StagedBlob {
     source: PathBuf,
@@ -1127,6 +1154,11 @@ pub struct StagedBlob {
 }
 
 impl StagedBlob {
+    /// The input's SHA-256 (hex).
+    pub fn sha(&self) -> &str {
+        &self.sha
+    }
+
     /// Moves the copy to its content address (or, where those bytes are stored already, makes
     /// that blob young again so `gc`'s grace period spares it until the run commits) and
     /// returns the artifact row.
@@ -1155,13 +1187,24 @@ impl StagedBlob {
                     .and_then(|f| f.set_modified(std::time::SystemTime::now()));
             }
             // Stored when staged, gone since (an unreferenced blob past its grace period):
-            // copy it again.
+            // copy it again, if the input still holds the bytes its digest names.
             None => {
+                fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
                 let tmp = self
                     .dir
                     .join(format!("{}.{}.tmp", self.sha, uuid::Uuid::now_v7()));
                 self.tmp = Some(tmp.clone());
-                copy_into(&self.dir, &self.source, &tmp)?;
+                let (sha, _, file) = copy_hashing(&self.source, &tmp)?;
+                if sha != self.sha {
+                    return Err(WarehouseError::Schema {
+                        path: self.source.clone(),
+                        what: format!(
+                            "changed while it was ingested (was {}, now {sha})",
+                            self.sha
+                        ),
+                    });
+                }
+                file.sync_all().map_err(io_err(&tmp))?;
                 return self.keep(name);
             }
         }
@@ -1186,29 +1229,38 @@ impl Drop for StagedBlob {
     }
 }
 
-/// Copies `source` to `tmp` in `dir` and fsyncs it, recreating `dir` once where a concurrent
-/// writer's cleanup removed it in between.
-fn copy_into(dir: &Path, source: &Path, tmp: &Path) -> Result<()> {
-    fs::create_dir_all(dir).map_err(io_err(dir))?;
-    if let Err(e) = fs::copy(source, tmp) {
-        if e.kind() != io::ErrorKind::NotFound || !source.exists() {
-            return Err(io_err(tmp)(e));
-        }
-        fs::create_dir_all(dir).map_err(io_err(dir))?;
-        fs::copy(source, tmp).map_err(io_err(tmp))?;
+/// A file's identity for [`Warehouse::hash_and_stage`]'s prediction: device, inode, size and
+/// modification time (ns), for inputs of 1 MiB or more (a smaller one costs little to copy
+/// again, and an asv history has a thousand of them). None elsewhere than Unix.
+fn input_identity(path: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = fs::metadata(path).ok()?;
+        (m.len() >= 1 << 20).then(|| {
+            format!(
+                "{}:{}:{}:{}.{}",
+                m.dev(),
+                m.ino(),
+                m.len(),
+                m.mtime(),
+                m.mtime_nsec()
+            )
+        })
     }
-    File::open(tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(io_err(tmp))
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
-/// Copies `source` to `dest` (created, never replaced) and returns the SHA-256 (hex) and size
-/// of the bytes copied, read once; `dest` is fsynced.
-fn copy_hashing(source: &Path, dest: &Path) -> Result<(String, i64)> {
+/// Copies `source` to `dest` (created, never replaced, not yet fsynced) and returns the
+/// SHA-256 (hex) and size of the bytes copied, read once, with the open copy.
+fn copy_hashing(source: &Path, dest: &Path) -> Result<(String, i64, File)> {
     let mut out = File::create_new(dest).map_err(io_err(dest))?;
-    let digest = digest(source, Some((dest, &mut out)))?;
-    out.sync_all().map_err(io_err(dest))?;
-    Ok(digest)
+    let (sha, bytes) = digest(source, Some((dest, &mut out)))?;
+    Ok((sha, bytes, out))
 }
 
 /// SHA-256 (hex) and size of a file.
@@ -1531,7 +1583,8 @@ mod tests {
         // Several of the copy's 1 MiB chunks.
         let body: Vec<u8> = (0..(17u32 << 20)).map(|i| (i % 251) as u8).collect();
         fs::write(&src, &body).unwrap();
-        let (sha, bytes, staged) = wh.hash_and_stage(&src).unwrap();
+        let staged = wh.hash_and_stage(&src).unwrap();
+        let (sha, bytes) = (staged.sha().to_string(), staged.bytes);
         assert_eq!((sha.clone(), bytes), sha256_file(&src).unwrap());
         let artifact = staged.keep("input.jsonl").unwrap();
         let stored = dir.path().join("wh").join(&artifact.stored_path);
@@ -1539,13 +1592,31 @@ mod tests {
         let incoming = dir.path().join("wh/artifacts/blobs/incoming");
         assert_eq!(fs::read_dir(&incoming).unwrap().count(), 0);
         // The same bytes again: already stored, so no copy is staged.
-        let (again, _, staged) = wh.hash_and_stage(&src).unwrap();
-        assert_eq!(again, sha);
+        let staged = wh.hash_and_stage(&src).unwrap();
+        assert_eq!(staged.sha(), sha);
         assert!(staged.tmp.is_none());
         assert_eq!(fs::read_dir(&incoming).unwrap().count(), 0);
+        // Changed in place with the same size and modification time (an identity the
+        // prediction cannot tell apart): the digest still tells, and the new bytes are copied.
+        let mtime = fs::metadata(&src).unwrap().modified().unwrap();
+        let mut changed = body.clone();
+        changed[5] ^= 1;
+        fs::write(&src, &changed).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&src)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        let staged = wh.hash_and_stage(&src).unwrap();
+        assert_eq!(staged.sha(), sha256_file(&src).unwrap().0);
+        assert_ne!(staged.sha(), sha);
+        let artifact = staged.keep("input.jsonl").unwrap();
+        let stored = dir.path().join("wh").join(&artifact.stored_path);
+        assert_eq!(fs::read(&stored).unwrap(), changed);
         // New bytes staged and dropped (a failed ingest): the copy goes.
         fs::write(&src, b"other").unwrap();
-        let (_, _, staged) = wh.hash_and_stage(&src).unwrap();
+        let staged = wh.hash_and_stage(&src).unwrap();
         assert_eq!(fs::read_dir(&incoming).unwrap().count(), 1);
         drop(staged);
         assert_eq!(fs::read_dir(&incoming).unwrap().count(), 0);
