@@ -158,12 +158,18 @@ pub enum Command {
     /// DuckDB or Trino read it (a directory or a bucket) with the committed-runs views.
     Schema(SchemaArgs),
     /// Merge each suite's small Parquet files into one per table, atomically.
+    ///
+    /// In a directory, the merged partition is swapped in with one rename. In a bucket, the
+    /// merge commits with a create-only compaction record that readers filter by; the files it
+    /// replaces stay until `perfhouse gc` past --grace (re-run `perfhouse schema --ddl` for
+    /// other engines after the first compaction).
     Compact,
     /// Verify every file, schema, run linkage and kept raw input (exit 1 on damage), and list
     /// the leftovers of writers that died (what `perfhouse gc` removes; exit 0).
     Check,
     /// Remove what writers that died left behind: temporary files, rows of runs that never
-    /// committed, unfinished runs whose writer is gone, kept inputs no committed run uses.
+    /// committed, unfinished runs whose writer is gone, kept inputs no committed run uses;
+    /// in a bucket also files a compaction replaced.
     ///
     /// Safe while other perfhouse processes ingest, compact or read: rows in the tables are
     /// judged under the warehouse lock (every write into a table holds it), and unfinished

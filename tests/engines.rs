@@ -120,14 +120,66 @@ spark = (SparkSession.builder.master("local[1]").appName("perfhouse-interop")
          .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
          .getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
-for stmt in open(sys.argv[1]).read().split(";\n"):
-    body = "\n".join(l for l in stmt.splitlines() if not l.startswith("--")).strip()
-    if body:
-        spark.sql(body)
-rows = [r.asDict() for r in spark.sql(sys.argv[2]).collect()]
-print(json.dumps(rows))
-print(json.dumps(sorted(r.suite for r in spark.sql("SELECT DISTINCT suite FROM runs").collect())))
+# argv: the query, then DDL files: for each, its views, then the query's rows and the suites.
+for ddl in sys.argv[2:]:
+    for stmt in open(ddl).read().split(";\n"):
+        body = "\n".join(l for l in stmt.splitlines() if not l.startswith("--")).strip()
+        if body:
+            spark.sql(body)
+    rows = [r.asDict() for r in spark.sql(sys.argv[1]).collect()]
+    print(json.dumps(rows))
+    print(json.dumps(sorted(r.suite for r in spark.sql("SELECT DISTINCT suite FROM runs").collect())))
 "#;
+
+/// DuckDB over a DDL file (argv: the DDL, the query), printing JSON rows.
+const DUCKDB: &str = "import duckdb, json, sys\ncon = duckdb.connect()\ncon.execute(open(sys.argv[1]).read())\n\
+                      cur = con.execute(sys.argv[2])\ncols = [d[0] for d in cur.description]\n\
+                      print(json.dumps([dict(zip(cols, r)) for r in cur.fetchall()]))";
+
+/// The captures of [`warehouse`] plus a second run in one suite, in a `file://` warehouse (an
+/// object store's protocol on a directory), compacted and not yet collected: merged files lie
+/// next to the files they replace, and only the DDL's file-name filter tells them apart.
+/// Returns its URL and perfhouse's figures over it.
+fn compacted_file_url_warehouse(dir: &Path) -> (String, Vec<Row>) {
+    let url = format!("file://{}", dir.join("fw").display());
+    let wh = Path::new(&url);
+    ok(
+        wh,
+        &[
+            "ingest",
+            "--suite",
+            "dynamo sweep",
+            &fixture("aiperf-multirun"),
+        ],
+    );
+    let sample = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
+    for arm in ["a", "b"] {
+        ok(
+            wh,
+            &[
+                "ingest",
+                "--suite",
+                "odd suite/<x>",
+                "--arm",
+                arm,
+                sample.to_str().unwrap(),
+            ],
+        );
+    }
+    let merged = ok(wh, &["compact"]);
+    assert!(
+        merged.contains("requests/suite=odd suite/<x>: merged 2 files"),
+        "{merged}"
+    );
+    let ours = rows_of(&serde_json::Value::Array(
+        common::query(wh, OURS)
+            .into_iter()
+            .map(Into::into)
+            .collect(),
+    ));
+    assert_eq!(ours.len(), 8, "{ours:?}");
+    (url, ours)
+}
 
 #[test]
 fn spark_and_duckdb_read_a_warehouse_directory_through_its_ddl_with_the_same_figures() {
@@ -153,15 +205,34 @@ fn spark_and_duckdb_read_a_warehouse_directory_through_its_ddl_with_the_same_fig
     let duck = py(
         &python,
         &[],
-        "import duckdb, json, sys\ncon = duckdb.connect()\ncon.execute(open(sys.argv[1]).read())\n\
-         cur = con.execute(sys.argv[2])\ncols = [d[0] for d in cur.description]\n\
-         print(json.dumps([dict(zip(cols, r)) for r in cur.fetchall()]))",
+        DUCKDB,
         &[duck_ddl.to_str().unwrap(), &per_trial_sql("quantile_cont")],
     );
     assert_same(
         &ours,
         &rows_of(&serde_json::from_str(&duck).unwrap()),
         "duckdb",
+    );
+    let (url, compacted) = compacted_file_url_warehouse(dir.path());
+    let compacted_ddl = |engine: &str| {
+        let f = dir.path().join(format!("{engine}-compacted.sql"));
+        std::fs::write(&f, ok(Path::new(&url), &["schema", "--ddl", engine])).unwrap();
+        f
+    };
+    let duck_compacted = compacted_ddl("duckdb");
+    let duck = py(
+        &python,
+        &[],
+        DUCKDB,
+        &[
+            duck_compacted.to_str().unwrap(),
+            &per_trial_sql("quantile_cont"),
+        ],
+    );
+    assert_same(
+        &compacted,
+        &rows_of(&serde_json::from_str(&duck).unwrap()),
+        "duckdb over a compacted file:// warehouse",
     );
 
     let spark_ok = Command::new(&python)
@@ -177,20 +248,30 @@ fn spark_and_duckdb_read_a_warehouse_directory_through_its_ddl_with_the_same_fig
     }
     let spark_ddl = dir.path().join("spark.sql");
     std::fs::write(&spark_ddl, ok(&wh, &["schema", "--ddl", "spark"])).unwrap();
+    let spark_compacted = compacted_ddl("spark");
     let out = py(
         &python,
         &[],
         SPARK,
-        &[spark_ddl.to_str().unwrap(), &per_trial_sql("percentile")],
+        &[
+            &per_trial_sql("percentile"),
+            spark_ddl.to_str().unwrap(),
+            spark_compacted.to_str().unwrap(),
+        ],
     );
     let mut lines = out.lines().filter(|l| l.starts_with('['));
-    let rows: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-    assert_same(&ours, &rows_of(&rows), "spark");
-    // Spark decodes the percent-encoded partition directory back to the suite's name.
-    assert_eq!(
-        lines.next().unwrap(),
-        r#"["dynamo sweep", "odd suite/<x>"]"#
-    );
+    for (want, engine) in [
+        (&ours, "spark"),
+        (&compacted, "spark over a compacted file:// warehouse"),
+    ] {
+        let rows: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        assert_same(want, &rows_of(&rows), engine);
+        // Spark decodes the percent-encoded partition directory back to the suite's name.
+        assert_eq!(
+            lines.next().unwrap(),
+            r#"["dynamo sweep", "odd suite/<x>"]"#
+        );
+    }
 }
 
 #[test]
@@ -262,6 +343,39 @@ fn duckdb_reads_a_bucket_through_httpfs_with_the_same_figures() {
         &ours,
         &rows_of(&serde_json::from_str(&out).unwrap()),
         "duckdb over s3",
+    );
+    // A second run in one suite, compacted: until gc, the bucket holds merged objects next to
+    // the ones they replace; the DDL made after the compaction reads each row once.
+    s3.ok(
+        t,
+        url,
+        &[
+            "ingest",
+            "--suite",
+            "odd suite/<x>",
+            "--arm",
+            "b",
+            sample.to_str().unwrap(),
+        ],
+    );
+    let merged = String::from_utf8_lossy(&s3.ok(t, url, &["compact"]).stdout).into_owned();
+    assert!(
+        merged.contains("requests/suite=odd suite/<x>: merged 2 files"),
+        "{merged}"
+    );
+    let ours = rows_of(&s3.query(t, url, OURS));
+    assert_eq!(ours.len(), 8, "{ours:?}");
+    std::fs::write(&ddl, s3.ok(t, url, &["schema", "--ddl", "duckdb"]).stdout).unwrap();
+    let out = py(
+        &python,
+        &[("PYTHONPATH", httpfs.to_str().unwrap())],
+        &script,
+        &[ddl.to_str().unwrap(), &per_trial_sql("quantile_cont")],
+    );
+    assert_same(
+        &ours,
+        &rows_of(&serde_json::from_str(&out).unwrap()),
+        "duckdb over a compacted bucket",
     );
 }
 

@@ -134,13 +134,6 @@ fn a_bucket_warehouse_ingests_queries_and_builds_the_site_as_a_directory_does() 
     let check = stdout(&s3.ok(t, url, &["check"]));
     assert!(check.contains("1 runs: 0 problems, 0 leftovers"), "{check}");
     // What needs a directory says so, naming the command.
-    let o = s3.run(t, url, &["compact"]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("compact is not available on an object store"),
-        "{}",
-        stderr(&o)
-    );
     let o = s3.run(t, url, &["annotate", &run_id, "note"]);
     assert!(!o.status.success());
     assert!(
@@ -478,6 +471,200 @@ fn a_file_url_is_an_object_store_warehouse_with_the_same_protocol() {
     assert!(dir.join("_claims").is_dir());
     let check = stdout(&run(&["check"]));
     assert!(check.contains("1 runs: 0 problems, 0 leftovers"), "{check}");
+}
+
+/// What a reader of the bucket sees: counts of runs, trials, requests (committed and raw) and
+/// the per-trial figures, as one value to compare.
+fn bucket_state(s3: &S3, t: &Path, url: &str) -> serde_json::Value {
+    let counts = s3.query(
+        t,
+        url,
+        "SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM trials) AS trials, \
+         (SELECT count(*) FROM requests) AS requests, (SELECT count(*) FROM raw_requests) AS raw, \
+         (SELECT count(*) FROM raw_runs) AS raw_runs",
+    );
+    let trials = s3.query(
+        t,
+        url,
+        "SELECT run_id, trial_id, requests, latency_p50_ms, latency_p99_ms, throughput_rps \
+         FROM trial_figures ORDER BY run_id, trial_id",
+    );
+    serde_json::json!({"counts": counts, "trials": trials})
+}
+
+/// The `checked N files, …` line of `check`: (files, leftovers), and the whole output.
+fn check_files(s3: &S3, t: &Path, url: &str) -> (usize, usize, String) {
+    let o = s3.ok(t, url, &["check"]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("checked "))
+        .unwrap_or_default();
+    let n = |after: &str| -> usize {
+        line.split(after)
+            .next()
+            .unwrap()
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(line.contains(" 0 problems"), "{out}");
+    (n(" files"), n(" leftovers"), out)
+}
+
+#[test]
+fn compact_on_a_bucket_keeps_every_row_for_readers_through_kill_9_races_and_gc() {
+    let Some(s3) = S3::start("compact") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let url = "s3://compact/wh";
+    // Six runs in two suites, one from a local warehouse moved in with import.
+    let local = t.join("local");
+    let mut inputs = Vec::new();
+    for i in 0..6 {
+        let f = t.join(format!("in{i}.jsonl"));
+        std::fs::write(&f, aiperf_jsonl(40 + i, i)).unwrap();
+        inputs.push(f);
+    }
+    common::ok(
+        &local,
+        &["ingest", "--suite", "a", inputs[0].to_str().unwrap()],
+    );
+    s3.ok(t, url, &["import", local.to_str().unwrap()]);
+    for (i, f) in inputs.iter().enumerate().skip(1) {
+        let suite = if i < 4 { "a" } else { "b" };
+        s3.ok(t, url, &["ingest", "--suite", suite, f.to_str().unwrap()]);
+    }
+    let before = bucket_state(&s3, t, url);
+    assert_eq!(before["counts"][0]["runs"], 6, "{before}");
+    let (files_before, leftovers, _) = check_files(&s3, t, url);
+    assert_eq!(leftovers, 0);
+
+    // kill -9 between a merged file and its record: nothing changes for readers.
+    let mut killed = s3
+        .cmd(t)
+        .args(["--warehouse", url, "compact"])
+        .env("PERFHOUSE_COMPACT_DELAY_MS", "60000")
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = stderr(&s3.ok(t, url, &["check"]));
+        if out.contains("output of a compaction that never committed") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no merged file appeared: {out}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    assert_eq!(bucket_state(&s3, t, url), before);
+    let (files, leftovers, out) = check_files(&s3, t, url);
+    assert_eq!((files, leftovers), (files_before, 1), "{out}");
+
+    // A compaction while readers read: every read sees every row once.
+    let mut compact = s3
+        .cmd(t)
+        .args(["--warehouse", url, "compact"])
+        .env("PERFHOUSE_COMPACT_DELAY_MS", "400")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reads = 0;
+    while compact.try_wait().unwrap().is_none() {
+        assert_eq!(bucket_state(&s3, t, url), before, "read {reads}");
+        reads += 1;
+    }
+    let out = compact.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(reads >= 2, "only {reads} reads during the compaction");
+    let merged = stdout(&out);
+    // Suite a: 4 runs; suite b: 2. Every table with a file per run merges.
+    assert!(
+        merged.contains("requests/suite=a: merged 4 files"),
+        "{merged}"
+    );
+    assert!(merged.contains("runs/suite=b: merged 2 files"), "{merged}");
+    assert_eq!(bucket_state(&s3, t, url), before);
+    let (files_after, leftovers, out) = check_files(&s3, t, url);
+    assert!(
+        files_after < files_before,
+        "{files_after} vs {files_before}"
+    );
+    assert!(out.contains("replaced by a compaction"), "{out}");
+    assert!(leftovers > 1, "{out}");
+    assert!(stdout(&s3.ok(t, url, &["compact"])).contains("nothing to compact"));
+
+    // gc inside the grace period removes nothing; past it, what compactions replaced and the
+    // killed compaction's output.
+    s3.ok(t, url, &["gc"]);
+    assert_eq!(check_files(&s3, t, url).1, leftovers);
+    let gc = stdout(&s3.ok(t, url, &["gc", "--grace", "0s"]));
+    assert!(gc.contains("removed"), "{gc}");
+    let (files, leftovers, out) = check_files(&s3, t, url);
+    assert_eq!((files, leftovers), (files_after, 0), "{out}");
+    assert_eq!(bucket_state(&s3, t, url), before);
+
+    // An input whose runs object was merged and removed is still known, at once.
+    let started = Instant::now();
+    let o = s3.ok(
+        t,
+        url,
+        &["ingest", "--suite", "a", inputs[2].to_str().unwrap()],
+    );
+    assert!(stderr(&o).contains("already as run"), "{}", stderr(&o));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    // Importing the same local warehouse again puts none of its parts back.
+    let o = s3.ok(t, url, &["import", local.to_str().unwrap()]);
+    assert!(stderr(&o).contains("pushed 0 run(s)"), "{}", stderr(&o));
+    assert_eq!(bucket_state(&s3, t, url), before);
+
+    // Two compactions at once: each partition is merged by one of them.
+    for i in 0..2 {
+        let f = t.join(format!("more{i}.jsonl"));
+        std::fs::write(&f, aiperf_jsonl(30, 100 + i)).unwrap();
+        s3.ok(t, url, &["ingest", "--suite", "b", f.to_str().unwrap()]);
+    }
+    let more = bucket_state(&s3, t, url);
+    assert_eq!(more["counts"][0]["runs"], 8, "{more}");
+    let racers: Vec<Child> = (0..2)
+        .map(|_| {
+            s3.cmd(t)
+                .args(["--warehouse", url, "compact"])
+                .env("PERFHOUSE_COMPACT_DELAY_MS", "300")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<Output> = racers
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let runs_merged = outs
+        .iter()
+        .inspect(|o| assert!(o.status.success(), "{}", stderr(o)))
+        .filter(|o| stdout(o).contains("runs/suite=b: merged 3 files"))
+        .count();
+    let runs_raced = outs
+        .iter()
+        .filter(|o| stderr(o).contains("runs/suite=b: another compaction committed first"))
+        .count();
+    assert_eq!((runs_merged, runs_raced), (1, 1), "{outs:?}");
+    assert_eq!(bucket_state(&s3, t, url), more);
+    s3.ok(t, url, &["gc", "--grace", "0s"]);
+    assert_eq!(check_files(&s3, t, url).1, 0);
+    assert_eq!(bucket_state(&s3, t, url), more);
+    // The site reads the compacted bucket.
+    let site = t.join("site");
+    s3.ok(t, url, &["site", "--out", site.to_str().unwrap()]);
+    assert!(site.join("index.html").is_file());
 }
 
 /// The staging warehouses writers left in `tmp` (`perfhouse-push-*`).

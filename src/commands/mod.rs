@@ -394,7 +394,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
                     out
                 }
                 Some(engine) => {
-                    use crate::query::ddl::{Engine, ddl};
+                    use crate::query::ddl::{Compactions, Engine, ddl};
                     let engine = match engine {
                         crate::cli::DdlEngine::Spark => Engine::Spark,
                         crate::cli::DdlEngine::Duckdb => Engine::Duckdb,
@@ -403,13 +403,23 @@ async fn dispatch(cli: Cli) -> Result<()> {
                     match open_remote(&cli)? {
                         Some(r) => {
                             let with = r.tables_with_files().await?;
-                            ddl(engine, r.url(), &|t| with.contains(&t))
+                            let compactions = if r.records(None).await?.is_empty() {
+                                Compactions::NotYet
+                            } else {
+                                Compactions::Recorded
+                            };
+                            ddl(engine, r.url(), &|t| with.contains(&t), compactions)
                         }
                         None => {
                             let wh = wh()?;
                             let root = std::path::absolute(wh.root())?;
                             let has = |t| wh.table_files(t).is_ok_and(|f| !f.is_empty());
-                            ddl(engine, &root.display().to_string(), &has)
+                            ddl(
+                                engine,
+                                &root.display().to_string(),
+                                &has,
+                                Compactions::Directory,
+                            )
                         }
                     }
                 }
@@ -438,13 +448,13 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Compact => {
-            if let Some(r) = open_remote(&cli)? {
-                bail!(
-                    "{}: compact is not available on an object store: without a rename, readers would see a merged file and the files it replaces together (see the README's \"Object storage\")",
-                    r.url()
-                );
+            let report = match open_remote(&cli)? {
+                Some(remote) => remote.compact().await?,
+                None => wh()?.compact()?,
+            };
+            for r in &report.raced {
+                eprintln!("skipped: {r}");
             }
-            let report = wh()?.compact()?;
             if !cli.quiet {
                 if report.merged.is_empty() {
                     writeln!(stdout, "nothing to compact")?;

@@ -7,6 +7,11 @@
 //! The views keep only rows whose run is in `raw_runs`, and number runs per suite as perfhouse
 //! does (`run_no`). The derived figures (`trial_figures`, `arm_medians`, …) stay perfhouse's
 //! (`perfhouse query`): they use its quantile function.
+//!
+//! A bucket that has been compacted holds, for a while, merged files next to the files they
+//! replace (`warehouse::remote::compact`). Its `raw_<table>` views then leave out, by file
+//! name, what the compaction records (`raw_compactions`) say is replaced or not yet committed:
+//! DuckDB's `filename`, Spark's `input_file_name()`, Trino's `"$path"`.
 
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 
@@ -47,9 +52,8 @@ fn sql_type(engine: Engine, t: &DataType) -> &'static str {
     }
 }
 
-fn columns(engine: Engine, table: Table) -> String {
-    let mut cols: Vec<String> = table
-        .schema()
+fn columns(engine: Engine, schema: &datafusion::arrow::datatypes::Schema) -> String {
+    let mut cols: Vec<String> = schema
         .fields()
         .iter()
         .map(|f| format!("{} {}", f.name(), sql_type(engine, f.data_type())))
@@ -58,11 +62,37 @@ fn columns(engine: Engine, table: Table) -> String {
     cols.join(", ")
 }
 
+/// Whether the warehouse may hold files a compaction replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compactions {
+    /// A directory: compaction swaps files in with a rename, nothing to leave out.
+    Directory,
+    /// A bucket that has no compaction records yet.
+    NotYet,
+    /// A bucket with compaction records: the raw views leave out what they replace.
+    Recorded,
+}
+
+/// The condition that keeps a row of `table` whose file is named `file` (an SQL expression):
+/// its file is not replaced by a compaction, and is not a merged file no compaction commits.
+fn visible(file: &str, table: &str) -> String {
+    format!(
+        "{file} NOT IN (SELECT file FROM raw_compactions WHERE table_name = '{table}' AND role = 'source') \
+         AND ({file} NOT LIKE '{merged}%' OR {file} IN (SELECT file FROM raw_compactions WHERE table_name = '{table}' AND role = 'output'))",
+        merged = crate::warehouse::remote::compact::MERGED_PREFIX
+    )
+}
+
 /// The statements for `engine` over the warehouse at `location` (a URL or an absolute path).
 /// `has_files(table)` says whether a table has files yet: Spark and DuckDB cannot bind a view
 /// over a glob that matches nothing, so those tables are left out of their scripts (run it
 /// again once they have files); Trino's external tables are declared whatever they hold.
-pub fn ddl(engine: Engine, location: &str, has_files: &dyn Fn(Table) -> bool) -> String {
+pub fn ddl(
+    engine: Engine,
+    location: &str,
+    has_files: &dyn Fn(Table) -> bool,
+    compactions: Compactions,
+) -> String {
     let location = location.trim_end_matches('/');
     let mut out = format!(
         "-- perfhouse warehouse at {location} (schema version {}): raw_<table> over the Parquet\n\
@@ -80,28 +110,90 @@ pub fn ddl(engine: Engine, location: &str, has_files: &dyn Fn(Table) -> bool) ->
         Some(rest) => format!("s3a://{rest}"),
         None => l.to_string(),
     };
+    // Trino declares every table whatever it holds, so it always reads the records.
+    let filtered = match (engine, compactions) {
+        (_, Compactions::Directory) => false,
+        (Engine::Trino, _) => true,
+        (_, recorded) => recorded == Compactions::Recorded,
+    };
+    if compactions == Compactions::NotYet && engine != Engine::Trino {
+        out.push_str(
+            "-- No compactions yet. After a `perfhouse compact`, run `perfhouse schema --ddl` again:\n\
+             -- these raw views would otherwise read merged files and the files they replace together.\n",
+        );
+    }
+    if filtered {
+        let records = crate::warehouse::remote::compact::record_schema();
+        let dir = format!(
+            "{location}/{}",
+            crate::warehouse::remote::compact::RECORDS_DIR
+        );
+        out.push_str(&match engine {
+            Engine::Spark => format!(
+                "CREATE OR REPLACE TEMPORARY VIEW raw_compactions ({}) USING parquet OPTIONS (path '{}/suite=*', basePath '{}');\n",
+                columns(engine, &records),
+                spark_location(&dir),
+                spark_location(&dir)
+            ),
+            Engine::Duckdb => format!(
+                "CREATE OR REPLACE VIEW raw_compactions AS SELECT * FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true);\n"
+            ),
+            Engine::Trino => format!(
+                "CREATE TABLE IF NOT EXISTS raw_compactions ({}) WITH (external_location = '{dir}', format = 'PARQUET', partitioned_by = ARRAY['suite']);\n\
+                 CALL system.sync_partition_metadata('perfhouse', 'raw_compactions', 'FULL');\n",
+                columns(engine, &records)
+            ),
+        });
+    }
     for table in Table::ALL {
         let name = table.name();
         let dir = format!("{location}/{name}");
+        let schema = table.schema();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let names = names.join(", ");
         match engine {
             Engine::Spark | Engine::Duckdb if !has_files(table) => out.push_str(&format!(
                 "-- raw_{name}: no files yet (an empty glob does not bind); run `perfhouse schema --ddl` again once it has some.\n"
             )),
             // The `suite=*` glob keeps Spark's partition discovery off `artifacts/blobs/`.
-            Engine::Spark => out.push_str(&format!(
-                "CREATE OR REPLACE TEMPORARY VIEW raw_{name} ({}) USING parquet OPTIONS (path '{}/suite=*', basePath '{}');\n",
-                columns(engine, table),
-                spark_location(&dir),
-                spark_location(&dir)
+            Engine::Spark => {
+                let files = if filtered { "files" } else { "raw" };
+                out.push_str(&format!(
+                    "CREATE OR REPLACE TEMPORARY VIEW {files}_{name} ({}) USING parquet OPTIONS (path '{}/suite=*', basePath '{}');\n",
+                    columns(engine, &schema),
+                    spark_location(&dir),
+                    spark_location(&dir)
+                ));
+                if filtered {
+                    // The file name is taken in a projection of its own: in a filter with
+                    // subqueries, Spark would evaluate `input_file_name()` away from the scan.
+                    out.push_str(&format!(
+                        "CREATE OR REPLACE TEMPORARY VIEW raw_{name} AS SELECT {names}, suite FROM (SELECT *, regexp_extract(input_file_name(), '[^/]*$', 0) AS perfhouse_file FROM files_{name}) WHERE {};\n",
+                        visible("perfhouse_file", name)
+                    ));
+                }
+            }
+            Engine::Duckdb if filtered => out.push_str(&format!(
+                "CREATE OR REPLACE VIEW raw_{name} AS SELECT * EXCLUDE (filename) FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true, union_by_name = true, filename = true) WHERE {};\n",
+                visible("regexp_extract(filename, '[^/]*$')", name)
             )),
             Engine::Duckdb => out.push_str(&format!(
                 "CREATE OR REPLACE VIEW raw_{name} AS SELECT * FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true, union_by_name = true);\n"
             )),
-            Engine::Trino => out.push_str(&format!(
-                "CREATE TABLE IF NOT EXISTS raw_{name} ({}) WITH (external_location = '{dir}', format = 'PARQUET', partitioned_by = ARRAY['suite']);\n\
-                 CALL system.sync_partition_metadata('perfhouse', 'raw_{name}', 'FULL');\n",
-                columns(engine, table)
-            )),
+            Engine::Trino => {
+                let files = if filtered { "files" } else { "raw" };
+                out.push_str(&format!(
+                    "CREATE TABLE IF NOT EXISTS {files}_{name} ({}) WITH (external_location = '{dir}', format = 'PARQUET', partitioned_by = ARRAY['suite']);\n\
+                     CALL system.sync_partition_metadata('perfhouse', '{files}_{name}', 'FULL');\n",
+                    columns(engine, &schema)
+                ));
+                if filtered {
+                    out.push_str(&format!(
+                        "CREATE OR REPLACE VIEW raw_{name} AS SELECT {names}, suite FROM files_{name} WHERE {};\n",
+                        visible("regexp_extract(\"$path\", '[^/]*$')", name)
+                    ));
+                }
+            }
         }
     }
     for (name, sql) in committed_views() {

@@ -114,7 +114,13 @@ impl Query {
         slos: &slo::Slos,
     ) -> Result<Query, QueryError> {
         let dir = |table: Table| remote.table_url(table);
-        let ctx = Self::context_over(&dir, Some(remote.store()), slos).await?;
+        // Listings through the compaction records: merged files and the ones they replaced
+        // are never read together (`warehouse::remote::compact`).
+        let store = remote
+            .reader_store()
+            .await
+            .map_err(|e| QueryError::Decode(e.to_string()))?;
+        let ctx = Self::context_over(&dir, Some((remote.store().0, store)), slos).await?;
         Ok(Query {
             ctx,
             _readers: None,

@@ -215,6 +215,17 @@ impl Warehouse {
     /// Opens (creating if needed) a warehouse at `root`.
     pub fn open(root: impl Into<PathBuf>) -> Result<Warehouse> {
         let root = root.into();
+        // A `file://` warehouse compacted as an object store keeps merged files next to the
+        // ones they replace until `gc`; only the object-store reader tells them apart.
+        if root.join(remote::compact::RECORDS_DIR).is_dir() {
+            return Err(WarehouseError::Location(format!(
+                "{}: holds compaction records of an object-store warehouse (compactions/): open it as --warehouse file://{}",
+                root.display(),
+                std::path::absolute(&root)
+                    .unwrap_or_else(|_| root.clone())
+                    .display()
+            )));
+        }
         for table in Table::ALL {
             let dir = root.join(table.name());
             fs::create_dir_all(&dir).map_err(io_err(&dir))?;
@@ -1137,6 +1148,8 @@ impl Warehouse {
 pub struct CompactReport {
     /// (table, suite, files merged)
     pub merged: Vec<(&'static str, String, usize)>,
+    /// Partitions another compaction committed first (object stores: see `remote::compact`).
+    pub raced: Vec<String>,
 }
 
 /// A raw input copied ahead into the blob store under a temporary name (see

@@ -25,9 +25,11 @@
 //!   should take): parts of runs that never committed (a part's name starts with its run id),
 //!   claims of runs that never committed (so the input can be ingested again), and kept inputs
 //!   no committed run refers to. It never removes a `runs` object.
-//! * **`compact` is refused**: without a rename, a merged file and the files it replaces would
-//!   be visible together for a moment, and readers would count rows twice. Object stores need
-//!   a manifest for that (a later change); keeping many small files costs listing time only.
+//! * **`compact`** merges a partition's files into one object and commits the merge with a
+//!   create-only *compaction record* that names the files replaced; readers hide those files
+//!   (and any merged file no record commits), so they see the files before or after, never
+//!   both. `gc` removes the replaced files once the record is older than the grace period.
+//!   See [`compact`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -35,9 +37,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use datafusion::arrow::array::{BooleanArray, RecordBatch};
-use datafusion::parquet::arrow::ArrowWriter;
-use datafusion::parquet::basic::Compression;
-use datafusion::parquet::file::properties::WriterProperties;
 use futures::TryStreamExt;
 use object_store::path::Path as Key;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
@@ -46,6 +45,10 @@ use super::{
     CheckReport, GcReport, Result, RunEntry, Table, Warehouse, WarehouseError,
     decode_partition_value, read_parquet, run_entries, utf8_column,
 };
+
+pub mod compact;
+
+pub use compact::View;
 
 /// URL schemes that name an object store rather than a directory.
 const SCHEMES: [&str; 8] = ["s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "file"];
@@ -217,10 +220,16 @@ impl Remote {
         format!("{}/{key}", self.base.as_str().trim_end_matches('/'))
     }
 
+    /// The key of `rel` (`requests/suite=<encoded>/<file>`): each segment taken as it is, so
+    /// the object is named as the local warehouse's file (`suite=odd%20suite`), not encoded a
+    /// second time (`suite=odd%2520suite`, which other engines would decode to `odd%20suite`).
     fn key(&self, rel: &str) -> Key {
         let mut key = self.prefix.clone();
         for part in rel.split('/').filter(|p| !p.is_empty()) {
-            key = key.join(part);
+            key = key.join(
+                object_store::path::PathPart::parse(part)
+                    .unwrap_or_else(|_| object_store::path::PathPart::from(part)),
+            );
         }
         key
     }
@@ -384,15 +393,14 @@ impl Remote {
             let held: Claim = serde_json::from_slice(&self.get(&key).await?).map_err(|e| {
                 WarehouseError::Location(format!("{key}: not a perfhouse claim: {e}"))
             })?;
-            if held.run_id == r.run_id {
-                // Our own claim, from a push that stopped half-way: go on with it.
+            let committed_at = self.part_key(Table::Runs, &held.suite, &held.runs_object);
+            if held.run_id == r.run_id && !self.runs_object_committed(&committed_at).await? {
+                // Our own claim, from a push that stopped before its commit: go on with it.
                 keep.insert(r.run_id.clone());
             } else {
-                let committed_at = self.key(&format!(
-                    "runs/suite={}/{}",
-                    super::encode_partition_value(&held.suite),
-                    held.runs_object
-                ));
+                // Another run's, or ours committed already (a retry of a push that finished:
+                // its parts may have been compacted since, so putting them again would
+                // count their rows twice).
                 let committed = self.await_commit(&committed_at, deadline).await?;
                 report.duplicates.push(Duplicate {
                     run_id: r.run_id.clone(),
@@ -476,15 +484,13 @@ impl Remote {
         Ok(report)
     }
 
-    /// Whether the `runs` object `key` exists, waiting for it until `deadline` while another
+    /// Whether the `runs` object `key` committed, waiting for it until `deadline` while another
     /// writer may be pushing it (as a local ingest waits on the warehouse lock).
     async fn await_commit(&self, key: &Key, deadline: std::time::Instant) -> Result<bool> {
         let mut pause = Duration::from_millis(50);
         loop {
-            match self.store.head(key).await {
-                Ok(_) => return Ok(true),
-                Err(object_store::Error::NotFound { .. }) => {}
-                Err(e) => return Err(store_err(format!("reading {key}"))(e)),
+            if self.runs_object_committed(key).await? {
+                return Ok(true);
             }
             if std::time::Instant::now() >= deadline {
                 return Ok(false);
@@ -525,21 +531,13 @@ impl Remote {
                 kept.push(f);
             }
         }
-        let Some(first) = kept.first() else {
+        if kept.is_empty() {
             return Ok(None);
-        };
-        let perr = |source| WarehouseError::Parquet {
-            path: path.to_path_buf(),
-            source,
-        };
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .build();
-        let mut w = ArrowWriter::try_new(Vec::new(), first.schema(), Some(props)).map_err(perr)?;
-        for b in &kept {
-            w.write(b).map_err(perr)?;
         }
-        Ok(Some(w.into_inner().map_err(perr)?))
+        Ok(Some(compact::parquet_bytes(
+            &kept,
+            &path.display().to_string(),
+        )?))
     }
 
     /// Fails when a part this push put is gone (a `gc` outlived: see the module docs), before
@@ -553,14 +551,17 @@ impl Remote {
         Ok(())
     }
 
-    /// The claims (input digest → claim), and the kept inputs committed runs refer to.
-    async fn scan(
+    /// The committed runs, and the kept inputs they refer to, read from the objects `view`
+    /// shows (a merged `runs` object and the ones it replaced hold the same runs).
+    pub(super) async fn scan(
         &self,
         objects: &[object_store::ObjectMeta],
+        view: &View,
         problems: &mut Vec<String>,
     ) -> Result<(Vec<RunEntry>, HashSet<String>)> {
+        let visible = || objects.iter().filter(|m| !view.hides(&m.location));
         let mut runs = Vec::new();
-        for meta in objects {
+        for meta in visible() {
             if let Some((Table::Runs, suite, _)) = self.part_of(&meta.location) {
                 let label = PathBuf::from(meta.location.to_string());
                 match self.get(&meta.location).await.and_then(|b| {
@@ -573,7 +574,7 @@ impl Remote {
         }
         let committed: HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
         let mut referenced = HashSet::new();
-        for meta in objects {
+        for meta in visible() {
             // Every artifacts part, whatever its name: a batch whose first run was left out as a
             // duplicate is named by that run, yet holds committed rows.
             if let Some((Table::Artifacts, _, _)) = self.part_of(&meta.location) {
@@ -593,37 +594,68 @@ impl Remote {
         Ok((runs, referenced))
     }
 
-    /// Sorts every object under the prefix into live or leftover (with why), given the
-    /// committed runs and the kept inputs they refer to. A part is live when its name's run is
-    /// committed, or failing that when any of its rows is (a batch whose first run was left out
-    /// as a duplicate keeps that run's name); one that cannot be read is left alone.
+    /// Sorts every object under the prefix into live or leftover (with why, and since when it
+    /// is one), given the committed runs, the kept inputs they refer to and the compaction
+    /// records. A part is live when its name's run is committed, or failing that when any of
+    /// its rows is (a batch whose first run was left out as a duplicate keeps that run's
+    /// name); one that cannot be read is left alone. A part a compaction replaced is a
+    /// leftover from its record's commit on, unless that record's output is missing.
     async fn leftovers<'a>(
         &self,
         objects: &'a [object_store::ObjectMeta],
         runs: &[RunEntry],
         referenced: &HashSet<String>,
-    ) -> Vec<(&'a object_store::ObjectMeta, &'static str)> {
+        records: &[compact::Record],
+    ) -> Vec<(
+        &'a object_store::ObjectMeta,
+        &'static str,
+        chrono::DateTime<chrono::Utc>,
+    )> {
         let committed: HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
         let digests: HashSet<&str> = runs.iter().map(|r| r.input_digest.as_str()).collect();
+        let view = self.view(records);
+        let present: HashSet<&Key> = objects.iter().map(|m| &m.location).collect();
+        // A replaced part, and when its replacement committed (outputs all there, or merged
+        // again since).
+        let mut replaced: HashMap<Key, chrono::DateTime<chrono::Utc>> = HashMap::new();
+        for r in records {
+            let whole = r.outputs.iter().all(|o| {
+                let key = self.part_key(r.table, &r.suite, o);
+                present.contains(&key) || view.is_superseded(&key)
+            });
+            if whole {
+                for src in &r.sources {
+                    replaced.insert(self.part_key(r.table, &r.suite, src), r.at);
+                }
+            }
+        }
         let mut out = Vec::new();
         for meta in objects {
             let Some(rel) = self.rel(&meta.location) else {
                 continue;
             };
+            let since = meta.last_modified;
             if let Some(digest) = rel.strip_prefix("_claims/") {
                 if !digests.contains(digest) {
-                    out.push((meta, "claim of a run that never committed"));
+                    out.push((meta, "claim of a run that never committed", since));
                 }
             } else if rel.starts_with("artifacts/blobs/") {
                 if !referenced.contains(&rel) {
-                    out.push((meta, "kept input no committed run refers to"));
+                    out.push((meta, "kept input no committed run refers to", since));
                 }
+            } else if view.is_superseded(&meta.location) {
+                if let Some(at) = replaced.get(&meta.location) {
+                    out.push((meta, "replaced by a compaction", *at));
+                }
+            } else if view.hides(&meta.location) {
+                out.push((meta, "output of a compaction that never committed", since));
             } else if let Some((table, _, name)) = self.part_of(&meta.location)
                 && table != Table::Runs
+                && !view.is_output(&meta.location)
                 && name.get(..36).is_none_or(|id| !committed.contains(id))
                 && !self.holds_committed_rows(meta, &committed).await
             {
-                out.push((meta, "rows of a run that never committed"));
+                out.push((meta, "rows of a run that never committed", since));
             }
         }
         out
@@ -649,20 +681,24 @@ impl Remote {
         })
     }
 
-    /// Removes what writers that died left (see the module docs), once older than `grace`.
+    /// Removes what writers that died left, and what compactions replaced (see the module
+    /// docs), once older than `grace`.
     pub async fn gc(&self, grace: Duration, dry_run: bool) -> Result<GcReport> {
         let mut report = GcReport::default();
         let objects = self.list_all().await?;
+        let records = self.records(Some(&objects)).await?;
         let mut problems = Vec::new();
-        let (runs, referenced) = self.scan(&objects, &mut problems).await?;
+        let (runs, referenced) = self
+            .scan(&objects, &self.view(&records), &mut problems)
+            .await?;
         if !problems.is_empty() {
             // A runs object that cannot be read may be what makes a part live: remove nothing.
             report.spared.extend(problems);
             return Ok(report);
         }
         let now = chrono::Utc::now();
-        for (meta, why) in self.leftovers(&objects, &runs, &referenced).await {
-            let age = (now - meta.last_modified).to_std().unwrap_or_default();
+        for (meta, why, since) in self.leftovers(&objects, &runs, &referenced, &records).await {
+            let age = (now - since).to_std().unwrap_or_default();
             if age < grace {
                 report.spared.push(format!(
                     "{}: {why}, younger than the grace period ({grace:?})",
@@ -690,13 +726,19 @@ impl Remote {
     pub async fn check(&self) -> Result<CheckReport> {
         let mut report = CheckReport::default();
         let objects = self.list_all().await?;
-        let (runs, referenced) = self.scan(&objects, &mut report.problems).await?;
+        let records = self.records(Some(&objects)).await?;
+        let view = self.view(&records);
+        let (runs, referenced) = self.scan(&objects, &view, &mut report.problems).await?;
         report.runs = runs.len();
         report.rows = runs.len() + referenced.len();
         report.files = objects
             .iter()
-            .filter(|m| self.part_of(&m.location).is_some())
+            .filter(|m| self.part_of(&m.location).is_some() && !view.hides(&m.location))
             .count();
+        let keys: HashSet<&Key> = objects.iter().map(|m| &m.location).collect();
+        report
+            .problems
+            .extend(self.record_problems(&records, &keys, &view));
         let mut by_digest: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for r in &runs {
             by_digest
@@ -723,7 +765,7 @@ impl Remote {
                 ));
             }
         }
-        for (meta, why) in self.leftovers(&objects, &runs, &referenced).await {
+        for (meta, why, _) in self.leftovers(&objects, &runs, &referenced, &records).await {
             report
                 .leftovers
                 .push(format!("{}: {why}", self.show(&meta.location)));

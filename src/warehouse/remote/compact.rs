@@ -1,0 +1,535 @@
+//! `compact` on an object store, where no rename can swap a partition's files at once.
+//!
+//! A compaction of one partition (`<table>/suite=<s>/`) merges its files into one new object,
+//! `merged-<id>.parquet`, then commits with a **compaction record**: a create-only Parquet
+//! object `compactions/suite=<s>/<table>-<generation>.parquet` that names the files merged
+//! (`role = 'source'`) and the file that holds their rows now (`role = 'output'`). The record
+//! is the switch: every reader (perfhouse's through [`VisibleStore`], other engines through
+//! the `schema --ddl` views) hides
+//!
+//! * every file a record names as a source, and
+//! * every `merged-*` file no record names as an output (a compaction that has not committed,
+//!   or never will),
+//!
+//! so it sees the files before a compaction or after it, never both. The generation numbers
+//! a partition's compactions: two compactions of one partition race for the same record name,
+//! and the loser removes its output. Records are kept; `gc` removes a superseded source once
+//! its record is older than the grace period (a reader that listed the partition before the
+//! record landed reads it meanwhile), and the output of a compaction that never committed
+//! once that output is as old.
+//!
+//! Only files whose rows all belong to committed runs are merged: rows of a run that never
+//! committed stay where they are, for `gc`. A source whose record's output is missing is
+//! never removed (`check` reports the record as damage).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use datafusion::arrow::array::{
+    Array, ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use object_store::path::Path as Key;
+use object_store::{
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+    ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
+};
+
+use super::{Remote, store_err};
+use crate::warehouse::{
+    CompactReport, Result, Table, WarehouseError, check_schema, conform, encode_partition_value,
+    read_parquet, utf8_column,
+};
+
+/// Where the compaction records live, under the warehouse prefix.
+pub const RECORDS_DIR: &str = "compactions";
+/// How a compaction's output file is named: `merged-<compaction id>.parquet`.
+pub const MERGED_PREFIX: &str = "merged-";
+
+/// One committed compaction of one partition.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// The record object (for messages).
+    pub key: Key,
+    /// When the record landed (the object's last-modified time): the commit.
+    pub at: DateTime<Utc>,
+    pub table: Table,
+    pub suite: String,
+    pub generation: u64,
+    /// File names (in the partition) the output replaces.
+    pub sources: Vec<String>,
+    pub outputs: Vec<String>,
+}
+
+/// The schema of a compaction record (Hive-partitioned by `suite`, like the tables).
+pub fn record_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("compaction_id", DataType::Utf8, false),
+        Field::new("table_name", DataType::Utf8, false),
+        Field::new("generation", DataType::Int64, false),
+        Field::new("role", DataType::Utf8, false),
+        Field::new("file", DataType::Utf8, false),
+        Field::new(
+            "at",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+    ]))
+}
+
+/// Which objects readers see, given the committed compaction records.
+#[derive(Debug, Default)]
+pub struct View {
+    /// Sources of committed compactions.
+    superseded: HashSet<Key>,
+    /// Outputs of committed compactions.
+    outputs: HashSet<Key>,
+}
+
+impl View {
+    /// Whether readers skip `key`: a superseded source, or a `merged-*` file no record commits.
+    pub fn hides(&self, key: &Key) -> bool {
+        self.superseded.contains(key)
+            || (key
+                .filename()
+                .is_some_and(|name| name.starts_with(MERGED_PREFIX))
+                && !self.outputs.contains(key))
+    }
+
+    pub fn is_superseded(&self, key: &Key) -> bool {
+        self.superseded.contains(key)
+    }
+
+    pub fn is_output(&self, key: &Key) -> bool {
+        self.outputs.contains(key)
+    }
+}
+
+/// An object store that lists only what a [`View`] shows: what perfhouse's readers (DataFusion)
+/// read a bucket through. Everything else passes through.
+#[derive(Debug)]
+pub struct VisibleStore {
+    inner: Arc<dyn ObjectStore>,
+    view: Arc<View>,
+}
+
+impl std::fmt::Display for VisibleStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VisibleStore({})", self.inner)
+    }
+}
+
+#[async_trait]
+#[deny(clippy::missing_trait_methods)]
+impl ObjectStore for VisibleStore {
+    async fn put_opts(
+        &self,
+        location: &Key,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> object_store::Result<PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Key,
+        opts: PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(
+        &self,
+        location: &Key,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
+        self.inner.get_opts(location, options).await
+    }
+
+    async fn get_ranges(
+        &self,
+        location: &Key,
+        ranges: &[std::ops::Range<u64>],
+    ) -> object_store::Result<Vec<Bytes>> {
+        self.inner.get_ranges(location, ranges).await
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, object_store::Result<Key>>,
+    ) -> BoxStream<'static, object_store::Result<Key>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Key>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        let view = Arc::clone(&self.view);
+        self.inner
+            .list(prefix)
+            .try_filter(move |m| std::future::ready(!view.hides(&m.location)))
+            .boxed()
+    }
+
+    fn list_with_offset(
+        &self,
+        prefix: Option<&Key>,
+        offset: &Key,
+    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        let view = Arc::clone(&self.view);
+        self.inner
+            .list_with_offset(prefix, offset)
+            .try_filter(move |m| std::future::ready(!view.hides(&m.location)))
+            .boxed()
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Key>) -> object_store::Result<ListResult> {
+        let mut listed = self.inner.list_with_delimiter(prefix).await?;
+        listed.objects.retain(|m| !self.view.hides(&m.location));
+        Ok(listed)
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &Key,
+        to: &Key,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+
+    async fn rename_opts(
+        &self,
+        from: &Key,
+        to: &Key,
+        options: RenameOptions,
+    ) -> object_store::Result<()> {
+        self.inner.rename_opts(from, to, options).await
+    }
+}
+
+fn record_batch(
+    id: &str,
+    table: Table,
+    generation: u64,
+    sources: &[String],
+    output: &str,
+) -> RecordBatch {
+    let files: Vec<&str> = sources.iter().map(String::as_str).chain([output]).collect();
+    let n = files.len();
+    let roles: Vec<&str> = (0..n)
+        .map(|i| if i + 1 < n { "source" } else { "output" })
+        .collect();
+    let now = Utc::now().timestamp_micros();
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec![id; n])),
+        Arc::new(StringArray::from(vec![table.name(); n])),
+        Arc::new(Int64Array::from(vec![generation as i64; n])),
+        Arc::new(StringArray::from(roles)),
+        Arc::new(StringArray::from(files)),
+        Arc::new(TimestampMicrosecondArray::from(vec![now; n]).with_timezone("UTC")),
+    ];
+    RecordBatch::try_new(record_schema(), columns).expect("columns match the record schema")
+}
+
+/// Parquet bytes of `batches` (as a local part file is written: Snappy).
+pub(super) fn parquet_bytes(batches: &[RecordBatch], label: &str) -> Result<Vec<u8>> {
+    use datafusion::parquet::arrow::ArrowWriter;
+    use datafusion::parquet::basic::Compression;
+    use datafusion::parquet::file::properties::WriterProperties;
+    let perr = |source| WarehouseError::Parquet {
+        path: PathBuf::from(label),
+        source,
+    };
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let mut w = ArrowWriter::try_new(Vec::new(), batches[0].schema(), Some(props)).map_err(perr)?;
+    for b in batches {
+        w.write(b).map_err(perr)?;
+    }
+    w.into_inner().map_err(perr)
+}
+
+impl Remote {
+    /// The key of a file in a table's partition.
+    pub(super) fn part_key(&self, table: Table, suite: &str, name: &str) -> Key {
+        self.key(&format!(
+            "{}/suite={}/{name}",
+            table.name(),
+            encode_partition_value(suite)
+        ))
+    }
+
+    /// Every committed compaction record, oldest generation first. `objects` is a listing of
+    /// the whole prefix where the caller has one; else the records are listed. A record that
+    /// cannot be read fails the call: which files it hides is unknown.
+    pub async fn records(&self, objects: Option<&[ObjectMeta]>) -> Result<Vec<Record>> {
+        let listed;
+        let objects = match objects {
+            Some(o) => o,
+            None => {
+                let dir = self.key(RECORDS_DIR);
+                listed = self
+                    .store
+                    .list(Some(&dir))
+                    .try_collect::<Vec<_>>()
+                    .await
+                    .map_err(store_err(format!("listing {}", self.show(&dir))))?;
+                &listed[..]
+            }
+        };
+        let mut out = Vec::new();
+        for meta in objects {
+            let Some(rel) = self.rel(&meta.location) else {
+                continue;
+            };
+            let Some(rest) = rel
+                .strip_prefix(RECORDS_DIR)
+                .and_then(|r| r.strip_prefix('/'))
+            else {
+                continue;
+            };
+            let label = self.show(&meta.location);
+            let bad = |what: String| WarehouseError::Schema {
+                path: PathBuf::from(&label),
+                what: format!(
+                    "{what} (a compaction record: compactions/suite=<s>/<table>-<generation>.parquet)"
+                ),
+            };
+            let Some((dir, name)) = rest.split_once('/') else {
+                return Err(bad("not in a suite= directory".into()));
+            };
+            let suite = crate::warehouse::decode_partition_value(
+                dir.strip_prefix("suite=")
+                    .ok_or_else(|| bad("not in a suite= directory".into()))?,
+            );
+            let (table, generation) = name
+                .strip_suffix(".parquet")
+                .and_then(|s| s.rsplit_once('-'))
+                .and_then(|(t, g)| {
+                    Some((
+                        Table::ALL.into_iter().find(|x| x.name() == t)?,
+                        g.parse::<u64>().ok()?,
+                    ))
+                })
+                .ok_or_else(|| bad("its name is not <table>-<generation>.parquet".into()))?;
+            let path = PathBuf::from(&label);
+            let batches = read_parquet(self.get(&meta.location).await?, &path)?;
+            let (mut sources, mut outputs) = (Vec::new(), Vec::new());
+            for b in &batches {
+                let roles = utf8_column(b, "role", &path)?;
+                let files = utf8_column(b, "file", &path)?;
+                for i in 0..b.num_rows() {
+                    match roles.value(i) {
+                        "source" => sources.push(files.value(i).to_string()),
+                        "output" => outputs.push(files.value(i).to_string()),
+                        other => {
+                            return Err(bad(format!("role `{other}`, expected source or output")));
+                        }
+                    }
+                }
+            }
+            out.push(Record {
+                key: meta.location.clone(),
+                at: meta.last_modified,
+                table,
+                suite,
+                generation,
+                sources,
+                outputs,
+            });
+        }
+        out.sort_by(|a, b| {
+            (a.table.name(), &a.suite, a.generation).cmp(&(b.table.name(), &b.suite, b.generation))
+        });
+        Ok(out)
+    }
+
+    /// What readers see, given `records`.
+    pub fn view(&self, records: &[Record]) -> View {
+        let mut view = View::default();
+        for r in records {
+            for s in &r.sources {
+                view.superseded.insert(self.part_key(r.table, &r.suite, s));
+            }
+            for o in &r.outputs {
+                view.outputs.insert(self.part_key(r.table, &r.suite, o));
+            }
+        }
+        view
+    }
+
+    /// The store as perfhouse's readers see it: listings leave out what the compaction records
+    /// hide (the records are read once, here: a session sees one state).
+    pub async fn reader_store(&self) -> Result<Arc<dyn ObjectStore>> {
+        let records = self.records(None).await?;
+        Ok(Arc::new(VisibleStore {
+            inner: Arc::clone(&self.store),
+            view: Arc::new(self.view(&records)),
+        }))
+    }
+
+    /// Merges each partition's files of committed runs into one object per partition, and
+    /// commits each merge with a compaction record (see the module docs).
+    pub async fn compact(&self) -> Result<CompactReport> {
+        let objects = self.list_all().await?;
+        let records = self.records(Some(&objects)).await?;
+        let view = self.view(&records);
+        let mut problems = Vec::new();
+        let (runs, _) = self.scan(&objects, &view, &mut problems).await?;
+        if let Some(p) = problems.first() {
+            return Err(WarehouseError::Location(format!(
+                "{}: {p}; nothing was compacted",
+                self.url
+            )));
+        }
+        let committed: HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+        let mut next_generation: HashMap<(Table, String), u64> = HashMap::new();
+        for r in &records {
+            let g = next_generation
+                .entry((r.table, r.suite.clone()))
+                .or_default();
+            *g = (*g).max(r.generation + 1);
+        }
+        let mut partitions: BTreeMap<(&'static str, String), (Table, Vec<&ObjectMeta>)> =
+            BTreeMap::new();
+        for meta in &objects {
+            if view.hides(&meta.location) {
+                continue;
+            }
+            if let Some((table, suite, _)) = self.part_of(&meta.location) {
+                partitions
+                    .entry((table.name(), suite))
+                    .or_insert_with(|| (table, Vec::new()))
+                    .1
+                    .push(meta);
+            }
+        }
+        let mut report = CompactReport::default();
+        for ((_, suite), (table, mut files)) in partitions {
+            if files.len() < 2 {
+                continue;
+            }
+            files.sort_by(|a, b| a.location.cmp(&b.location));
+            let mut merged: Vec<RecordBatch> = Vec::new();
+            let mut sources: Vec<String> = Vec::new();
+            for meta in files {
+                let path = PathBuf::from(self.show(&meta.location));
+                let batches = read_parquet(self.get(&meta.location).await?, &path)?;
+                check_schema(table, &batches, &path)?;
+                let mut all_committed = true;
+                for b in &batches {
+                    let ids = utf8_column(b, "run_id", &path)?;
+                    all_committed &= (0..b.num_rows())
+                        .all(|i| ids.is_null(i) || committed.contains(ids.value(i)));
+                }
+                if !all_committed {
+                    // A run that never committed: its rows are gc's, not ours to move.
+                    continue;
+                }
+                for b in &batches {
+                    merged.push(conform(table, b).map_err(|source| WarehouseError::Arrow {
+                        table: table.name(),
+                        source,
+                    })?);
+                }
+                sources.push(
+                    meta.location
+                        .filename()
+                        .expect("a part has a name")
+                        .to_string(),
+                );
+            }
+            if sources.len() < 2 || merged.is_empty() {
+                continue;
+            }
+            let id = uuid::Uuid::now_v7().to_string();
+            let output = format!("{MERGED_PREFIX}{id}.parquet");
+            let out_key = self.part_key(table, &suite, &output);
+            let bytes = parquet_bytes(&merged, &self.show(&out_key))?;
+            drop(merged);
+            if !self.create(&out_key, bytes).await? {
+                return Err(WarehouseError::Exists(PathBuf::from(self.show(&out_key))));
+            }
+            // A fault-test hook: hold the commit back so a test can read, race or kill the
+            // compaction between its output and its record.
+            if let Some(ms) = std::env::var("PERFHOUSE_COMPACT_DELAY_MS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+            {
+                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            }
+            // A gc whose grace period this compaction outlived may have removed the output
+            // as uncommitted: committing a record without it would hide the sources' rows.
+            self.store.head(&out_key).await.map_err(store_err(format!(
+                "{} vanished before its compaction committed (a gc with a grace period shorter than this compaction?); nothing was changed, compact again",
+                self.show(&out_key)
+            )))?;
+            let generation = next_generation
+                .get(&(table, suite.clone()))
+                .copied()
+                .unwrap_or(0);
+            let record = record_batch(&id, table, generation, &sources, &output);
+            let record_key = self.key(&format!(
+                "{RECORDS_DIR}/suite={}/{}-{generation:010}.parquet",
+                encode_partition_value(&suite),
+                table.name()
+            ));
+            let body = parquet_bytes(&[record], &self.show(&record_key))?;
+            if self.create(&record_key, body).await? {
+                report.merged.push((table.name(), suite, sources.len()));
+            } else {
+                // Another compaction of this partition committed first: ours is not needed.
+                let _ = self.store.delete(&out_key).await;
+                report.raced.push(format!(
+                    "{}/suite={suite}: another compaction committed first; left as it merged it",
+                    table.name()
+                ));
+            }
+        }
+        Ok(report)
+    }
+
+    /// Whether the `runs` object `key` committed: it is there, or a compaction merged it
+    /// (every `runs` object is a commit, so one that was merged had committed).
+    pub(super) async fn runs_object_committed(&self, key: &Key) -> Result<bool> {
+        match self.store.head(key).await {
+            Ok(_) => return Ok(true),
+            Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(store_err(format!("reading {key}"))(e)),
+        }
+        let records = self.records(None).await?;
+        Ok(self.view(&records).is_superseded(key))
+    }
+
+    /// Problems with the records: an output that is missing, unless a later compaction merged
+    /// it (its rows are hidden with its sources: damage).
+    pub(super) fn record_problems(
+        &self,
+        records: &[Record],
+        present: &HashSet<&Key>,
+        view: &View,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in records {
+            for o in &r.outputs {
+                let key = self.part_key(r.table, &r.suite, o);
+                if !present.contains(&key) && !view.is_superseded(&key) {
+                    out.push(format!(
+                        "{}: names {} as its output, which is missing: the rows of its {} sources are hidden (the sources are kept)",
+                        self.show(&r.key),
+                        self.show(&key),
+                        r.sources.len()
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
