@@ -207,14 +207,30 @@ impl Query {
     /// to stderr (for finding where a build's time goes).
     pub async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
         let start = std::time::Instant::now();
-        let batches = self.ctx.sql(sql).await?.collect().await?;
         if tracing() {
+            let df = self.ctx.sql(sql).await?;
+            let logical = start.elapsed();
+            let state = self.ctx.state();
+            let optimized = state.optimize(df.logical_plan())?;
+            let optimize = start.elapsed();
+            let plan = state
+                .query_planner()
+                .create_physical_plan(&optimized, &state)
+                .await?;
+            let physical = start.elapsed();
+            let batches = datafusion::physical_plan::collect(plan, self.ctx.task_ctx()).await?;
             let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
             eprintln!(
-                "sql {:>9.3} ms {rows:>7} rows  {sql}",
-                start.elapsed().as_secs_f64() * 1e3
+                "sql {:>9.3} ms ({:.1} plan, {:.1} optimize, {:.1} physical, RSS {} MB) {rows:>7} rows  {sql}",
+                start.elapsed().as_secs_f64() * 1e3,
+                logical.as_secs_f64() * 1e3,
+                (optimize - logical).as_secs_f64() * 1e3,
+                (physical - optimize).as_secs_f64() * 1e3,
+                rss_mb(),
             );
+            return Ok(batches);
         }
+        let batches = self.ctx.sql(sql).await?.collect().await?;
         Ok(batches)
     }
 
@@ -418,12 +434,25 @@ pub fn tracing() -> bool {
     *ON.get_or_init(|| std::env::var_os("PERFHOUSE_TRACE_SQL").is_some())
 }
 
+/// The process's anonymous resident memory now (what the kernel had to zero), in MB (Linux; 0
+/// elsewhere).
+fn rss_mb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("RssAnon:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kb| kb / 1000)
+}
+
 /// With [`tracing`], reports the time since `since` under `label` and restarts the clock.
 pub fn trace_phase(label: &str, since: &mut std::time::Instant) {
     if tracing() {
         eprintln!(
-            "phase {:>7.3} ms  {label}",
-            since.elapsed().as_secs_f64() * 1e3
+            "phase {:>7.3} ms  {label} (RSS {} MB)",
+            since.elapsed().as_secs_f64() * 1e3,
+            rss_mb()
         );
     }
     *since = std::time::Instant::now();

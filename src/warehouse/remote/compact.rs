@@ -33,8 +33,12 @@ use datafusion::arrow::array::{
     Array, ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use datafusion::parquet::arrow::{ArrowWriter, AsyncArrowWriter};
+use datafusion::parquet::basic::Compression;
+use datafusion::parquet::file::properties::WriterProperties;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
+use object_store::buffered::BufWriter;
 use object_store::path::Path as Key;
 use object_store::{
     CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
@@ -239,9 +243,6 @@ fn record_batch(
 
 /// Parquet bytes of `batches` (as a local part file is written: Snappy).
 pub(super) fn parquet_bytes(batches: &[RecordBatch], label: &str) -> Result<Vec<u8>> {
-    use datafusion::parquet::arrow::ArrowWriter;
-    use datafusion::parquet::basic::Compression;
-    use datafusion::parquet::file::properties::WriterProperties;
     let perr = |source| WarehouseError::Parquet {
         path: PathBuf::from(label),
         source,
@@ -417,7 +418,19 @@ impl Remote {
                 continue;
             }
             files.sort_by(|a, b| a.location.cmp(&b.location));
-            let mut merged: Vec<RecordBatch> = Vec::new();
+            let id = uuid::Uuid::now_v7().to_string();
+            let output = format!("{MERGED_PREFIX}{id}.parquet");
+            let out_key = self.part_key(table, &suite, &output);
+            let label = PathBuf::from(self.show(&out_key));
+            let perr = |source| WarehouseError::Parquet {
+                path: label.clone(),
+                source,
+            };
+            // Streamed: one source in memory at a time, the output uploaded in parts as it
+            // grows (a multipart upload, invisible until complete). The first eligible file
+            // waits for a second before anything is written: one alone is not merged.
+            let mut first: Option<Vec<RecordBatch>> = None;
+            let mut writer: Option<AsyncArrowWriter<BufWriter>> = None;
             let mut sources: Vec<String> = Vec::new();
             for meta in files {
                 let path = PathBuf::from(self.show(&meta.location));
@@ -433,30 +446,48 @@ impl Remote {
                     // A run that never committed: its rows are gc's, not ours to move.
                     continue;
                 }
-                for b in &batches {
-                    merged.push(conform(table, b).map_err(|source| WarehouseError::Arrow {
+                let batches = batches
+                    .iter()
+                    .map(|b| conform(table, b))
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(|source| WarehouseError::Arrow {
                         table: table.name(),
                         source,
-                    })?);
-                }
+                    })?;
                 sources.push(
                     meta.location
                         .filename()
                         .expect("a part has a name")
                         .to_string(),
                 );
+                let w = match (&mut writer, first.take()) {
+                    (None, None) => {
+                        first = Some(batches);
+                        continue;
+                    }
+                    (None, Some(earlier)) => {
+                        let props = WriterProperties::builder()
+                            .set_compression(Compression::SNAPPY)
+                            .build();
+                        let mut w = AsyncArrowWriter::try_new(
+                            BufWriter::new(Arc::clone(&self.store), out_key.clone()),
+                            table.schema(),
+                            Some(props),
+                        )
+                        .map_err(perr)?;
+                        for b in &earlier {
+                            w.write(b).await.map_err(perr)?;
+                        }
+                        writer.insert(w)
+                    }
+                    (Some(w), _) => w,
+                };
+                for b in &batches {
+                    w.write(b).await.map_err(perr)?;
+                }
             }
-            if sources.len() < 2 || merged.is_empty() {
-                continue;
-            }
-            let id = uuid::Uuid::now_v7().to_string();
-            let output = format!("{MERGED_PREFIX}{id}.parquet");
-            let out_key = self.part_key(table, &suite, &output);
-            let bytes = parquet_bytes(&merged, &self.show(&out_key))?;
-            drop(merged);
-            if !self.create(&out_key, bytes).await? {
-                return Err(WarehouseError::Exists(PathBuf::from(self.show(&out_key))));
-            }
+            let Some(w) = writer else { continue };
+            w.close().await.map_err(perr)?;
             // A fault-test hook: hold the commit back so a test can read, race or kill the
             // compaction between its output and its record.
             if let Some(ms) = std::env::var("PERFHOUSE_COMPACT_DELAY_MS")
