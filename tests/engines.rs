@@ -166,11 +166,31 @@ fn compacted_file_url_warehouse(dir: &Path) -> (String, Vec<Row>) {
             ],
         );
     }
-    let merged = ok(wh, &["compact"]);
+    // Parts of 4 KiB: the merged files go up as multipart uploads of several parts.
+    let o = Command::new(env!("CARGO_BIN_EXE_perfhouse"))
+        .args(["--warehouse", &url, "compact"])
+        .env("PERFHOUSE_UPLOAD_PART_BYTES", "4096")
+        .output()
+        .unwrap();
+    let merged = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(
         merged.contains("requests/suite=odd suite/<x>: merged 2 files"),
         "{merged}"
     );
+    // The merged requests file is bigger than one part.
+    let biggest = walk_files(&dir.join("fw/requests"))
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("merged-")
+        })
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .max()
+        .unwrap();
+    assert!(biggest > 4096, "{biggest}");
     let ours = rows_of(&serde_json::Value::Array(
         common::query(wh, OURS)
             .into_iter()
@@ -377,6 +397,20 @@ fn duckdb_reads_a_bucket_through_httpfs_with_the_same_figures() {
         &rows_of(&serde_json::from_str(&out).unwrap()),
         "duckdb over a compacted bucket",
     );
+}
+
+/// Every file under `dir`.
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The httpfs extension file under the package (its path names the DuckDB version).

@@ -154,6 +154,7 @@ impl Query {
         ctx.register_udaf(udf::quantile_cont_udaf());
         ctx.register_udaf(udf::median_udaf());
         ctx.register_udf(udf::run_in_udf());
+        let mut clock = std::time::Instant::now();
         for table in Table::ALL {
             let schema = read_schema(table);
             let dir = dir(table);
@@ -165,8 +166,11 @@ impl Query {
             ctx.register_parquet(format!("raw_{}", table.name()), &dir, options)
                 .await?;
         }
+        trace_phase("open: register the tables", &mut clock);
         let suites = snapshot_runs(&ctx).await?;
+        trace_phase("open: snapshot of runs", &mut clock);
         register_slo(&ctx, slos, &suites).await?;
+        trace_phase("open: slo", &mut clock);
         let arm_medians = figures::arm_medians_sql();
         for (view, sql) in VIEWS {
             let sql = if *view == "arm_medians" {
@@ -178,6 +182,7 @@ impl Query {
                 .await
                 .map_err(|source| QueryError::View { view, source })?;
         }
+        trace_phase("open: views", &mut clock);
         Ok(ctx)
     }
 

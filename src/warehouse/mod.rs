@@ -368,7 +368,19 @@ impl Warehouse {
     pub fn hash_and_stage(&self, source: &Path) -> Result<StagedBlob> {
         let before = file_identity(source);
         let (sha, bytes) = sha256_file(source)?;
-        let mut staged = self.staged(source, &sha, bytes);
+        self.stage_hashed(source, before, &sha, bytes)
+    }
+
+    /// The rest of [`Warehouse::hash_and_stage`], given the identity `source` had before it
+    /// was hashed and what the hash found.
+    fn stage_hashed(
+        &self,
+        source: &Path,
+        before: Option<FileIdentity>,
+        sha: &str,
+        bytes: i64,
+    ) -> Result<StagedBlob> {
+        let mut staged = self.staged(source, sha, bytes);
         if staged.dest.exists() {
             return Ok(staged);
         }
@@ -1221,9 +1233,12 @@ impl Drop for StagedBlob {
     }
 }
 
+/// (device, inode, size, mtime s, mtime ns, ctime s, ctime ns) of a file.
+type FileIdentity = (u64, u64, u64, i64, i64, i64, i64);
+
 /// What tells whether a file changed between two looks at it: (device, inode, size,
 /// modification time, change time). `None` where it cannot be read (or off Unix).
-fn file_identity(path: &Path) -> Option<(u64, u64, u64, i64, i64, i64, i64)> {
+fn file_identity(path: &Path) -> Option<FileIdentity> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -1648,6 +1663,46 @@ mod tests {
         assert_eq!(fs::read_dir(&incoming).unwrap().count(), 1);
         drop(staged);
         assert_eq!(fs::read_dir(&incoming).unwrap().count(), 0);
+    }
+
+    /// The input changes between its hash and its copy (another process rewrites it): the
+    /// identity taken before the hash differs after the copy, so it is copied again hashing
+    /// what it writes, and the kept blob is the bytes its digest names.
+    #[test]
+    fn an_input_changed_between_hash_and_copy_is_copied_again_with_its_own_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let wh = Warehouse::open(dir.path().join("wh")).unwrap();
+        let src = dir.path().join("input.jsonl");
+        let old: Vec<u8> = (0..(3u32 << 20)).map(|i| (i % 241) as u8).collect();
+        fs::write(&src, &old).unwrap();
+        let before = file_identity(&src);
+        let (sha, bytes) = sha256_file(&src).unwrap();
+        // Rewritten in place, same size, the old modification time put back.
+        let mtime = fs::metadata(&src).unwrap().modified().unwrap();
+        let mut new = old.clone();
+        new[1 << 20] ^= 0xff;
+        fs::write(&src, &new).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&src)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        let staged = wh.stage_hashed(&src, before, &sha, bytes).unwrap();
+        let (new_sha, _) = sha256_file(&src).unwrap();
+        assert_ne!(new_sha, sha);
+        assert_eq!(staged.sha(), new_sha);
+        let artifact = staged.keep("input.jsonl").unwrap();
+        let stored = dir.path().join("wh").join(&artifact.stored_path);
+        assert_eq!(fs::read(&stored).unwrap(), new);
+        assert!(artifact.stored_path.ends_with(&new_sha));
+        // Unchanged since the hash: the kernel's copy is kept as it is.
+        let before = file_identity(&src);
+        let (sha, bytes) = sha256_file(&src).unwrap();
+        fs::remove_file(&stored).unwrap();
+        let staged = wh.stage_hashed(&src, before, &sha, bytes).unwrap();
+        assert_eq!(staged.sha(), sha);
+        assert_eq!(fs::read(staged.tmp.as_ref().unwrap()).unwrap(), new);
     }
 
     #[test]

@@ -469,8 +469,18 @@ impl Remote {
                         let props = WriterProperties::builder()
                             .set_compression(Compression::SNAPPY)
                             .build();
+                        // PERFHOUSE_UPLOAD_PART_BYTES: the upload's part size (object_store's
+                        // 10 MiB by default; S3 refuses parts under 5 MiB but the last).
+                        let part_bytes = std::env::var("PERFHOUSE_UPLOAD_PART_BYTES")
+                            .ok()
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or(10 << 20);
                         let mut w = AsyncArrowWriter::try_new(
-                            BufWriter::new(Arc::clone(&self.store), out_key.clone()),
+                            BufWriter::with_capacity(
+                                Arc::clone(&self.store),
+                                out_key.clone(),
+                                part_bytes,
+                            ),
                             table.schema(),
                             Some(props),
                         )
