@@ -697,6 +697,7 @@ impl Remote {
             return Ok(report);
         }
         let now = chrono::Utc::now();
+        let mut gone: HashSet<&Key> = HashSet::new();
         for (meta, why, since) in self.leftovers(&objects, &runs, &referenced, &records).await {
             let age = (now - since).to_std().unwrap_or_default();
             if age < grace {
@@ -706,18 +707,57 @@ impl Remote {
                 ));
                 continue;
             }
-            if !dry_run {
-                match self.store.delete(&meta.location).await {
-                    Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
-                    Err(e) => return Err(store_err(format!("removing {}", meta.location))(e)),
-                }
+            self.remove(meta, why, dry_run, &mut report).await?;
+            gone.insert(&meta.location);
+        }
+        // A record whose files are all gone, its outputs merged again by a later record, says
+        // nothing any more: remove it, so the records a reader reads stay about one per
+        // partition. (The newest record of a partition keeps its output, so it stays, and the
+        // generations keep counting up.)
+        let present: HashSet<&Key> = objects
+            .iter()
+            .map(|m| &m.location)
+            .filter(|k| !gone.contains(k))
+            .collect();
+        let view = self.view(&records);
+        for r in &records {
+            let key = |f: &String| self.part_key(r.table, &r.suite, f);
+            let done = r.sources.iter().all(|f| !present.contains(&key(f)))
+                && r.outputs.iter().all(|f| {
+                    let k = key(f);
+                    !present.contains(&k) && view.is_superseded(&k)
+                });
+            if done && let Some(meta) = objects.iter().find(|m| m.location == r.key) {
+                self.remove(
+                    meta,
+                    "compaction record whose files are all gone",
+                    dry_run,
+                    &mut report,
+                )
+                .await?;
             }
-            report.bytes += meta.size;
-            report
-                .removed
-                .push(format!("{} ({why})", self.show(&meta.location)));
         }
         Ok(report)
+    }
+
+    async fn remove(
+        &self,
+        meta: &object_store::ObjectMeta,
+        why: &str,
+        dry_run: bool,
+        report: &mut GcReport,
+    ) -> Result<()> {
+        if !dry_run {
+            match self.store.delete(&meta.location).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(store_err(format!("removing {}", meta.location))(e)),
+            }
+        }
+        report.bytes += meta.size;
+        report
+            .removed
+            .push(format!("{} ({why})", self.show(&meta.location)));
+        Ok(())
     }
 
     /// Verifies the bucket: every `runs` object readable, no input committed twice, every kept

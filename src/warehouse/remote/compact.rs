@@ -13,10 +13,11 @@
 //!
 //! so it sees the files before a compaction or after it, never both. The generation numbers
 //! a partition's compactions: two compactions of one partition race for the same record name,
-//! and the loser removes its output. Records are kept; `gc` removes a superseded source once
-//! its record is older than the grace period (a reader that listed the partition before the
-//! record landed reads it meanwhile), and the output of a compaction that never committed
-//! once that output is as old.
+//! and the loser removes its output. `gc` removes a superseded source once its record is
+//! older than the grace period (a reader that listed the partition before the record landed
+//! reads it meanwhile), the output of a compaction that never committed once that output is
+//! as old, and a record whose sources and outputs are all gone (its outputs merged again by a
+//! later record).
 //!
 //! Only files whose rows all belong to committed runs are merged: rows of a run that never
 //! committed stay where they are, for `gc`. A source whose record's output is missing is
@@ -285,17 +286,23 @@ impl Remote {
                 &listed[..]
             }
         };
+        // Fetched 16 at a time (a bucket answers each GET in milliseconds, not microseconds).
+        let wanted: Vec<&ObjectMeta> = objects
+            .iter()
+            .filter(|m| {
+                self.rel(&m.location)
+                    .is_some_and(|rel| rel.starts_with(&format!("{RECORDS_DIR}/")))
+            })
+            .collect();
+        let bodies: Vec<Bytes> =
+            futures::stream::iter(wanted.iter().map(|m| self.get(&m.location)))
+                .buffered(16)
+                .try_collect()
+                .await?;
         let mut out = Vec::new();
-        for meta in objects {
-            let Some(rel) = self.rel(&meta.location) else {
-                continue;
-            };
-            let Some(rest) = rel
-                .strip_prefix(RECORDS_DIR)
-                .and_then(|r| r.strip_prefix('/'))
-            else {
-                continue;
-            };
+        for (meta, body) in wanted.into_iter().zip(bodies) {
+            let rel = self.rel(&meta.location).expect("under the prefix");
+            let rest = &rel[RECORDS_DIR.len() + 1..];
             let label = self.show(&meta.location);
             let bad = |what: String| WarehouseError::Schema {
                 path: PathBuf::from(&label),
@@ -321,7 +328,7 @@ impl Remote {
                 })
                 .ok_or_else(|| bad("its name is not <table>-<generation>.parquet".into()))?;
             let path = PathBuf::from(&label);
-            let batches = read_parquet(self.get(&meta.location).await?, &path)?;
+            let batches = read_parquet(body, &path)?;
             let (mut sources, mut outputs) = (Vec::new(), Vec::new());
             for b in &batches {
                 let roles = utf8_column(b, "role", &path)?;
