@@ -308,7 +308,308 @@ pub struct StreamSummary {
 /// stays bounded however large the file. A malformed line is an error naming file and line,
 /// unless it is the last line and merely cut short (aiperf's finalizer is often killed
 /// mid-write): then every complete record is kept and one warning says what was dropped.
+///
+/// With `PERFHOUSE_PARSE_THREADS=N` (N ≥ 2) the lines are parsed on N threads: this thread
+/// reads line-aligned blocks of 4 MiB, workers parse them, and the results are taken back in
+/// file order ([`stream_blocks`]), so the sink sees the requests, and the caller the errors
+/// and warnings, exactly as one thread would give them ([`stream_jsonl_serial`]; a proptest
+/// holds the two equal).
 pub fn stream_jsonl(
+    path: &Path,
+    reader: impl BufRead,
+    chunk: usize,
+    sink: &mut dyn FnMut(Vec<Request>) -> Result<(), IngestError>,
+) -> Result<StreamSummary, IngestError> {
+    // One thread unless asked: on this project's 2-core VM the other core hashes and copies
+    // the input, and block parsing was slower (BENCHMARKS.md, "Parsing on more threads").
+    let workers = std::env::var("PERFHOUSE_PARSE_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(1)
+        .clamp(1, 16);
+    if workers == 1 {
+        return stream_jsonl_serial(path, reader, chunk, sink);
+    }
+    stream_blocks(path, reader, chunk, sink, workers, 4 << 20)
+}
+
+/// What one worker made of one block of lines (line numbers counted from the block's start).
+struct Block {
+    /// The block's bytes, handed back to be filled again (fresh pages cost the kernel time).
+    bytes: Vec<u8>,
+    requests: Vec<Request>,
+    /// The block's lines.
+    lines: usize,
+    /// Whether any line of it is not blank (before an error that ended it).
+    nonempty: bool,
+    /// Its last non-blank line, cut short: an error only if anything follows.
+    pending: Option<(usize, String)>,
+    error: Option<IngestError>,
+}
+
+/// The lines of `bytes` parsed as [`stream_jsonl_serial`] parses them, numbered from 1.
+fn parse_block(path: &Path, bytes: Vec<u8>) -> Block {
+    let mut out = Block {
+        bytes: Vec::new(),
+        requests: Vec::new(),
+        lines: 0,
+        nonempty: false,
+        pending: None,
+        error: None,
+    };
+    out.parse_lines(path, &bytes);
+    out.bytes = bytes;
+    out
+}
+
+impl Block {
+    fn parse_lines(&mut self, path: &Path, bytes: &[u8]) {
+        let out = self;
+        for raw in bytes.split_inclusive(|b| *b == b'\n') {
+            out.lines += 1;
+            let line_no = out.lines;
+            let Ok(text) = std::str::from_utf8(raw) else {
+                out.error = Some(IngestError::Parse {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    message:
+                        "not UTF-8 text (expected one aiperf record as a JSON object per line)"
+                            .to_string(),
+                });
+                return;
+            };
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            out.nonempty = true;
+            if let Some((line, message)) = out.pending.take() {
+                out.error = Some(IngestError::Parse {
+                    path: path.to_path_buf(),
+                    line,
+                    message,
+                });
+                return;
+            }
+            match serde_json::from_str::<Record>(text) {
+                Ok(rec) => match record_to_request(rec, path, line_no) {
+                    Ok(r) => out.requests.push(r),
+                    Err(e) => {
+                        out.error = Some(e);
+                        return;
+                    }
+                },
+                Err(e) if e.classify() == serde_json::error::Category::Eof => {
+                    out.pending = Some((line_no, e.to_string()))
+                }
+                Err(e) => {
+                    out.error = Some(IngestError::Parse {
+                        path: path.to_path_buf(),
+                        line: line_no,
+                        message: format!(
+                            "{e} (expected one aiperf record as a JSON object per line)"
+                        ),
+                    });
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// An error of a block, its line counted in the file.
+fn shifted(e: IngestError, offset: usize) -> IngestError {
+    match e {
+        IngestError::Parse {
+            path,
+            line,
+            message,
+        } => IngestError::Parse {
+            path,
+            line: line + offset,
+            message,
+        },
+        IngestError::Field {
+            path,
+            line,
+            field,
+            expected,
+        } => IngestError::Field {
+            path,
+            line: line + offset,
+            field,
+            expected,
+        },
+        other => other,
+    }
+}
+
+/// [`stream_jsonl`] on `workers` threads, over blocks of about `block` bytes.
+fn stream_blocks(
+    path: &Path,
+    mut reader: impl BufRead,
+    chunk: usize,
+    sink: &mut dyn FnMut(Vec<Request>) -> Result<(), IngestError>,
+    workers: usize,
+    block: usize,
+) -> Result<StreamSummary, IngestError> {
+    use std::sync::mpsc;
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (to_workers, from_reader) = mpsc::sync_channel::<(usize, Vec<u8>)>(workers);
+    let from_reader = std::sync::Mutex::new(from_reader);
+    let (to_merge, results) = mpsc::channel::<(usize, Block)>();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let (from_reader, to_merge) = (&from_reader, to_merge.clone());
+            scope.spawn(move || {
+                loop {
+                    let next = from_reader.lock().expect("a worker panicked").recv();
+                    let Ok((index, bytes)) = next else { return };
+                    if to_merge.send((index, parse_block(path, bytes))).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(to_merge);
+        let mut out = StreamSummary::default();
+        let mut batch: Vec<Request> = Vec::new();
+        let mut pending: Option<(usize, String)> = None;
+        let mut line_no = 0usize;
+        let mut done: std::collections::BTreeMap<usize, Block> = Default::default();
+        let (mut sent, mut merged) = (0usize, 0usize);
+        // Takes the blocks back in file order, as the serial loop would have met their lines.
+        let mut merge = |b: Block,
+                         out: &mut StreamSummary,
+                         batch: &mut Vec<Request>,
+                         pending: &mut Option<(usize, String)>,
+                         line_no: &mut usize|
+         -> Result<(), IngestError> {
+            if b.nonempty
+                && let Some((line, message)) = pending.take()
+            {
+                return Err(IngestError::Parse {
+                    path: path.to_path_buf(),
+                    line,
+                    message,
+                });
+            }
+            for r in b.requests {
+                out.count += 1;
+                out.first_start_ns =
+                    Some(out.first_start_ns.map_or(r.start_ns, |f| f.min(r.start_ns)));
+                if let Some(e) = r.end_ns {
+                    out.last_end_ns = Some(out.last_end_ns.map_or(e, |l| l.max(e)));
+                }
+                batch.push(r);
+                if batch.len() >= chunk {
+                    sink(std::mem::take(batch))?;
+                }
+            }
+            if let Some(e) = b.error {
+                return Err(shifted(e, *line_no));
+            }
+            if let Some((line, message)) = b.pending {
+                *pending = Some((line + *line_no, message));
+            }
+            *line_no += b.lines;
+            Ok(())
+        };
+        let mut buf: Vec<u8> = Vec::with_capacity(block);
+        let mut spare: Vec<Vec<u8>> = Vec::new();
+        let mut eof = false;
+        let result = (|| -> Result<(), IngestError> {
+            loop {
+                // Fill a block, then cut it after its last newline (a line longer than the
+                // block grows it).
+                while !eof && buf.len() < block {
+                    let have = reader.fill_buf().map_err(io)?;
+                    if have.is_empty() {
+                        eof = true;
+                        break;
+                    }
+                    let n = have.len().min(block - buf.len());
+                    buf.extend_from_slice(&have[..n]);
+                    reader.consume(n);
+                }
+                let cut = if eof {
+                    buf.len()
+                } else {
+                    match buf.iter().rposition(|b| *b == b'\n') {
+                        Some(i) => i + 1,
+                        None => {
+                            buf.reserve(block);
+                            let more = buf.len() + block;
+                            while !eof && buf.len() < more {
+                                let have = reader.fill_buf().map_err(io)?;
+                                if have.is_empty() {
+                                    eof = true;
+                                    break;
+                                }
+                                let n = have.len().min(more - buf.len());
+                                buf.extend_from_slice(&have[..n]);
+                                reader.consume(n);
+                            }
+                            continue;
+                        }
+                    }
+                };
+                if cut > 0 {
+                    let mut next = spare.pop().unwrap_or_else(|| Vec::with_capacity(block));
+                    next.clear();
+                    next.extend_from_slice(&buf[cut..]);
+                    buf.truncate(cut);
+                    let full = std::mem::replace(&mut buf, next);
+                    to_workers
+                        .send((sent, full))
+                        .expect("workers wait for blocks");
+                    sent += 1;
+                }
+                // At most two blocks a worker in flight: memory stays bounded.
+                while merged < sent && (sent - merged >= 2 * workers || (eof && buf.is_empty())) {
+                    let (index, b) = results.recv().expect("a worker answers every block");
+                    done.insert(index, b);
+                    while let Some(mut b) = done.remove(&merged) {
+                        merged += 1;
+                        spare.push(std::mem::take(&mut b.bytes));
+                        merge(b, &mut out, &mut batch, &mut pending, &mut line_no)?;
+                    }
+                }
+                if eof && buf.is_empty() {
+                    return Ok(());
+                }
+            }
+        })();
+        drop(to_workers);
+        result?;
+        if out.count == 0 {
+            return Err(IngestError::Parse {
+                path: path.to_path_buf(),
+                line: pending.as_ref().map_or(line_no.max(1), |(l, _)| *l),
+                message:
+                    "no complete aiperf record in the file (expected one JSON object per line)"
+                        .to_string(),
+            });
+        }
+        if !batch.is_empty() {
+            sink(batch)?;
+        }
+        if let Some((line, _)) = pending {
+            out.warnings.push(format!(
+                "{}:{line}: last line is cut short (the writer was probably killed); kept the {} complete records before it",
+                path.display(),
+                out.count
+            ));
+        }
+        Ok(out)
+    })
+}
+
+/// [`stream_jsonl`] on this thread alone.
+pub fn stream_jsonl_serial(
     path: &Path,
     mut reader: impl BufRead,
     chunk: usize,
@@ -467,6 +768,76 @@ impl super::adapter::Adapter for Adapter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Chunks the sink saw, and the outcome (summary or error text), of one way of streaming.
+    type Streamed = (Vec<Vec<Request>>, Result<String, String>);
+
+    fn streamed(
+        input: &[u8],
+        chunk: usize,
+        run: impl FnOnce(
+            &[u8],
+            &mut dyn FnMut(Vec<Request>) -> Result<(), IngestError>,
+        ) -> Result<StreamSummary, IngestError>,
+    ) -> Streamed {
+        let mut chunks = Vec::new();
+        let outcome = run(input, &mut |c| {
+            assert!(c.len() <= chunk);
+            chunks.push(c);
+            Ok(())
+        });
+        (
+            chunks,
+            outcome.map(|s| format!("{s:?}")).map_err(|e| e.to_string()),
+        )
+    }
+
+    /// Lines a writer leaves: records, blank lines, a record cut short, broken JSON, a record
+    /// missing its start, bytes that are not UTF-8.
+    fn line() -> impl Strategy<Value = Vec<u8>> {
+        let record = (0i64..1_000_000, 1u32..5000, any::<bool>()).prop_map(|(start, lat, ok)| {
+            format!(
+                r#"{{"metadata":{{"request_start_ns":{start},"benchmark_phase":"profiling","worker_id":"w"}},"metrics":{{"request_latency":{{"value":{lat},"unit":"ms"}},"inter_chunk_latency":{{"value":[1,2,3],"unit":"ms"}}}},"error":{}}}"#,
+                if ok { "null" } else { r#"{"code":500,"type":"x"}"# }
+            )
+            .into_bytes()
+        });
+        prop_oneof![
+            6 => record.clone(),
+            1 => Just(Vec::new()),
+            1 => Just(b"   ".to_vec()),
+            1 => (record, 1usize..200).prop_map(|(r, n)| r[..n.min(r.len() - 1)].to_vec()),
+            1 => Just(b"{\"metadata\": 5}".to_vec()),
+            1 => Just(br#"{"metadata":{"benchmark_phase":"profiling"}}"#.to_vec()),
+            1 => Just(b"not json".to_vec()),
+            1 => Just(vec![b'{', 0xff, 0xfe, b'}']),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// The parallel block parser gives what the one-thread parser gives, line for line:
+        /// the same chunks to the sink, the same summary and warnings, the same FILE:LINE error.
+        #[test]
+        fn blocks_on_many_threads_stream_as_one_thread_does(
+            lines in prop::collection::vec(line(), 0..40),
+            newline_at_end in any::<bool>(),
+            block in 1usize..400,
+            workers in 2usize..4,
+            chunk in prop_oneof![Just(1usize), Just(3), Just(usize::MAX)],
+        ) {
+            let mut input = lines.join(&b'\n');
+            if newline_at_end {
+                input.push(b'\n');
+            }
+            let p = Path::new("t.jsonl");
+            let serial = streamed(&input, chunk, |i, sink| stream_jsonl_serial(p, i, chunk, sink));
+            let blocks =
+                streamed(&input, chunk, |i, sink| stream_blocks(p, i, chunk, sink, workers, block));
+            prop_assert_eq!(blocks, serial);
+        }
+    }
 
     fn parse(text: &str) -> Result<AiperfRecords, IngestError> {
         parse_jsonl(Path::new("t.jsonl"), text.as_bytes())
