@@ -106,12 +106,17 @@ pub fn get(name: &str) -> Option<&'static Figure> {
 /// The `arm_medians` view: per run × arm × params, the median over kept trials (see
 /// `trials.kept`) of every figure.
 pub fn arm_medians_sql() -> String {
+    arm_medians_sql_over("arm_medians", "trial_figures")
+}
+
+/// [`arm_medians_sql`] as view `name` over the trials of `source`.
+pub fn arm_medians_sql_over(name: &str, source: &str) -> String {
     let cols: Vec<String> = FIGURES
         .iter()
         .map(|f| format!("       median({0}) AS {0}", f.name))
         .collect();
     format!(
-        "CREATE VIEW arm_medians AS\nSELECT suite, run_id, arm, params,\n       count(*) AS n_trials,\n{}\nFROM trial_figures\nWHERE kept\nGROUP BY suite, run_id, arm, params",
+        "CREATE VIEW {name} AS\nSELECT suite, run_id, arm, params,\n       count(*) AS n_trials,\n{}\nFROM {source}\nWHERE kept\nGROUP BY suite, run_id, arm, params",
         cols.join(",\n")
     )
 }

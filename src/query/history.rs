@@ -170,8 +170,9 @@ pub async fn point_rows(
     let mut rows: Vec<PointRow> = q
         .rows(&format!(
             "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
-             FROM metric_medians m JOIN runs r ON m.run_id = r.run_id \
+             FROM {} m JOIN runs r ON m.run_id = r.run_id \
              WHERE NOT m.restates_requests AND {filter}{}{}",
+            q.relation("metric_medians", runs),
             only("m"),
             metric.map_or(String::new(), |m| format!(" AND m.name = {}", lit(m)))
         ))
@@ -202,9 +203,10 @@ pub async fn point_rows(
     let cols: Vec<String> = figures.iter().map(|f| format!("a.{}", f.name)).collect();
     let medians: Vec<FigureRow> = q
         .rows(&format!(
-            "SELECT {run_cols}, a.arm, a.params, {} FROM arm_medians a JOIN runs r ON a.run_id = r.run_id \
+            "SELECT {run_cols}, a.arm, a.params, {} FROM {} a JOIN runs r ON a.run_id = r.run_id \
              WHERE {filter}{}",
             cols.join(", "),
+            q.relation("arm_medians", runs),
             only("a")
         ))
         .await?;

@@ -84,6 +84,8 @@ pub struct Query {
     /// None for an object-store warehouse, which has no locks (nothing there is ever replaced:
     /// see `warehouse::remote`).
     _readers: Option<crate::warehouse::Lock>,
+    /// The runs whose per-run figures [`Query::materialize_runs`] holds in memory.
+    parts: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl Query {
@@ -104,6 +106,7 @@ impl Query {
         Ok(Query {
             ctx,
             _readers: Some(readers),
+            parts: Default::default(),
         })
     }
 
@@ -124,6 +127,7 @@ impl Query {
         Ok(Query {
             ctx,
             _readers: None,
+            parts: Default::default(),
         })
     }
 
@@ -202,6 +206,53 @@ impl Query {
             .first()
             .and_then(|r| slo::Slos::parse([r.slo.as_str()]).ok())
             .unwrap_or_default())
+    }
+
+    /// Computes the per-run views `trial_figures` and `metric_medians` for the runs `ids`
+    /// once, into in-memory tables (`trial_figures_part`, `metric_medians_part`), and
+    /// `arm_medians_part` over the first by the same SQL as `arm_medians` (a median per run,
+    /// arm and params: restricting the input to whole runs changes no group). An incremental
+    /// site build then plans the big views once, not once per statement that reads them
+    /// ([`Query::relation`]).
+    pub async fn materialize_runs(&self, ids: &[&str]) -> Result<(), QueryError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let filter = runs_in("run_id", ids);
+        for view in ["trial_figures", "metric_medians"] {
+            let df = self
+                .ctx
+                .sql(&format!("SELECT * FROM {view} WHERE {filter}"))
+                .await?;
+            let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
+            let batches = df.collect().await?;
+            let table = datafusion::datasource::MemTable::try_new(schema, vec![batches])?;
+            let name = format!("{view}_part");
+            self.ctx.deregister_table(name.as_str())?;
+            self.ctx
+                .register_table(name.as_str(), std::sync::Arc::new(table))?;
+        }
+        self.ctx.deregister_table("arm_medians_part")?;
+        self.ctx
+            .sql(&figures::arm_medians_sql_over(
+                "arm_medians_part",
+                "trial_figures_part",
+            ))
+            .await?;
+        *self.parts.lock().expect("not poisoned") = ids.iter().map(|i| i.to_string()).collect();
+        Ok(())
+    }
+
+    /// The relation to read the per-run view `view` of the runs `ids` from: its in-memory
+    /// part where [`Query::materialize_runs`] holds all of them, else the view.
+    pub fn relation(&self, view: &str, ids: Option<&[&str]>) -> String {
+        let parts = self.parts.lock().expect("not poisoned");
+        match ids {
+            Some(ids) if !ids.is_empty() && ids.iter().all(|id| parts.contains(*id)) => {
+                format!("{view}_part")
+            }
+            _ => view.to_string(),
+        }
     }
 
     pub fn context(&self) -> &SessionContext {

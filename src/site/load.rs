@@ -240,33 +240,49 @@ impl Prefetch {
             with_cpu: Default::default(),
             with_stacks: Default::default(),
         };
-        let filters: Vec<String> = match only {
-            None => vec![String::new()],
-            Some([]) => vec![" WHERE false".to_string()],
+        // (filter, the runs it keeps)
+        let filters: Vec<(String, Option<&[&str]>)> = match only {
+            None => vec![(String::new(), None)],
+            Some([]) => vec![(" WHERE false".to_string(), None)],
             Some(ids) => ids
                 .chunks(RUNS_PER_STATEMENT)
-                .map(|chunk| format!(" WHERE {}", crate::query::runs_in("run_id", chunk)))
+                .map(|chunk| {
+                    (
+                        format!(" WHERE {}", crate::query::runs_in("run_id", chunk)),
+                        Some(chunk),
+                    )
+                })
                 .collect(),
         };
-        for f in &filters {
+        for (f, runs) in &filters {
+            let from = |view| query.relation(view, *runs);
             pre.medians.extend(
                 grouped(
                     query,
-                    &format!("SELECT * FROM arm_medians{f} ORDER BY run_id, params, arm"),
+                    &format!(
+                        "SELECT * FROM {}{f} ORDER BY run_id, params, arm",
+                        from("arm_medians")
+                    ),
                 )
                 .await?,
             );
             pre.metric_medians.extend(
                 grouped(
                     query,
-                    &format!("SELECT * FROM metric_medians{f} ORDER BY run_id, name, params, arm"),
+                    &format!(
+                        "SELECT * FROM {}{f} ORDER BY run_id, name, params, arm",
+                        from("metric_medians")
+                    ),
                 )
                 .await?,
             );
             pre.trials.extend(
                 grouped(
                     query,
-                    &format!("SELECT * FROM trial_figures{f} ORDER BY run_id, seq, trial_id"),
+                    &format!(
+                        "SELECT * FROM {}{f} ORDER BY run_id, seq, trial_id",
+                        from("trial_figures")
+                    ),
                 )
                 .await?,
             );

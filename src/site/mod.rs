@@ -356,6 +356,10 @@ async fn cached_history(
         .collect();
     if !missing.is_empty() {
         let only = (missing.len() < runs.len()).then_some(&missing[..]);
+        if let Some(new) = only {
+            // A few new runs: their figures once, for the history rows and their pages.
+            query.materialize_runs(new).await?;
+        }
         let rows = history::point_rows(query, None, None, only).await?;
         for id in &missing {
             cache.points.insert(id.to_string(), Vec::new());
