@@ -498,16 +498,7 @@ fn stream_blocks(
                 });
             }
             for r in b.requests {
-                out.count += 1;
-                out.first_start_ns =
-                    Some(out.first_start_ns.map_or(r.start_ns, |f| f.min(r.start_ns)));
-                if let Some(e) = r.end_ns {
-                    out.last_end_ns = Some(out.last_end_ns.map_or(e, |l| l.max(e)));
-                }
-                batch.push(r);
-                if batch.len() >= chunk {
-                    sink(std::mem::take(batch))?;
-                }
+                take(r, out, batch, chunk, sink)?;
             }
             if let Some(e) = b.error {
                 return Err(shifted(e, *line_no));
@@ -585,26 +576,7 @@ fn stream_blocks(
         })();
         drop(to_workers);
         result?;
-        if out.count == 0 {
-            return Err(IngestError::Parse {
-                path: path.to_path_buf(),
-                line: pending.as_ref().map_or(line_no.max(1), |(l, _)| *l),
-                message:
-                    "no complete aiperf record in the file (expected one JSON object per line)"
-                        .to_string(),
-            });
-        }
-        if !batch.is_empty() {
-            sink(batch)?;
-        }
-        if let Some((line, _)) = pending {
-            out.warnings.push(format!(
-                "{}:{line}: last line is cut short (the writer was probably killed); kept the {} complete records before it",
-                path.display(),
-                out.count
-            ));
-        }
-        Ok(out)
+        finish(path, out, batch, pending.map(|(l, _)| l), line_no, sink)
     })
 }
 
@@ -657,16 +629,7 @@ pub fn stream_jsonl_serial(
         match serde_json::from_str::<Record>(text) {
             Ok(rec) => {
                 let r = record_to_request(rec, path, line_no)?;
-                out.count += 1;
-                out.first_start_ns =
-                    Some(out.first_start_ns.map_or(r.start_ns, |f| f.min(r.start_ns)));
-                if let Some(e) = r.end_ns {
-                    out.last_end_ns = Some(out.last_end_ns.map_or(e, |l| l.max(e)));
-                }
-                batch.push(r);
-                if batch.len() >= chunk {
-                    sink(std::mem::take(&mut batch))?;
-                }
+                take(r, &mut out, &mut batch, chunk, sink)?;
             }
             Err(e) if e.classify() == serde_json::error::Category::Eof => {
                 pending = Some((line_no, e))
@@ -680,11 +643,24 @@ pub fn stream_jsonl_serial(
             }
         }
     }
+    finish(path, out, batch, pending.map(|(l, _)| l), line_no, sink)
+}
+
+/// The end of a stream: an export with no complete record is an error (a run that measured
+/// nothing, not a trial of zero requests); the last chunk goes to the sink; a last line cut
+/// short (`cut_short`) is a warning.
+fn finish(
+    path: &Path,
+    mut out: StreamSummary,
+    batch: Vec<Request>,
+    cut_short: Option<usize>,
+    lines: usize,
+    sink: &mut dyn FnMut(Vec<Request>) -> Result<(), IngestError>,
+) -> Result<StreamSummary, IngestError> {
     if out.count == 0 {
-        // An empty export is a run that measured nothing, not a trial of zero requests.
         return Err(IngestError::Parse {
             path: path.to_path_buf(),
-            line: pending.map_or(line_no.max(1), |(l, _)| l),
+            line: cut_short.unwrap_or(lines.max(1)),
             message: "no complete aiperf record in the file (expected one JSON object per line)"
                 .to_string(),
         });
@@ -692,7 +668,7 @@ pub fn stream_jsonl_serial(
     if !batch.is_empty() {
         sink(batch)?;
     }
-    if let Some((line, _)) = pending {
+    if let Some(line) = cut_short {
         out.warnings.push(format!(
             "{}:{line}: last line is cut short (the writer was probably killed); kept the {} complete records before it",
             path.display(),
@@ -700,6 +676,26 @@ pub fn stream_jsonl_serial(
         ));
     }
     Ok(out)
+}
+
+/// Counts `r` into `out` and `batch`, handing `batch` to the sink once it holds `chunk`.
+fn take(
+    r: Request,
+    out: &mut StreamSummary,
+    batch: &mut Vec<Request>,
+    chunk: usize,
+    sink: &mut dyn FnMut(Vec<Request>) -> Result<(), IngestError>,
+) -> Result<(), IngestError> {
+    out.count += 1;
+    out.first_start_ns = Some(out.first_start_ns.map_or(r.start_ns, |f| f.min(r.start_ns)));
+    if let Some(e) = r.end_ns {
+        out.last_end_ns = Some(out.last_end_ns.map_or(e, |l| l.max(e)));
+    }
+    batch.push(r);
+    if batch.len() >= chunk {
+        sink(std::mem::take(batch))?;
+    }
+    Ok(())
 }
 
 /// Whether `first_line` looks like an aiperf record (used by `--format auto`).
