@@ -475,78 +475,25 @@ fn stream_blocks(
             });
         }
         drop(to_merge);
-        let mut out = StreamSummary::default();
-        let mut batch: Vec<Request> = Vec::new();
-        let mut pending: Option<(usize, String)> = None;
-        let mut line_no = 0usize;
+        let mut merged_blocks = Merged::default();
         let mut done: std::collections::BTreeMap<usize, Block> = Default::default();
         let (mut sent, mut merged) = (0usize, 0usize);
-        // Takes the blocks back in file order, as the serial loop would have met their lines.
-        let mut merge = |b: Block,
-                         out: &mut StreamSummary,
-                         batch: &mut Vec<Request>,
-                         pending: &mut Option<(usize, String)>,
-                         line_no: &mut usize|
-         -> Result<(), IngestError> {
-            if b.nonempty
-                && let Some((line, message)) = pending.take()
-            {
-                return Err(IngestError::Parse {
-                    path: path.to_path_buf(),
-                    line,
-                    message,
-                });
-            }
-            for r in b.requests {
-                take(r, out, batch, chunk, sink)?;
-            }
-            if let Some(e) = b.error {
-                return Err(shifted(e, *line_no));
-            }
-            if let Some((line, message)) = b.pending {
-                *pending = Some((line + *line_no, message));
-            }
-            *line_no += b.lines;
-            Ok(())
-        };
         let mut buf: Vec<u8> = Vec::with_capacity(block);
         let mut spare: Vec<Vec<u8>> = Vec::new();
         let mut eof = false;
         let result = (|| -> Result<(), IngestError> {
             loop {
                 // Fill a block, then cut it after its last newline (a line longer than the
-                // block grows it).
-                while !eof && buf.len() < block {
-                    let have = reader.fill_buf().map_err(io)?;
-                    if have.is_empty() {
-                        eof = true;
-                        break;
-                    }
-                    let n = have.len().min(block - buf.len());
-                    buf.extend_from_slice(&have[..n]);
-                    reader.consume(n);
-                }
+                // block grows it by another block).
+                eof = eof || fill(&mut reader, &mut buf, block).map_err(io)?;
                 let cut = if eof {
                     buf.len()
+                } else if let Some(i) = buf.iter().rposition(|b| *b == b'\n') {
+                    i + 1
                 } else {
-                    match buf.iter().rposition(|b| *b == b'\n') {
-                        Some(i) => i + 1,
-                        None => {
-                            buf.reserve(block);
-                            let more = buf.len() + block;
-                            while !eof && buf.len() < more {
-                                let have = reader.fill_buf().map_err(io)?;
-                                if have.is_empty() {
-                                    eof = true;
-                                    break;
-                                }
-                                let n = have.len().min(more - buf.len());
-                                buf.extend_from_slice(&have[..n]);
-                                reader.consume(n);
-                            }
-                            continue;
-                        }
-                    }
+                    let more = buf.len() + block;
+                    eof = fill(&mut reader, &mut buf, more).map_err(io)?;
+                    continue;
                 };
                 if cut > 0 {
                     let mut next = spare.pop().unwrap_or_else(|| Vec::with_capacity(block));
@@ -566,7 +513,7 @@ fn stream_blocks(
                     while let Some(mut b) = done.remove(&merged) {
                         merged += 1;
                         spare.push(std::mem::take(&mut b.bytes));
-                        merge(b, &mut out, &mut batch, &mut pending, &mut line_no)?;
+                        merged_blocks.add(path, b, chunk, sink)?;
                     }
                 }
                 if eof && buf.is_empty() {
@@ -576,8 +523,69 @@ fn stream_blocks(
         })();
         drop(to_workers);
         result?;
-        finish(path, out, batch, pending.map(|(l, _)| l), line_no, sink)
+        let Merged {
+            out,
+            batch,
+            pending,
+            lines,
+        } = merged_blocks;
+        finish(path, out, batch, pending.map(|(l, _)| l), lines, sink)
     })
+}
+
+/// Reads from `reader` until `buf` holds `upto` bytes; whether the input ended first.
+fn fill(reader: &mut impl BufRead, buf: &mut Vec<u8>, upto: usize) -> std::io::Result<bool> {
+    while buf.len() < upto {
+        let have = reader.fill_buf()?;
+        if have.is_empty() {
+            return Ok(true);
+        }
+        let n = have.len().min(upto - buf.len());
+        buf.extend_from_slice(&have[..n]);
+        reader.consume(n);
+    }
+    Ok(false)
+}
+
+/// The blocks taken back so far, in file order, as the serial loop would have met their lines.
+#[derive(Default)]
+struct Merged {
+    out: StreamSummary,
+    batch: Vec<Request>,
+    /// A line cut short (file line, message): an error if any non-blank line follows.
+    pending: Option<(usize, String)>,
+    lines: usize,
+}
+
+impl Merged {
+    fn add(
+        &mut self,
+        path: &Path,
+        b: Block,
+        chunk: usize,
+        sink: &mut dyn FnMut(Vec<Request>) -> Result<(), IngestError>,
+    ) -> Result<(), IngestError> {
+        if b.nonempty
+            && let Some((line, message)) = self.pending.take()
+        {
+            return Err(IngestError::Parse {
+                path: path.to_path_buf(),
+                line,
+                message,
+            });
+        }
+        for r in b.requests {
+            take(r, &mut self.out, &mut self.batch, chunk, sink)?;
+        }
+        if let Some(e) = b.error {
+            return Err(shifted(e, self.lines));
+        }
+        if let Some((line, message)) = b.pending {
+            self.pending = Some((line + self.lines, message));
+        }
+        self.lines += b.lines;
+        Ok(())
+    }
 }
 
 /// [`stream_jsonl`] on this thread alone.

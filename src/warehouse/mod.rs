@@ -1525,10 +1525,7 @@ impl PartWriter {
     ) -> Result<PartWriter> {
         let tmp = dir.join(format!("{name}.tmp"));
         let file = File::create(&tmp).map_err(io_err(&tmp))?;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .build();
-        let writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(|source| {
+        let writer = ArrowWriter::try_new(file, schema, Some(part_props())).map_err(|source| {
             WarehouseError::Parquet {
                 path: tmp.clone(),
                 source,
@@ -1585,6 +1582,13 @@ impl Drop for PartWriter {
     }
 }
 
+/// How every warehouse Parquet file is written (Snappy pages; other engines read it).
+pub(crate) fn part_props() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build()
+}
+
 /// Writes `batches` to `dir/name` through `name.tmp`, fsync, rename, fsync of the directory.
 pub fn write_atomic(dir: &Path, name: &str, batches: &[RecordBatch]) -> Result<()> {
     fs::create_dir_all(dir).map_err(io_err(dir))?;
@@ -1595,9 +1599,7 @@ pub fn write_atomic(dir: &Path, name: &str, batches: &[RecordBatch]) -> Result<(
         source,
     };
     let file = File::create(&tmp).map_err(io_err(&tmp))?;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build();
+    let props = part_props();
     let schema = batches[0].schema();
     let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(perr)?;
     for b in batches {

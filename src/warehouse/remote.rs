@@ -438,12 +438,7 @@ impl Remote {
             for (suite, path, name) in files {
                 let bytes = self.part_bytes(&path, &keep, all_kept)?;
                 let Some(bytes) = bytes else { continue };
-                let rel = format!(
-                    "{}/suite={}/{name}",
-                    table.name(),
-                    super::encode_partition_value(&suite)
-                );
-                let key = self.key(&rel);
+                let key = self.part_key(table, &suite, &name);
                 if table == Table::Runs {
                     // A fault-test hook: hold the commit back so a test can kill the writer
                     // between its parts and its `runs` object.
@@ -487,16 +482,23 @@ impl Remote {
     /// Whether the `runs` object `key` committed, waiting for it until `deadline` while another
     /// writer may be pushing it (as a local ingest waits on the warehouse lock).
     async fn await_commit(&self, key: &Key, deadline: std::time::Instant) -> Result<bool> {
+        // A `runs` object merged by a compaction committed long ago (gc waits out its grace
+        // period), so the records are read once; then only the object is waited for.
+        if self.runs_object_committed(key).await? {
+            return Ok(true);
+        }
         let mut pause = Duration::from_millis(50);
         loop {
-            if self.runs_object_committed(key).await? {
-                return Ok(true);
-            }
             if std::time::Instant::now() >= deadline {
                 return Ok(false);
             }
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_secs(1));
+            match self.store.head(key).await {
+                Ok(_) => return Ok(true),
+                Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(store_err(format!("reading {key}"))(e)),
+            }
         }
     }
 
@@ -606,6 +608,7 @@ impl Remote {
         runs: &[RunEntry],
         referenced: &HashSet<String>,
         records: &[compact::Record],
+        view: &View,
     ) -> Vec<(
         &'a object_store::ObjectMeta,
         &'static str,
@@ -613,7 +616,6 @@ impl Remote {
     )> {
         let committed: HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
         let digests: HashSet<&str> = runs.iter().map(|r| r.input_digest.as_str()).collect();
-        let view = self.view(records);
         let present: HashSet<&Key> = objects.iter().map(|m| &m.location).collect();
         // A replaced part, and when its replacement committed (outputs all there, or merged
         // again since).
@@ -687,10 +689,9 @@ impl Remote {
         let mut report = GcReport::default();
         let objects = self.list_all().await?;
         let records = self.records(Some(&objects)).await?;
+        let view = self.view(&records);
         let mut problems = Vec::new();
-        let (runs, referenced) = self
-            .scan(&objects, &self.view(&records), &mut problems)
-            .await?;
+        let (runs, referenced) = self.scan(&objects, &view, &mut problems).await?;
         if !problems.is_empty() {
             // A runs object that cannot be read may be what makes a part live: remove nothing.
             report.spared.extend(problems);
@@ -698,7 +699,10 @@ impl Remote {
         }
         let now = chrono::Utc::now();
         let mut gone: HashSet<&Key> = HashSet::new();
-        for (meta, why, since) in self.leftovers(&objects, &runs, &referenced, &records).await {
+        for (meta, why, since) in self
+            .leftovers(&objects, &runs, &referenced, &records, &view)
+            .await
+        {
             let age = (now - since).to_std().unwrap_or_default();
             if age < grace {
                 report.spared.push(format!(
@@ -719,7 +723,6 @@ impl Remote {
             .map(|m| &m.location)
             .filter(|k| !gone.contains(k))
             .collect();
-        let view = self.view(&records);
         for r in &records {
             let key = |f: &String| self.part_key(r.table, &r.suite, f);
             let done = r.sources.iter().all(|f| !present.contains(&key(f)))
@@ -805,7 +808,10 @@ impl Remote {
                 ));
             }
         }
-        for (meta, why, _) in self.leftovers(&objects, &runs, &referenced, &records).await {
+        for (meta, why, _) in self
+            .leftovers(&objects, &runs, &referenced, &records, &view)
+            .await
+        {
             report
                 .leftovers
                 .push(format!("{}: {why}", self.show(&meta.location)));

@@ -35,8 +35,6 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::parquet::arrow::{ArrowWriter, AsyncArrowWriter};
-use datafusion::parquet::basic::Compression;
-use datafusion::parquet::file::properties::WriterProperties;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use object_store::buffered::BufWriter;
@@ -49,7 +47,7 @@ use object_store::{
 use super::{Remote, store_err};
 use crate::warehouse::{
     CompactReport, Result, Table, WarehouseError, check_schema, conform, encode_partition_value,
-    read_parquet, utf8_column,
+    part_props, read_parquet, utf8_column,
 };
 
 /// Where the compaction records live, under the warehouse prefix.
@@ -124,6 +122,19 @@ pub struct VisibleStore {
     view: Arc<View>,
 }
 
+impl VisibleStore {
+    /// `listed` less what the view hides.
+    fn shown(
+        &self,
+        listed: BoxStream<'static, object_store::Result<ObjectMeta>>,
+    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        let view = Arc::clone(&self.view);
+        listed
+            .try_filter(move |m| std::future::ready(!view.hides(&m.location)))
+            .boxed()
+    }
+}
+
 impl std::fmt::Display for VisibleStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "VisibleStore({})", self.inner)
@@ -174,11 +185,7 @@ impl ObjectStore for VisibleStore {
     }
 
     fn list(&self, prefix: Option<&Key>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        let view = Arc::clone(&self.view);
-        self.inner
-            .list(prefix)
-            .try_filter(move |m| std::future::ready(!view.hides(&m.location)))
-            .boxed()
+        self.shown(self.inner.list(prefix))
     }
 
     fn list_with_offset(
@@ -186,11 +193,7 @@ impl ObjectStore for VisibleStore {
         prefix: Option<&Key>,
         offset: &Key,
     ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        let view = Arc::clone(&self.view);
-        self.inner
-            .list_with_offset(prefix, offset)
-            .try_filter(move |m| std::future::ready(!view.hides(&m.location)))
-            .boxed()
+        self.shown(self.inner.list_with_offset(prefix, offset))
     }
 
     async fn list_with_delimiter(&self, prefix: Option<&Key>) -> object_store::Result<ListResult> {
@@ -248,10 +251,8 @@ pub(super) fn parquet_bytes(batches: &[RecordBatch], label: &str) -> Result<Vec<
         path: PathBuf::from(label),
         source,
     };
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build();
-    let mut w = ArrowWriter::try_new(Vec::new(), batches[0].schema(), Some(props)).map_err(perr)?;
+    let mut w =
+        ArrowWriter::try_new(Vec::new(), batches[0].schema(), Some(part_props())).map_err(perr)?;
     for b in batches {
         w.write(b).map_err(perr)?;
     }
@@ -473,9 +474,6 @@ impl Remote {
                         continue;
                     }
                     (None, Some(earlier)) => {
-                        let props = WriterProperties::builder()
-                            .set_compression(Compression::SNAPPY)
-                            .build();
                         // PERFHOUSE_UPLOAD_PART_BYTES: the upload's part size (object_store's
                         // 10 MiB by default; S3 refuses parts under 5 MiB but the last).
                         let part_bytes = std::env::var("PERFHOUSE_UPLOAD_PART_BYTES")
@@ -489,7 +487,7 @@ impl Remote {
                                 part_bytes,
                             ),
                             table.schema(),
-                            Some(props),
+                            Some(part_props()),
                         )
                         .map_err(perr)?;
                         for b in &earlier {
