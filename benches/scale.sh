@@ -71,7 +71,7 @@ echo "site (one new run): $(t "$BIN" --warehouse "$WH" site --out "$SITE")"
 
 # Through a real S3 API: moto on loopback, the warehouse pushed with import.
 PORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$PWD/.venv/bin/moto_server" -H 127.0.0.1 -p "$PORT" >/dev/null 2>&1 &
+"$PWD/.venv/bin/python" tests/s3_server.py -H 127.0.0.1 -p "$PORT" >/dev/null 2>&1 &
 MOTO=$!
 trap 'kill $MOTO 2>/dev/null' EXIT
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT" && break; sleep 0.2; done

@@ -386,13 +386,10 @@ impl Remote {
                 claimed_at: now_rfc3339(),
             };
             let body = serde_json::to_vec(&claim).expect("plain strings");
-            if self.create(&key, body).await? {
+            let Some(held) = self.claim(&key, body).await? else {
                 keep.insert(r.run_id.clone());
                 continue;
-            }
-            let held: Claim = serde_json::from_slice(&self.get(&key).await?).map_err(|e| {
-                WarehouseError::Location(format!("{key}: not a perfhouse claim: {e}"))
-            })?;
+            };
             let committed_at = self.part_key(Table::Runs, &held.suite, &held.runs_object);
             if held.run_id == r.run_id && !self.runs_object_committed(&committed_at).await? {
                 // Our own claim, from a push that stopped before its commit: go on with it.
@@ -477,6 +474,37 @@ impl Remote {
             }
         }
         Ok(report)
+    }
+
+    /// Puts the claim `body` at `key` create-only: `None` where it went in, else the claim
+    /// there. S3 answers a create that raced another in flight with 409 (which object_store
+    /// reports as "exists" too), and that other write may then fail, or gc may remove a stale
+    /// claim between our PUT and our GET: a claim that is not there when read is tried again.
+    async fn claim(&self, key: &Key, body: Vec<u8>) -> Result<Option<Claim>> {
+        let mut pause = Duration::from_millis(20);
+        for attempt in 1.. {
+            if self.create(key, body.clone()).await? {
+                return Ok(None);
+            }
+            match self.store.get(key).await {
+                Ok(got) => {
+                    let bytes = got
+                        .bytes()
+                        .await
+                        .map_err(store_err(format!("reading {key}")))?;
+                    let held = serde_json::from_slice(&bytes).map_err(|e| {
+                        WarehouseError::Location(format!("{key}: not a perfhouse claim: {e}"))
+                    })?;
+                    return Ok(Some(held));
+                }
+                Err(object_store::Error::NotFound { .. }) if attempt < 5 => {
+                    tokio::time::sleep(pause).await;
+                    pause *= 2;
+                }
+                Err(e) => return Err(store_err(format!("reading {key}"))(e)),
+            }
+        }
+        unreachable!("the loop returns")
     }
 
     /// Whether the `runs` object `key` committed, waiting for it until `deadline` while another

@@ -1,6 +1,7 @@
 //! A real S3 API for the object-store tests: PyPI's `moto` in its standalone server mode on a
 //! loopback port (tests/run.sh installs it into .venv), which implements conditional PutObject
-//! (`If-None-Match: *`).
+//! (`If-None-Match: *`). It runs through tests/s3_server.py, which makes moto's writes atomic
+//! as S3's are (moto alone lets two racing create-only PUTs of one key both win; see there).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::{skip, stderr, stdout};
 
-/// A moto S3 server on a loopback port, stopped when dropped.
+/// A moto S3 server (tests/s3_server.py) on a loopback port, stopped when dropped.
 pub struct S3 {
     child: Child,
     pub port: u16,
@@ -23,18 +24,26 @@ impl Drop for S3 {
     }
 }
 
-fn moto_server() -> Option<PathBuf> {
-    let path = std::env::var_os("PERFHOUSE_MOTO")
+/// The Python that has moto (PERFHOUSE_MOTO names its `moto_server`; the venv's `python` is
+/// beside it).
+fn moto_python() -> Option<PathBuf> {
+    let server = std::env::var_os("PERFHOUSE_MOTO")
         .map(PathBuf::from)
         .unwrap_or_else(|| super::repo().join(".venv/bin/moto_server"));
-    path.is_file().then_some(path)
+    let python = server.parent()?.join("python");
+    (server.is_file() && python.is_file()).then_some(python)
 }
 
 impl S3 {
     /// Starts the server and creates `bucket`; `None` (the test says SKIPPED, or fails where
     /// PERFHOUSE_REQUIRE names moto) when moto is not installed.
     pub fn start(bucket: &str) -> Option<S3> {
-        let Some(bin) = moto_server() else {
+        Self::start_with(bucket, &[])
+    }
+
+    /// [`S3::start`] with `env` set for the server.
+    pub fn start_with(bucket: &str, env: &[(&str, &str)]) -> Option<S3> {
+        let Some(python) = moto_python() else {
             skip(
                 "moto",
                 "moto_server is not installed (tests/run.sh installs it into .venv)",
@@ -46,8 +55,10 @@ impl S3 {
             .local_addr()
             .unwrap()
             .port();
-        let child = Command::new(bin)
+        let child = Command::new(python)
+            .arg(super::repo().join("tests/s3_server.py"))
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -57,7 +68,7 @@ impl S3 {
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
                 Instant::now() < deadline,
-                "moto_server did not listen on {port}"
+                "tests/s3_server.py did not listen on {port}"
             );
             std::thread::sleep(Duration::from_millis(100));
         }
