@@ -354,13 +354,16 @@ async fn cached_history(
         .map(|r| r.run_id.as_str())
         .filter(|id| !cache.points.contains_key(*id))
         .collect();
+    let mut clock = std::time::Instant::now();
     if !missing.is_empty() {
         let only = (missing.len() < runs.len()).then_some(&missing[..]);
         if let Some(new) = only {
             // A few new runs: their figures once, for the history rows and their pages.
             query.materialize_runs(new).await?;
+            crate::query::trace_phase("figures of the new runs", &mut clock);
         }
         let rows = history::point_rows(query, None, None, only).await?;
+        crate::query::trace_phase("history rows of the new runs", &mut clock);
         for id in &missing {
             cache.points.insert(id.to_string(), Vec::new());
         }
@@ -375,7 +378,6 @@ async fn cached_history(
     let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
     cache.points.retain(|id, _| live.contains(id.as_str()));
     let rows = cache.points.values().flatten().cloned().collect();
-    let mut clock = std::time::Instant::now();
     let mut series = history::series_from_rows(query, rows).await?;
     crate::query::trace_phase("history series from rows", &mut clock);
     history::find_all_changes(&mut series, &Default::default());
