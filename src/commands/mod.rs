@@ -354,9 +354,14 @@ async fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Site(args) => {
             let mut clock = std::time::Instant::now();
+            // The output's build cache is read while the warehouse opens.
+            let preload = (!args.full).then(|| crate::site::Preload::start(&args.out));
             let q = open_query(&cli, &slos).await?;
             crate::query::trace_phase("open the warehouse", &mut clock);
-            let opts = crate::site::BuildOptions { full: args.full };
+            let opts = crate::site::BuildOptions {
+                full: args.full,
+                preload,
+            };
             let report = crate::site::build_with(&q, &args.out, opts).await?;
             if !cli.quiet {
                 writeln!(

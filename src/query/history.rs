@@ -116,15 +116,19 @@ pub async fn history(
 /// Fills every series' change points (`find_changes`).
 pub fn find_all_changes(out: &mut [Series], opts: &Options) {
     // Each series' change points are independent (and seeded the same): spread them over the
-    // cores; the permutation tests dominate a large history's build.
+    // cores; the permutation tests dominate a large history's build. A series with a change
+    // costs ~100× one without (every permutation runs), so each thread takes the next series
+    // when it is free, not a fixed share.
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(out.len().max(1));
-    let chunk = out.len().div_ceil(threads).max(1);
+    let queue = std::sync::Mutex::new(out.iter_mut());
     std::thread::scope(|scope| {
-        for part in out.chunks_mut(chunk) {
-            scope.spawn(move || {
-                for s in part {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().expect("not poisoned").next();
+                    let Some(s) = next else { break };
                     find_changes(s, opts);
                 }
             });

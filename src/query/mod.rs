@@ -219,13 +219,25 @@ impl Query {
             return Ok(());
         }
         let filter = runs_in("run_id", ids);
-        for view in ["trial_figures", "metric_medians"] {
-            let df = self
-                .ctx
-                .sql(&format!("SELECT * FROM {view} WHERE {filter}"))
-                .await?;
-            let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
-            let batches = df.collect().await?;
+        // The two are planned and run at once, on tasks of their own (planning the big views
+        // is most of their cost, and it runs on the task that plans).
+        let tasks: Vec<_> = ["trial_figures", "metric_medians"]
+            .into_iter()
+            .map(|view| {
+                let ctx = self.ctx.clone();
+                let sql = format!("SELECT * FROM {view} WHERE {filter}");
+                tokio::spawn(async move {
+                    let df = ctx.sql(&sql).await?;
+                    let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
+                    let batches = df.collect().await?;
+                    Ok::<_, DataFusionError>((view, schema, batches))
+                })
+            })
+            .collect();
+        for task in tasks {
+            let (view, schema, batches) = task
+                .await
+                .map_err(|e| QueryError::Decode(format!("computing a view's rows: {e}")))??;
             let table = datafusion::datasource::MemTable::try_new(schema, vec![batches])?;
             let name = format!("{view}_part");
             self.ctx.deregister_table(name.as_str())?;

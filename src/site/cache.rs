@@ -39,6 +39,16 @@ pub(crate) struct Cache {
     /// What was read: the pages file's bytes and the runs `points.jsonl` holds.
     loaded_pages: Option<Vec<u8>>,
     loaded_runs: Option<std::collections::BTreeSet<String>>,
+    /// What [`Cache::save`] writes to `points.jsonl`, made by [`Cache::stage_points`].
+    points_out: Option<PointsOut>,
+}
+
+#[derive(Debug)]
+enum PointsOut {
+    /// Lines of runs added since the load.
+    Append(Vec<u8>),
+    /// The whole file (a run went away, or there was no usable file).
+    Replace(Vec<u8>),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -200,10 +210,45 @@ impl Cache {
         cache
     }
 
+    /// Makes what [`Cache::save`] writes to `points.jsonl` from the points now held: the lines
+    /// of the runs added since the load when runs were only added, else the whole file. After
+    /// it the points may be moved out (the site builds its series from them).
+    pub(crate) fn stage_points(&mut self) {
+        let line = |id: &str, rows: &[PointRow]| {
+            let mut l = serde_json::to_vec(&RunLine::new(id, rows)).expect("rows serialize");
+            l.push(b'\n');
+            l
+        };
+        self.points_out = Some(match &self.loaded_runs {
+            Some(old) if old.iter().all(|id| self.points.contains_key(id)) => PointsOut::Append(
+                self.points
+                    .iter()
+                    .filter(|(id, _)| !old.contains(*id))
+                    .flat_map(|(id, rows)| line(id, rows))
+                    .collect(),
+            ),
+            _ => {
+                let mut bytes = serde_json::to_vec(&Header {
+                    build: BUILD.to_string(),
+                })
+                .expect("header serializes");
+                bytes.push(b'\n');
+                for (id, rows) in &self.points {
+                    bytes.extend(line(id, rows));
+                }
+                PointsOut::Replace(bytes)
+            }
+        });
+    }
+
     /// Writes what changed: `pages.json` replaced when it differs, `points.jsonl` appended to
-    /// when runs were only added, replaced when any went away.
-    pub(crate) fn save(self, out: &Path) -> Result<(), SiteError> {
+    /// when runs were only added, replaced when any went away (as staged by
+    /// [`Cache::stage_points`], which this calls where the build did not).
+    pub(crate) fn save(mut self, out: &Path) -> Result<(), SiteError> {
         let dir = Self::dir(out);
+        if self.points_out.is_none() {
+            self.stage_points();
+        }
         let pages = serde_json::to_vec(&PagesFile {
             build: BUILD.to_string(),
             pages: self.pages,
@@ -212,19 +257,8 @@ impl Cache {
         if self.loaded_pages.as_ref() != Some(&pages) {
             replace(&dir.join(PAGES), &pages)?;
         }
-        let line = |id: &str, rows: &[PointRow]| {
-            let mut l = serde_json::to_vec(&RunLine::new(id, rows)).expect("rows serialize");
-            l.push(b'\n');
-            l
-        };
-        match &self.loaded_runs {
-            Some(old) if old.iter().all(|id| self.points.contains_key(id)) => {
-                let new: Vec<u8> = self
-                    .points
-                    .iter()
-                    .filter(|(id, _)| !old.contains(*id))
-                    .flat_map(|(id, rows)| line(id, rows))
-                    .collect();
+        match self.points_out.expect("staged above") {
+            PointsOut::Append(new) => {
                 if !new.is_empty() {
                     let path = dir.join(POINTS);
                     let mut f = std::fs::OpenOptions::new()
@@ -235,17 +269,7 @@ impl Cache {
                 }
                 Ok(())
             }
-            _ => {
-                let mut bytes = serde_json::to_vec(&Header {
-                    build: BUILD.to_string(),
-                })
-                .expect("header serializes");
-                bytes.push(b'\n');
-                for (id, rows) in &self.points {
-                    bytes.extend(line(id, rows));
-                }
-                replace(&dir.join(POINTS), &bytes)
-            }
+            PointsOut::Replace(bytes) => replace(&dir.join(POINTS), &bytes),
         }
     }
 

@@ -59,10 +59,57 @@ use writer::*;
 const INDEX_RUNS: usize = 15;
 
 /// How to build.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Default)]
 pub struct BuildOptions {
     /// Ignore the cache a previous build left in the output (`site::cache`): render every page.
     pub full: bool,
+    /// The cache of the output, being read while the warehouse opens ([`Preload::start`]).
+    pub preload: Option<Preload>,
+}
+
+/// `f` over `items` on every core (each thread takes the next item when free), the results in
+/// the items' order.
+pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        done.push((i, f(item)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a worker does not panic"))
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The build cache of an output directory, read on a thread of its own: a command starts it
+/// before it opens the warehouse, so the two overlap.
+#[derive(Debug)]
+pub struct Preload(std::thread::JoinHandle<cache::Cache>);
+
+impl Preload {
+    pub fn start(out: &Path) -> Preload {
+        let out = out.to_path_buf();
+        Preload(std::thread::spawn(move || cache::Cache::load(&out)))
+    }
 }
 
 /// The cache's folder in the output directory: not part of the site (`publish` leaves it out).
@@ -81,10 +128,10 @@ pub async fn build_with(
     opts: BuildOptions,
 ) -> Result<BuildReport, SiteError> {
     let mut clock = std::time::Instant::now();
-    let mut cache = if opts.full {
-        cache::Cache::default()
-    } else {
-        cache::Cache::load(out)
+    let mut cache = match (opts.full, opts.preload) {
+        (true, _) => cache::Cache::default(),
+        (false, Some(Preload(loading))) => loading.join().unwrap_or_default(),
+        (false, None) => cache::Cache::load(out),
     };
     crate::query::trace_phase("load the build cache", &mut clock);
     let mut w = Writer {
@@ -377,7 +424,12 @@ async fn cached_history(
     }
     let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
     cache.points.retain(|id, _| live.contains(id.as_str()));
-    let rows = cache.points.values().flatten().cloned().collect();
+    // What the cache saves is made now, so the rows can move into the series, not be copied.
+    cache.stage_points();
+    let rows = std::mem::take(&mut cache.points)
+        .into_values()
+        .flatten()
+        .collect();
     let mut series = history::series_from_rows(query, rows).await?;
     crate::query::trace_phase("history series from rows", &mut clock);
     history::find_all_changes(&mut series, &Default::default());

@@ -404,38 +404,68 @@ pub fn hover_data(t: &Trend) -> String {
         })
     });
     let prefix = prefix.unwrap_or("");
-    let mut s = format!(
-        "{{\"prefix\":{},\"points\":[",
-        serde_json::Value::from(prefix)
-    );
+    let mut s = String::with_capacity(64 + t.points.len() * 80);
+    s.push_str("{\"prefix\":");
+    push_json_str(&mut s, prefix);
+    s.push_str(",\"points\":[");
+    let mut rounded = String::new();
     for (i, p) in t.points.iter().enumerate() {
         if i > 0 {
             s.push(',');
         }
+        let _ = write!(s, "[{},", p.run_no);
         // Five significant digits are what a tooltip shows.
-        let v = if p.value.is_finite() {
-            format!("{:.4e}", p.value)
-                .parse::<f64>()
-                .map_or("null".to_string(), |v| v.to_string())
-        } else {
-            "null".to_string()
-        };
-        let _ = write!(
-            s,
-            "[{},{v},{},{},{}]",
-            p.run_no,
-            serde_json::Value::from(p.commit),
-            serde_json::Value::from(p.date),
-            serde_json::Value::from(&p.id[prefix.len()..])
-        );
+        rounded.clear();
+        let _ = write!(rounded, "{:.4e}", p.value);
+        match rounded.parse::<f64>() {
+            Ok(v) if p.value.is_finite() => {
+                let _ = write!(s, "{v}");
+            }
+            _ => s.push_str("null"),
+        }
+        for text in [p.commit, p.date, &p.id[prefix.len()..]] {
+            s.push(',');
+            push_json_str(&mut s, text);
+        }
+        s.push(']');
     }
     s.push_str("]}");
     s
 }
 
+/// `text` as a JSON string, as serde_json writes it (quoted, `"`, `\\` and control characters
+/// escaped, the rest as is).
+fn push_json_str(out: &mut String, text: &str) {
+    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(&serde_json::to_string(text).expect("a string serializes"));
+    } else {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_strings_are_written_as_serde_json_writes_them() {
+        for text in [
+            "",
+            "0123abc",
+            "2026-12-02",
+            "a\"b",
+            "back\\slash",
+            "tab\tnew\nline\u{1}",
+            "ünïcödé \u{2028} 🙂",
+            "</script>",
+        ] {
+            let mut out = String::new();
+            push_json_str(&mut out, text);
+            assert_eq!(out, serde_json::to_string(text).unwrap(), "{text:?}");
+        }
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {

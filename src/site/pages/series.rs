@@ -138,241 +138,17 @@ pub(crate) async fn history_pages(
     for (suite, series) in by_suite {
         let dir = format!("suites/{}", slug(suite));
         let layout = ParamLayout::new(series.iter().map(|s| &s.params));
+        // The pages are rendered on every core (charts and hover data are most of a build
+        // that adds one run), then written in order.
+        let rendered = crate::site::par_map(&series, |s| {
+            render_series(suite, &dir, &layout, s, css, notes, commit_urls)
+        });
         let mut links = Vec::new();
-        for s in &series {
-            let file = format!(
-                "{}.html",
-                slug(&format!(
-                    "{}|{}|{}",
-                    s.metric,
-                    s.arm,
-                    crate::model::params_json(&s.params)
-                ))
-            );
-            let params = layout.label(&s.params);
-            let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
-            let latest_change = s.changes.last();
-            let (change, class) = match latest_change {
-                Some(c) => (
-                    format!(
-                        "{} at #{} ({:+.1}%)",
-                        if c.regression {
-                            "regressed"
-                        } else {
-                            "improved"
-                        },
-                        c.run_no,
-                        c.magnitude * 100.0
-                    ),
-                    if c.regression {
-                        "verdict-regressed"
-                    } else {
-                        "verdict-improved"
-                    }
-                    .to_string(),
-                ),
-                None => ("none".to_string(), String::new()),
-            };
-            hrefs.insert(
-                (
-                    s.suite.clone(),
-                    s.metric.clone(),
-                    s.arm.clone(),
-                    s.params.clone(),
-                ),
-                (
-                    format!("{dir}/{file}"),
-                    if params.is_empty() {
-                        format!("{} · {}", s.metric, s.arm)
-                    } else {
-                        format!("{} · {} · {}", s.metric, s.arm, params)
-                    },
-                ),
-            );
-            let index_of: BTreeMap<&str, usize> = s
-                .points
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (p.run_id.as_str(), i))
-                .collect();
-            let changes: Vec<(usize, bool, f64)> = s
-                .changes
-                .iter()
-                .filter_map(|c| {
-                    index_of
-                        .get(c.run_id.as_str())
-                        .map(|i| (*i, c.regression, c.magnitude))
-                })
-                .collect();
-            let noted: Vec<usize> = s
-                .points
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| notes.contains_key(p.run_id.as_str()))
-                .map(|(i, _)| i)
-                .collect();
-            let commits: Vec<String> = s
-                .points
-                .iter()
-                .map(|p| short_commit(&p.git_commit))
-                .collect();
-            let dates: Vec<String> = s
-                .points
-                .iter()
-                .map(|p| p.started_at.get(..10).unwrap_or(&p.started_at).to_string())
-                .collect();
-            let tpoints: Vec<trend::Point> = s
-                .points
-                .iter()
-                .enumerate()
-                .map(|(i, p)| trend::Point {
-                    value: p.value,
-                    lo: p.lo,
-                    hi: p.hi,
-                    run_no: p.run_no,
-                    commit: &commits[i],
-                    date: &dates[i],
-                    id: &p.run_id,
-                })
-                .collect();
-            let title = format!("{} · {}", s.metric, s.arm);
-            let unit = if s.unit.is_empty() {
-                &s.metric
-            } else {
-                &s.unit
-            };
-            let description = format!(
-                "{} over {} runs of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), grey lines each segment's level, the shaded box the newest segment's noise band, triangles runs with notes.",
-                s.metric,
-                values.len(),
-                if params.is_empty() {
-                    String::new()
-                } else {
-                    format!(" at {params}")
-                }
-            );
-            let spec = trend::Trend {
-                title: &title,
-                description: &description,
-                unit,
-                points: &tpoints,
-                changes: &changes,
-                breaks: &s.breaks,
-                notes: &noted,
-                noise_band: s.noise.map(|n| n.band),
-                small: false,
-            };
-            let chart = trend::svg(&spec);
-            let hover = if tpoints.len() > trend::MARKED {
-                trend::hover_data(&spec).replace('<', "\\u003c")
-            } else {
-                String::new()
-            };
-            let small = trend::svg(&trend::Trend {
-                small: true,
-                noise_band: None,
-                ..spec
-            });
-            links.push(SeriesLink {
-                href: file.clone(),
-                metric: if s.unit.is_empty() {
-                    s.metric.clone()
-                } else {
-                    format!("{} ({})", s.metric, s.unit)
-                },
-                arm: s.arm.clone(),
-                params: params.clone(),
-                key: format!("{} {} {}", s.metric, s.arm, params).to_lowercase(),
-                small,
-                n: values.len(),
-                latest: values
-                    .last()
-                    .map(|v| fmt_value(Some(*v)))
-                    .unwrap_or_default(),
-                change,
-                change_class: class,
-            });
-            let page = SeriesPage {
-                root: "../../".into(),
-                css: css.to_string(),
-                title: format!("{suite}: {}", s.metric),
-                suite: suite.to_string(),
-                metric: s.metric.clone(),
-                arm: s.arm.clone(),
-                params,
-                unit: s.unit.clone(),
-                summary: format!(
-                    "{} is better. {} runs; {} change point(s){}.",
-                    if s.better == crate::stats::verdict::Direction::HigherIsBetter {
-                        "Higher"
-                    } else {
-                        "Lower"
-                    },
-                    values.len(),
-                    s.changes.len(),
-                    match s.breaks.len() {
-                        0 => String::new(),
-                        n => format!(
-                            "; {n} known break(s) where the benchmark's code or the machine changed (no change is called across one)"
-                        ),
-                    }
-                ),
-                chart,
-                hover,
-                older: s.points.len().saturating_sub(TABLE_ROWS),
-                changes: s
-                    .changes
-                    .iter()
-                    .map(|c| ChangeView {
-                        href: format!("../../runs/{}/index.html", c.run_id),
-                        run: format!("#{}", c.run_no),
-                        commit: short_commit(&c.git_commit),
-                        commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
-                        before: fmt_value(Some(c.mean_before)),
-                        after: fmt_value(Some(c.mean_after)),
-                        change: format!("{:+.1}%", c.magnitude * 100.0),
-                        p: format!("{:.3}", c.p_value),
-                        class: if c.regression {
-                            "verdict-regressed"
-                        } else {
-                            "verdict-improved"
-                        }
-                        .into(),
-                        kind: if c.regression {
-                            "regression"
-                        } else {
-                            "improvement"
-                        }
-                        .into(),
-                    })
-                    .collect(),
-                points: s
-                    .points
-                    .iter()
-                    .rev()
-                    .take(TABLE_ROWS)
-                    .map(|p| PointView {
-                        href: format!("../../runs/{}/index.html", p.run_id),
-                        run: format!("#{}", p.run_no),
-                        started: time(&p.started_at),
-                        commit: short_commit(&p.git_commit),
-                        commit_href: commit_href(commit_urls, &p.run_id, &p.git_commit),
-                        value: fmt_value(Some(p.value)),
-                        range: match (p.lo, p.hi) {
-                            (Some(lo), Some(hi)) => {
-                                format!("{} – {}", fmt_value(Some(lo)), fmt_value(Some(hi)))
-                            }
-                            _ => String::new(),
-                        },
-                        note: notes
-                            .get(p.run_id.as_str())
-                            .and_then(|v| v.last())
-                            .map(|n| n.text.clone())
-                            .unwrap_or_default(),
-                    })
-                    .collect(),
-            };
-            w.page(&format!("{dir}/{file}"), &page)?;
+        for r in rendered {
+            let r = r?;
+            hrefs.insert(r.href.0, r.href.1);
+            links.push(r.link);
+            w.put(&r.path, r.html.as_bytes())?;
         }
         w.page(
             &format!("{dir}/index.html"),
@@ -593,4 +369,272 @@ fn group_by_metric(links: Vec<SeriesLink>) -> Vec<MetricGroup> {
         }
     }
     groups
+}
+
+/// A series page rendered (on any thread): its file, HTML, link on the suite page, and the
+/// (key → href, label) the alerts and the dashboard link it by.
+struct RenderedSeries {
+    path: String,
+    html: String,
+    link: SeriesLink,
+    #[allow(clippy::type_complexity)]
+    href: (
+        (String, String, String, crate::model::Params),
+        (String, String),
+    ),
+}
+
+/// Renders the page of one series of `suite` (under `dir`).
+fn render_series(
+    suite: &str,
+    dir: &str,
+    layout: &ParamLayout,
+    s: &crate::query::history::Series,
+    css: &str,
+    notes: &BTreeMap<&str, Vec<&NoteRow>>,
+    commit_urls: &BTreeMap<&str, String>,
+) -> Result<RenderedSeries, SiteError> {
+    let file = format!(
+        "{}.html",
+        slug(&format!(
+            "{}|{}|{}",
+            s.metric,
+            s.arm,
+            crate::model::params_json(&s.params)
+        ))
+    );
+    let params = layout.label(&s.params);
+    let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+    let latest_change = s.changes.last();
+    let (change, class) = match latest_change {
+        Some(c) => (
+            format!(
+                "{} at #{} ({:+.1}%)",
+                if c.regression {
+                    "regressed"
+                } else {
+                    "improved"
+                },
+                c.run_no,
+                c.magnitude * 100.0
+            ),
+            if c.regression {
+                "verdict-regressed"
+            } else {
+                "verdict-improved"
+            }
+            .to_string(),
+        ),
+        None => ("none".to_string(), String::new()),
+    };
+    let href = (
+        (
+            s.suite.clone(),
+            s.metric.clone(),
+            s.arm.clone(),
+            s.params.clone(),
+        ),
+        (
+            format!("{dir}/{file}"),
+            if params.is_empty() {
+                format!("{} · {}", s.metric, s.arm)
+            } else {
+                format!("{} · {} · {}", s.metric, s.arm, params)
+            },
+        ),
+    );
+    let index_of: BTreeMap<&str, usize> = s
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.run_id.as_str(), i))
+        .collect();
+    let changes: Vec<(usize, bool, f64)> = s
+        .changes
+        .iter()
+        .filter_map(|c| {
+            index_of
+                .get(c.run_id.as_str())
+                .map(|i| (*i, c.regression, c.magnitude))
+        })
+        .collect();
+    let noted: Vec<usize> = s
+        .points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| notes.contains_key(p.run_id.as_str()))
+        .map(|(i, _)| i)
+        .collect();
+    let commits: Vec<String> = s
+        .points
+        .iter()
+        .map(|p| short_commit(&p.git_commit))
+        .collect();
+    let dates: Vec<String> = s
+        .points
+        .iter()
+        .map(|p| p.started_at.get(..10).unwrap_or(&p.started_at).to_string())
+        .collect();
+    let tpoints: Vec<trend::Point> = s
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| trend::Point {
+            value: p.value,
+            lo: p.lo,
+            hi: p.hi,
+            run_no: p.run_no,
+            commit: &commits[i],
+            date: &dates[i],
+            id: &p.run_id,
+        })
+        .collect();
+    let title = format!("{} · {}", s.metric, s.arm);
+    let unit = if s.unit.is_empty() {
+        &s.metric
+    } else {
+        &s.unit
+    };
+    let description = format!(
+        "{} over {} runs of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), grey lines each segment's level, the shaded box the newest segment's noise band, triangles runs with notes.",
+        s.metric,
+        values.len(),
+        if params.is_empty() {
+            String::new()
+        } else {
+            format!(" at {params}")
+        }
+    );
+    let spec = trend::Trend {
+        title: &title,
+        description: &description,
+        unit,
+        points: &tpoints,
+        changes: &changes,
+        breaks: &s.breaks,
+        notes: &noted,
+        noise_band: s.noise.map(|n| n.band),
+        small: false,
+    };
+    let chart = trend::svg(&spec);
+    let hover = if tpoints.len() > trend::MARKED {
+        trend::hover_data(&spec).replace('<', "\\u003c")
+    } else {
+        String::new()
+    };
+    let small = trend::svg(&trend::Trend {
+        small: true,
+        noise_band: None,
+        ..spec
+    });
+    let link = SeriesLink {
+        href: file.clone(),
+        metric: if s.unit.is_empty() {
+            s.metric.clone()
+        } else {
+            format!("{} ({})", s.metric, s.unit)
+        },
+        arm: s.arm.clone(),
+        params: params.clone(),
+        key: format!("{} {} {}", s.metric, s.arm, params).to_lowercase(),
+        small,
+        n: values.len(),
+        latest: values
+            .last()
+            .map(|v| fmt_value(Some(*v)))
+            .unwrap_or_default(),
+        change,
+        change_class: class,
+    };
+    let page = SeriesPage {
+        root: "../../".into(),
+        css: css.to_string(),
+        title: format!("{suite}: {}", s.metric),
+        suite: suite.to_string(),
+        metric: s.metric.clone(),
+        arm: s.arm.clone(),
+        params,
+        unit: s.unit.clone(),
+        summary: format!(
+            "{} is better. {} runs; {} change point(s){}.",
+            if s.better == crate::stats::verdict::Direction::HigherIsBetter {
+                "Higher"
+            } else {
+                "Lower"
+            },
+            values.len(),
+            s.changes.len(),
+            match s.breaks.len() {
+                0 => String::new(),
+                n => format!(
+                    "; {n} known break(s) where the benchmark's code or the machine changed (no change is called across one)"
+                ),
+            }
+        ),
+        chart,
+        hover,
+        older: s.points.len().saturating_sub(TABLE_ROWS),
+        changes: s
+            .changes
+            .iter()
+            .map(|c| ChangeView {
+                href: format!("../../runs/{}/index.html", c.run_id),
+                run: format!("#{}", c.run_no),
+                commit: short_commit(&c.git_commit),
+                commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
+                before: fmt_value(Some(c.mean_before)),
+                after: fmt_value(Some(c.mean_after)),
+                change: format!("{:+.1}%", c.magnitude * 100.0),
+                p: format!("{:.3}", c.p_value),
+                class: if c.regression {
+                    "verdict-regressed"
+                } else {
+                    "verdict-improved"
+                }
+                .into(),
+                kind: if c.regression {
+                    "regression"
+                } else {
+                    "improvement"
+                }
+                .into(),
+            })
+            .collect(),
+        points: s
+            .points
+            .iter()
+            .rev()
+            .take(TABLE_ROWS)
+            .map(|p| PointView {
+                href: format!("../../runs/{}/index.html", p.run_id),
+                run: format!("#{}", p.run_no),
+                started: time(&p.started_at),
+                commit: short_commit(&p.git_commit),
+                commit_href: commit_href(commit_urls, &p.run_id, &p.git_commit),
+                value: fmt_value(Some(p.value)),
+                range: match (p.lo, p.hi) {
+                    (Some(lo), Some(hi)) => {
+                        format!("{} – {}", fmt_value(Some(lo)), fmt_value(Some(hi)))
+                    }
+                    _ => String::new(),
+                },
+                note: notes
+                    .get(p.run_id.as_str())
+                    .and_then(|v| v.last())
+                    .map(|n| n.text.clone())
+                    .unwrap_or_default(),
+            })
+            .collect(),
+    };
+    let path = format!("{dir}/{file}");
+    let html = page.render().map_err(|source| SiteError::Render {
+        page: path.clone(),
+        source,
+    })?;
+    Ok(RenderedSeries {
+        path,
+        html,
+        link,
+        href,
+    })
 }
