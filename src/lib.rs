@@ -10,6 +10,7 @@
 //! * [`model`]: plain data types, units normalised (ns, bytes, µs timestamps).
 //! * [`ingest`]: one file per external format, parsed into `model` values.
 //! * [`warehouse`]: the Arrow schemas (one place), atomic Parquet append, blobs, compaction.
+//! * [`parallel`]: `par_map`, per-item work of a build on every core.
 //! * [`query`]: a DataFusion `SessionContext` with every table and the derived-figure views.
 //! * [`site`]: view models, askama pages and plotters charts.
 //! * [`commands`]: wires the layers together for each subcommand; [`cli`] holds the flags.
@@ -18,6 +19,7 @@ pub mod cli;
 pub mod commands;
 pub mod ingest;
 pub mod model;
+pub mod parallel;
 pub mod query;
 pub mod report;
 pub mod runner;

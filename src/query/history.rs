@@ -113,27 +113,16 @@ pub async fn history(
     Ok(out)
 }
 
-/// Fills every series' change points (`find_changes`).
+/// Fills every series' change points ([`changes_of`]).
 pub fn find_all_changes(out: &mut [Series], opts: &Options) {
     // Each series' change points are independent (and seeded the same): spread them over the
     // cores; the permutation tests dominate a large history's build. A series with a change
     // costs ~100× one without (every permutation runs), so each thread takes the next series
     // when it is free, not a fixed share.
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(out.len().max(1));
-    let queue = std::sync::Mutex::new(out.iter_mut());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let next = queue.lock().expect("not poisoned").next();
-                    let Some(s) = next else { break };
-                    find_changes(s, opts);
-                }
-            });
-        }
-    });
+    let changes = crate::parallel::par_map(out, |s| changes_of(s, opts));
+    for (s, c) in out.iter_mut().zip(changes) {
+        s.changes = c;
+    }
 }
 
 /// The series and their points (and segment breaks), without change points: what the noise
@@ -394,7 +383,7 @@ pub fn detect(values: &[f64], opts: &Options) -> Vec<crate::stats::changepoint::
 /// A change is called only where its magnitude is at least the segment's change threshold
 /// (`stats::noise::change_threshold`: 1σ of the segment's run-to-run noise, at least ±2 %):
 /// significance alone is not a decision.
-fn find_changes(s: &mut Series, opts: &Options) {
+fn changes_of(s: &Series, opts: &Options) -> Vec<Change> {
     let bounds = s.bounds();
     let mut changes = Vec::new();
     for w in bounds.windows(2) {
@@ -419,5 +408,5 @@ fn find_changes(s: &mut Series, opts: &Options) {
             });
         }
     }
-    s.changes = changes;
+    changes
 }

@@ -235,9 +235,11 @@ impl Query {
             })
             .collect();
         for task in tasks {
-            let (view, schema, batches) = task
-                .await
-                .map_err(|e| QueryError::Decode(format!("computing a view's rows: {e}")))??;
+            // A task that panicked passes its panic on (none is cancelled).
+            let (view, schema, batches) = match task.await {
+                Ok(done) => done?,
+                Err(e) => std::panic::resume_unwind(e.into_panic()),
+            };
             let table = datafusion::datasource::MemTable::try_new(schema, vec![batches])?;
             let name = format!("{view}_part");
             self.ctx.deregister_table(name.as_str())?;

@@ -219,6 +219,31 @@ fn scan(
 
 /// Change points of `series`, in index order.
 pub fn e_divisive(series: &[f64], opts: &Options) -> Vec<(usize, f64)> {
+    let min_size = opts.min_size;
+    e_divisive_with(series, opts, |seg| {
+        // The permutations are the segment's values: one sort of the segment gives every
+        // permutation's ranks.
+        let n = seg.len();
+        let sorted = Sorted::new(seg);
+        let mut scratch = Scratch::new(n);
+        let mut perm = vec![0.0; n];
+        move |idx: &[usize]| {
+            for (p, &i) in perm.iter_mut().zip(idx) {
+                *p = seg[i];
+            }
+            let rank = sorted.ranks(n, |p| idx[p]);
+            scan(&perm, &rank, sorted.total, min_size, &mut scratch).map(|(_, q)| q)
+        }
+    })
+}
+
+/// E-divisive's binary segmentation, with `permuted(segment)` giving the Q̂ of the segment's
+/// best split when its values are arranged as `segment[idx[0]], segment[idx[1]], …`.
+fn e_divisive_with<'s, P: FnMut(&[usize]) -> Option<f64>>(
+    series: &'s [f64],
+    opts: &Options,
+    mut permuted: impl FnMut(&'s [f64]) -> P,
+) -> Vec<(usize, f64)> {
     let mut rng = Rng::new(opts.seed);
     let mut segments = vec![(0usize, series.len())];
     let mut found: Vec<(usize, f64)> = Vec::new();
@@ -233,14 +258,9 @@ pub fn e_divisive(series: &[f64], opts: &Options) -> Vec<(usize, f64)> {
             .max_by(|x, y| x.2.total_cmp(&y.2));
         let Some((si, cut, q)) = candidate else { break };
         let (a, b) = segments[si];
-        let seg = &series[a..b];
-        let n = seg.len();
-        // Each permutation shuffles the previous one. It is tracked as the segment's indices
-        // (the same swaps), so the one sort of the segment gives every permutation's ranks.
-        let sorted = Sorted::new(seg);
-        let mut scratch = Scratch::new(n);
-        let mut idx: Vec<usize> = (0..n).collect();
-        let mut perm = vec![0.0; n];
+        let mut q_of = permuted(&series[a..b]);
+        // Each permutation shuffles the previous one, tracked as the segment's indices.
+        let mut idx: Vec<usize> = (0..b - a).collect();
         let mut at_least = 0usize;
         // p = (at_least + 1) / (permutations + 1) can only grow: once it exceeds alpha the
         // split is rejected whatever the remaining permutations say, so stop there (on noise
@@ -248,13 +268,7 @@ pub fn e_divisive(series: &[f64], opts: &Options) -> Vec<(usize, f64)> {
         let limit = (opts.alpha * (opts.permutations + 1) as f64).floor() as usize;
         for _ in 0..opts.permutations {
             rng.shuffle(&mut idx);
-            for (p, &i) in perm.iter_mut().zip(&idx) {
-                *p = seg[i];
-            }
-            let rank = sorted.ranks(n, |p| idx[p]);
-            if scan(&perm, &rank, sorted.total, opts.min_size, &mut scratch)
-                .is_some_and(|(_, pq)| pq >= q)
-            {
+            if q_of(&idx).is_some_and(|pq| pq >= q) {
                 at_least += 1;
                 if at_least + 1 > limit {
                     break;
@@ -349,44 +363,15 @@ mod tests {
         scan(x, &rank, total, min_size, &mut Scratch::new(n))
     }
 
-    /// [`e_divisive`] as it was before permutations shared one sort: each permutation shuffles
-    /// the values themselves and [`best_split`] sorts them again.
+    /// [`e_divisive`] as it was before permutations shared one sort: each permutation's
+    /// values sorted again ([`best_split_sorting`]).
     fn e_divisive_sorting_each_permutation(series: &[f64], opts: &Options) -> Vec<(usize, f64)> {
-        let mut rng = Rng::new(opts.seed);
-        let mut segments = vec![(0usize, series.len())];
-        let mut found: Vec<(usize, f64)> = Vec::new();
-        loop {
-            let candidate = segments
-                .iter()
-                .enumerate()
-                .filter_map(|(si, &(a, b))| {
-                    best_split_sorting(&series[a..b], opts.min_size).map(|(t, q)| (si, a + t, q))
-                })
-                .max_by(|x, y| x.2.total_cmp(&y.2));
-            let Some((si, cut, q)) = candidate else { break };
-            let (a, b) = segments[si];
-            let mut perm = series[a..b].to_vec();
-            let mut at_least = 0usize;
-            let limit = (opts.alpha * (opts.permutations + 1) as f64).floor() as usize;
-            for _ in 0..opts.permutations {
-                rng.shuffle(&mut perm);
-                if best_split_sorting(&perm, opts.min_size).is_some_and(|(_, pq)| pq >= q) {
-                    at_least += 1;
-                    if at_least + 1 > limit {
-                        break;
-                    }
-                }
+        e_divisive_with(series, opts, |seg| {
+            move |idx: &[usize]| {
+                let perm: Vec<f64> = idx.iter().map(|&i| seg[i]).collect();
+                best_split_sorting(&perm, opts.min_size).map(|(_, q)| q)
             }
-            let p = (at_least + 1) as f64 / (opts.permutations + 1) as f64;
-            if p > opts.alpha {
-                break;
-            }
-            found.push((cut, p));
-            segments[si] = (a, cut);
-            segments.insert(si + 1, (cut, b));
-        }
-        found.sort_by_key(|c| c.0);
-        found
+        })
     }
 
     /// A permutation scanned with the ranks of its segment's one sort gives the split and Q̂,

@@ -1643,16 +1643,9 @@ mod tests {
         assert_eq!(fs::read_dir(&incoming).unwrap().count(), 0);
         // Changed in place with the same size and modification time: the digest tells, and
         // the new bytes are copied.
-        let mtime = fs::metadata(&src).unwrap().modified().unwrap();
         let mut changed = body.clone();
         changed[5] ^= 1;
-        fs::write(&src, &changed).unwrap();
-        fs::File::options()
-            .write(true)
-            .open(&src)
-            .unwrap()
-            .set_modified(mtime)
-            .unwrap();
+        rewrite_keeping_mtime(&src, &changed);
         let staged = wh.hash_and_stage(&src).unwrap();
         assert_eq!(staged.sha(), sha256_file(&src).unwrap().0);
         assert_ne!(staged.sha(), sha);
@@ -1665,6 +1658,18 @@ mod tests {
         assert_eq!(fs::read_dir(&incoming).unwrap().count(), 1);
         drop(staged);
         assert_eq!(fs::read_dir(&incoming).unwrap().count(), 0);
+    }
+
+    /// Writes `bytes` over `path` in place and puts its old modification time back.
+    fn rewrite_keeping_mtime(path: &Path, bytes: &[u8]) {
+        let mtime = fs::metadata(path).unwrap().modified().unwrap();
+        fs::write(path, bytes).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
     }
 
     /// The input changes between its hash and its copy (another process rewrites it): the
@@ -1680,16 +1685,9 @@ mod tests {
         let before = file_identity(&src);
         let (sha, bytes) = sha256_file(&src).unwrap();
         // Rewritten in place, same size, the old modification time put back.
-        let mtime = fs::metadata(&src).unwrap().modified().unwrap();
         let mut new = old.clone();
         new[1 << 20] ^= 0xff;
-        fs::write(&src, &new).unwrap();
-        fs::File::options()
-            .write(true)
-            .open(&src)
-            .unwrap()
-            .set_modified(mtime)
-            .unwrap();
+        rewrite_keeping_mtime(&src, &new);
         let staged = wh.stage_hashed(&src, before, &sha, bytes).unwrap();
         let (new_sha, _) = sha256_file(&src).unwrap();
         assert_ne!(new_sha, sha);

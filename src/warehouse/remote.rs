@@ -481,8 +481,9 @@ impl Remote {
     /// reports as "exists" too), and that other write may then fail, or gc may remove a stale
     /// claim between our PUT and our GET: a claim that is not there when read is tried again.
     async fn claim(&self, key: &Key, body: Vec<u8>) -> Result<Option<Claim>> {
-        let mut pause = Duration::from_millis(20);
-        for attempt in 1.. {
+        let (mut pause, mut attempt) = (Duration::from_millis(20), 0);
+        loop {
+            attempt += 1;
             if self.create(key, body.clone()).await? {
                 return Ok(None);
             }
@@ -504,7 +505,6 @@ impl Remote {
                 Err(e) => return Err(store_err(format!("reading {key}"))(e)),
             }
         }
-        unreachable!("the loop returns")
     }
 
     /// Whether the `runs` object `key` committed, waiting for it until `deadline` while another

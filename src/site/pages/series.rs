@@ -140,7 +140,7 @@ pub(crate) async fn history_pages(
         let layout = ParamLayout::new(series.iter().map(|s| &s.params));
         // The pages are rendered on every core (charts and hover data are most of a build
         // that adds one run), then written in order.
-        let rendered = crate::site::par_map(&series, |s| {
+        let rendered = crate::parallel::par_map(&series, |s| {
             render_series(suite, &dir, &layout, s, css, notes, commit_urls)
         });
         let mut links = Vec::new();
