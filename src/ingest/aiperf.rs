@@ -21,9 +21,12 @@ use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 
 use super::IngestError;
+
+#[path = "aiperf_fast.rs"]
+mod fast;
 use crate::model::{Phase, Request};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 struct Record {
     metadata: Metadata,
     #[serde(default)]
@@ -32,7 +35,7 @@ struct Record {
     error: Option<ErrorDetails>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 struct Metadata {
     request_start_ns: Option<i64>,
     timestamp_ns: Option<i64>,
@@ -44,7 +47,7 @@ struct Metadata {
     worker_id: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 struct ErrorDetails {
     code: Option<i32>,
     #[serde(rename = "type")]
@@ -52,6 +55,7 @@ struct ErrorDetails {
 }
 
 /// A metric's value when it is a scalar; lists (`inter_chunk_latency`) are skipped.
+#[derive(Debug)]
 struct MetricEntry {
     value: Option<f64>,
     unit: String,
@@ -123,7 +127,7 @@ const METRICS: [&str; 8] = [
 /// one record (its own docs example repeats `time_to_first_token`, the second time with the
 /// first inter-chunk latency); the first occurrence is the one consistent with
 /// `request_latency`, so the first wins.
-#[derive(Default)]
+#[derive(Default, Debug)]
 struct Metrics([Option<MetricEntry>; METRICS.len()]);
 
 impl Metrics {
@@ -281,6 +285,15 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
     })
 }
 
+/// One record: by [`fast::record`] when the line is as aiperf writes it, else by serde_json
+/// (which then also phrases the error of a line that is wrong).
+fn parse_record(text: &str) -> Result<Record, serde_json::Error> {
+    match fast::record(text) {
+        Some(rec) => Ok(rec),
+        None => serde_json::from_str(text),
+    }
+}
+
 /// Parses a whole JSONL stream into memory (see [`stream_jsonl`] for the rules).
 pub fn parse_jsonl(path: &Path, reader: impl BufRead) -> Result<AiperfRecords, IngestError> {
     let mut requests = Vec::new();
@@ -391,7 +404,7 @@ impl Block {
                 });
                 return;
             }
-            match serde_json::from_str::<Record>(text) {
+            match parse_record(text) {
                 Ok(rec) => match record_to_request(rec, path, line_no) {
                     Ok(r) => out.requests.push(r),
                     Err(e) => {
@@ -634,7 +647,7 @@ pub fn stream_jsonl_serial(
                 message: e.to_string(),
             });
         }
-        match serde_json::from_str::<Record>(text) {
+        match parse_record(text) {
             Ok(rec) => {
                 let r = record_to_request(rec, path, line_no)?;
                 take(r, &mut out, &mut batch, chunk, sink)?;
