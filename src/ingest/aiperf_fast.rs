@@ -568,7 +568,7 @@ mod tests {
         match rng.below(10) {
             0 => (rng.next_u64() % 1_000_000_000).to_string(),
             1 => format!("{}", (rng.next_u64() % 100_000) as f64 / 977.0),
-            2 | 3 | 4 => "1796084776008747052".to_string(),
+            2..=4 => "1796084776008747052".to_string(),
             5 => ((rng.next_u64() % 20_000) as f64 / 8.0).to_string(),
             _ => value(rng, 3),
         }
