@@ -221,37 +221,19 @@ impl<'a> Scan<'a> {
             b'"' => self.skip_str(),
             b'{' => {
                 self.i += 1;
-                self.ws();
-                if self.peek()? == b'}' {
-                    self.i += 1;
-                    return Some(());
-                }
-                loop {
-                    self.ws();
-                    if self.peek()? != b'"' {
+                self.members(b'}', |s| {
+                    s.ws();
+                    if s.peek()? != b'"' {
                         return None;
                     }
-                    self.skip_str()?;
-                    self.eat(b':')?;
-                    self.skip_value(depth + 1)?;
-                    if !self.next_member(b'}')? {
-                        return Some(());
-                    }
-                }
+                    s.skip_str()?;
+                    s.eat(b':')?;
+                    s.skip_value(depth + 1)
+                })
             }
             b'[' => {
                 self.i += 1;
-                self.ws();
-                if self.peek()? == b']' {
-                    self.i += 1;
-                    return Some(());
-                }
-                loop {
-                    self.skip_value(depth + 1)?;
-                    if !self.next_member(b']')? {
-                        return Some(());
-                    }
-                }
+                self.members(b']', |s| s.skip_value(depth + 1))
             }
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
@@ -272,24 +254,36 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The members of an object (the cursor before its `{`), each key (without escapes)
-    /// handed to `member` with the cursor before its value, which `member` reads.
-    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
-        self.eat(b'{')?;
+    /// The members of an object or array (the cursor after its opening bracket) up to
+    /// `close`, each read by `member`.
+    fn members(
+        &mut self,
+        close: u8,
+        mut member: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
         self.ws();
-        if self.peek()? == b'}' {
+        if self.peek()? == close {
             self.i += 1;
             return Some(());
         }
         loop {
-            self.ws();
-            let key = self.plain_str()?;
-            self.eat(b':')?;
-            member(self, key)?;
-            if !self.next_member(b'}')? {
+            member(self)?;
+            if !self.next_member(close)? {
                 return Some(());
             }
         }
+    }
+
+    /// The members of an object (the cursor before its `{`), each key (without escapes)
+    /// handed to `member` with the cursor before its value, which `member` reads.
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        self.members(b'}', |s| {
+            s.ws();
+            let key = s.plain_str()?;
+            s.eat(b':')?;
+            member(s, key)
+        })
     }
 
     fn record(&mut self) -> Option<Record> {
