@@ -82,6 +82,42 @@ pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     out
 }
 
+/// Labels for an axis's ticks: [`tick_label`]'s, with as many more digits as it takes for no
+/// two neighbours to read the same (on a narrow range 1.015 and 1.02 are both "1.02" at two
+/// decimals, and 1,000,010 and 1,000,020 both "1.00e6").
+fn tick_labels(ticks: &[f64]) -> Vec<String> {
+    let distinct = |labels: &[String]| labels.windows(2).all(|w| w[0] != w[1]);
+    let labels: Vec<String> = ticks.iter().map(|&v| tick_label(v)).collect();
+    if distinct(&labels) {
+        return labels;
+    }
+    (1..=12)
+        .map(|digits| {
+            ticks
+                .iter()
+                .map(|&v| tick_label_digits(v, digits))
+                .collect::<Vec<_>>()
+        })
+        .find(|l| distinct(l))
+        .unwrap_or(labels)
+}
+
+/// `v` with `digits` decimals (of the mantissa, in the ranges [`tick_label`] writes in
+/// scientific notation), trailing zeros dropped.
+fn tick_label_digits(v: f64, digits: usize) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e6).contains(&a) {
+        format!("{v:.digits$e}")
+    } else {
+        format!("{v:.digits$}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
 fn tick_label(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 {
@@ -156,7 +192,8 @@ pub fn svg(t: &Trend) -> String {
         "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ddd\"/>"
     );
     if !t.small {
-        for v in ticks(lo, hi, 5) {
+        let tick_values = ticks(lo, hi, 5);
+        for (v, label) in tick_values.iter().copied().zip(tick_labels(&tick_values)) {
             let yy = y(v);
             let _ = write!(
                 s,
@@ -164,7 +201,7 @@ pub fn svg(t: &Trend) -> String {
                 ml + pw,
                 ml - 6.0,
                 yy + 4.0,
-                tick_label(v)
+                label
             );
         }
         let _ = write!(
@@ -473,6 +510,30 @@ mod tests {
         assert_eq!(ticks(0.13, 0.61, 5), vec![0.2, 0.3, 0.4, 0.5, 0.6]);
         let t = ticks(980.0, 1130.0, 5);
         assert_eq!(t, vec![1000.0, 1050.0, 1100.0]);
+    }
+
+    /// Neighbouring ticks never share a label: a narrow range gets the digits it needs, a
+    /// wide one keeps the short labels.
+    #[test]
+    fn tick_labels_tell_neighbouring_ticks_apart() {
+        let t = ticks(1.006, 1.024, 5);
+        assert_eq!(t, vec![1.01, 1.015, 1.02]);
+        assert_eq!(tick_labels(&t), ["1.01", "1.015", "1.02"]);
+        let t = ticks(1000.1, 1000.9, 4);
+        assert_eq!(tick_labels(&t), ["1000.2", "1000.4", "1000.6", "1000.8"]);
+        let t = ticks(1_000_005.0, 1_000_045.0, 4);
+        assert_eq!(
+            tick_labels(&t),
+            ["1.00001e6", "1.00002e6", "1.00003e6", "1.00004e6"]
+        );
+        assert_eq!(
+            tick_labels(&ticks(0.0, 10.0, 5)),
+            ["0", "2", "4", "6", "8", "10"]
+        );
+        assert_eq!(
+            tick_labels(&ticks(0.13, 0.61, 5)),
+            ["0.2", "0.3", "0.4", "0.5", "0.6"]
+        );
     }
 
     #[test]
