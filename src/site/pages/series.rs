@@ -384,6 +384,11 @@ struct RenderedSeries {
     ),
 }
 
+/// "1 run", "2 runs".
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// Renders the page of one series of `suite` (under `dir`).
 fn render_series(
     suite: &str,
@@ -556,18 +561,19 @@ fn render_series(
         params,
         unit: s.unit.clone(),
         summary: format!(
-            "{} is better. {} runs; {} change point(s){}.",
+            "{} is better. {}; {}{}.",
             if s.better == crate::stats::verdict::Direction::HigherIsBetter {
                 "Higher"
             } else {
                 "Lower"
             },
-            values.len(),
-            s.changes.len(),
+            count(values.len(), "run"),
+            count(s.changes.len(), "change point"),
             match s.breaks.len() {
                 0 => String::new(),
                 n => format!(
-                    "; {n} known break(s) where the benchmark's code or the machine changed (no change is called across one)"
+                    "; {} where the benchmark's code or the machine changed (no change is called across one)",
+                    count(n, "known break")
                 ),
             }
         ),
@@ -637,4 +643,14 @@ fn render_series(
         link,
         href,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(super::count(1, "run"), "1 run");
+        assert_eq!(super::count(0, "change point"), "0 change points");
+        assert_eq!(super::count(343, "run"), "343 runs");
+    }
 }
