@@ -397,6 +397,53 @@ fn transfer_page_draws_gbps_by_object_size_per_placement() {
     assert!(t.contains("<td class=\"num\">13.22</td>"));
 }
 
+/// The transfer table lists object sizes in numeric order: 4096, 65536, 1048576 (as text,
+/// 1048576 came first).
+#[test]
+fn transfer_rows_run_by_object_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let out = dir.path().join("site");
+    let entries: Vec<String> = [1048576, 4096, 65536]
+        .iter()
+        .map(|size| {
+            format!(
+                r#"{{"name": "read_gbps", "value": {}, "unit": "GB/s", "better": "higher", "params": {{"object_size": {size}}}, "repeat": 0}}"#,
+                size / 4096
+            )
+        })
+        .collect();
+    let input = dir.path().join("t.json");
+    fs::write(
+        &input,
+        format!(r#"{{"metrics": [{}]}}"#, entries.join(", ")),
+    )
+    .unwrap();
+    ok(
+        &wh,
+        &[
+            "ingest",
+            "--suite",
+            "tx",
+            "--format",
+            "metrics-json",
+            input.to_str().unwrap(),
+        ],
+    );
+    ok(&wh, &["site", "--out", out.to_str().unwrap()]);
+    let id = scalar(&wh, "select run_id from runs")
+        .as_str()
+        .unwrap()
+        .to_string();
+    let t = fs::read_to_string(out.join(format!("runs/{id}/transfer.html"))).unwrap();
+    let table = &t[t.find("<table").expect("a table")..];
+    let at = |s: &str| table.find(&format!("object_size={s}<")).expect(s);
+    assert!(
+        at("4096") < at("65536") && at("65536") < at("1048576"),
+        "{table}"
+    );
+}
+
 /// `site` prints "site: N runs (R reused), …": R, the runs whose pages came from the cache.
 fn reused(log: &str) -> (usize, usize) {
     let rest = log.split("site: ").nth(1).expect(log);

@@ -123,8 +123,19 @@ pub(crate) fn transfer_page(
             });
         }
     }
-    let mut rows: Vec<TransferRow> = pts
-        .iter()
+    // By object size, then page size, in bytes (4096 before 65536 before 1048576, as the
+    // charts run), then the other params in numeric order.
+    let mut sorted: Vec<_> = pts.iter().collect();
+    let bytes = |v: Option<f64>| v.unwrap_or(f64::INFINITY);
+    sorted.sort_by(|a, b| {
+        (&a.metric, &a.line)
+            .cmp(&(&b.metric, &b.line))
+            .then_with(|| bytes(a.size).total_cmp(&bytes(b.size)))
+            .then_with(|| bytes(a.page).total_cmp(&bytes(b.page)))
+            .then_with(|| crate::site::cmp_params(&a.params, &b.params))
+    });
+    let rows: Vec<TransferRow> = sorted
+        .into_iter()
         .map(|p| TransferRow {
             metric: p.metric.clone(),
             placement: p.line.clone(),
@@ -137,9 +148,6 @@ pub(crate) fn transfer_page(
             value: format!("{:.2}", p.value),
         })
         .collect();
-    rows.sort_by(|a, b| {
-        (&a.metric, &a.placement, &a.params).cmp(&(&b.metric, &b.placement, &b.params))
-    });
     Ok(Some(TransferPage {
         root: "../../".into(),
         css: css.to_string(),
