@@ -59,6 +59,50 @@ pub fn line_chart(
     y_label: &str,
     series: &[Series],
 ) -> Result<String, ChartError> {
+    line_chart_with(title, description, x_label, y_label, series, None)
+}
+
+/// A line chart whose x values are log2 of a size in bytes, its ticks labelled as sizes
+/// (12 → "4 KiB", 20 → "1 MiB").
+pub fn log2_bytes_chart(
+    title: &str,
+    description: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> Result<String, ChartError> {
+    line_chart_with(
+        title,
+        description,
+        x_label,
+        y_label,
+        series,
+        Some(&|x: &f64| bytes_label(x.exp2())),
+    )
+}
+
+/// A size in bytes with a binary unit: 4096 → "4 KiB", 1536 → "1.5 KiB", 512 → "512 B".
+pub fn bytes_label(b: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v.abs() >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    let text = format!("{v:.1}");
+    let text = text.strip_suffix(".0").unwrap_or(&text);
+    format!("{text} {}", units[u])
+}
+
+fn line_chart_with(
+    title: &str,
+    description: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    x_format: Option<&dyn Fn(&f64) -> String>,
+) -> Result<String, ChartError> {
     let err = |e: &dyn std::fmt::Display| ChartError {
         title: title.to_string(),
         message: e.to_string(),
@@ -97,14 +141,15 @@ pub fn line_chart(
             .y_label_area_size(60)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(x_label)
             .y_desc(y_label)
             .label_style((FONT, 12))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(|e| err(&e))?;
+            .light_line_style(RGBColor(235, 235, 235));
+        if let Some(f) = x_format {
+            mesh.x_label_formatter(f);
+        }
+        mesh.draw().map_err(|e| err(&e))?;
         for (i, s) in series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             chart
@@ -248,5 +293,29 @@ mod tests {
         assert!(svg.contains("<desc>d &amp; e</desc>"));
         assert!(!svg.contains("<b>arm</b>"));
         assert!(svg.contains("latency (ms)"));
+    }
+
+    #[test]
+    fn sizes_are_labelled_in_binary_units() {
+        assert_eq!(bytes_label(512.0), "512 B");
+        assert_eq!(bytes_label(4096.0), "4 KiB");
+        assert_eq!(bytes_label(1536.0), "1.5 KiB");
+        assert_eq!(bytes_label(1048576.0), "1 MiB");
+        assert_eq!(bytes_label(20f64.exp2() * 1024.0), "1 GiB");
+        let svg = log2_bytes_chart(
+            "t",
+            "d",
+            "object size (log scale)",
+            "GB/s",
+            &[Series {
+                label: "a".into(),
+                points: vec![(12.0, 1.0), (20.0, 2.0)],
+            }],
+        )
+        .unwrap();
+        assert!(
+            svg.contains("\n4 KiB\n") && svg.contains("\n1 MiB\n"),
+            "{svg}"
+        );
     }
 }

@@ -78,8 +78,8 @@ pub(crate) fn transfer_page(
     }
     let mut charts = Vec::new();
     for (axis, label) in [
-        ("size", "object size (log2 bytes)"),
-        ("page", "page size (log2 bytes)"),
+        ("size", "object size (log scale)"),
+        ("page", "page size (log scale)"),
     ] {
         let mut lines: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
         for p in &pts {
@@ -119,7 +119,7 @@ pub(crate) fn transfer_page(
             );
             let desc = format!("{metric} in GB/s against {label}, one line per placement.");
             charts.push(ChartView {
-                svg: charts::line_chart(&title, &desc, label, "GB/s", &series)?,
+                svg: charts::log2_bytes_chart(&title, &desc, label, "GB/s", &series)?,
             });
         }
     }
