@@ -4,9 +4,9 @@
 //! struct's fields, no number converted, no value built).
 //!
 //! It gives the same [`Record`] serde_json gives, or nothing: whatever it is not sure of (a
-//! syntax error, an escape in a string, a `\u` escape anywhere, a duplicate field, a number out
-//! an integer past u64, `-0` or an exponent where a value is read, nesting deeper than 100, a
-//! value of the wrong type) makes it return `None`, and the caller parses the line with
+//! syntax error, an escape in a key or a read string, a `\u` escape anywhere, a duplicate
+//! field, an integer past u64, `-0` or an exponent where a value is read, nesting deeper than
+//! 100, a value of the wrong type) makes it return `None`, and the caller parses the line with
 //! serde_json, which then decides, with its own message for a line that is wrong. So what it
 //! accepts, serde_json accepts and reads the same; a proptest of mutated records holds the two
 //! equal (`tests::the_fast_reader_agrees_with_serde_json`).
@@ -68,11 +68,7 @@ impl<'a> Scan<'a> {
     /// Skips whitespace; takes `null` if it is next.
     fn null(&mut self) -> bool {
         self.ws();
-        if self.peek() == Some(b'n') && self.b[self.i..].starts_with(b"null") {
-            self.i += 4;
-            return true;
-        }
-        false
+        self.literal(b"null").is_some()
     }
 
     /// A string without escapes (the cursor on its opening quote), as the text between the

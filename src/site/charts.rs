@@ -62,23 +62,10 @@ pub fn line_chart(
     line_chart_with(title, description, x_label, y_label, series, None)
 }
 
-/// A line chart whose x values are log2 of a size in bytes, its ticks labelled as sizes
-/// (12 → "4 KiB", 20 → "1 MiB").
-pub fn log2_bytes_chart(
-    title: &str,
-    description: &str,
-    x_label: &str,
-    y_label: &str,
-    series: &[Series],
-) -> Result<String, ChartError> {
-    line_chart_with(
-        title,
-        description,
-        x_label,
-        y_label,
-        series,
-        Some(&|x: &f64| bytes_label(x.exp2())),
-    )
+/// The label of a tick on an axis of log2 sizes in bytes, for [`line_chart_with`]:
+/// 12 → "4 KiB", 20 → "1 MiB".
+pub fn log2_bytes_tick(x: &f64) -> String {
+    bytes_label(x.exp2())
 }
 
 /// A size in bytes with a binary unit: 4096 → "4 KiB", 1536 → "1.5 KiB", 512 → "512 B".
@@ -95,7 +82,8 @@ pub fn bytes_label(b: f64) -> String {
     format!("{text} {}", units[u])
 }
 
-fn line_chart_with(
+/// [`line_chart`] with the x ticks labelled by `x_format` where given.
+pub fn line_chart_with(
     title: &str,
     description: &str,
     x_label: &str,
@@ -302,7 +290,7 @@ mod tests {
         assert_eq!(bytes_label(1536.0), "1.5 KiB");
         assert_eq!(bytes_label(1048576.0), "1 MiB");
         assert_eq!(bytes_label(20f64.exp2() * 1024.0), "1 GiB");
-        let svg = log2_bytes_chart(
+        let svg = line_chart_with(
             "t",
             "d",
             "object size (log scale)",
@@ -311,6 +299,7 @@ mod tests {
                 label: "a".into(),
                 points: vec![(12.0, 1.0), (20.0, 2.0)],
             }],
+            Some(&log2_bytes_tick),
         )
         .unwrap();
         assert!(

@@ -102,14 +102,16 @@ fn tick_labels(ticks: &[f64]) -> Vec<String> {
         .unwrap_or(labels)
 }
 
-/// `v` with `digits` decimals (of the mantissa, in the ranges [`tick_label`] writes in
-/// scientific notation), trailing zeros dropped.
+/// `v` with `digits` decimals (of the mantissa, in the ranges written in scientific
+/// notation), trailing zeros of a fraction dropped.
 fn tick_label_digits(v: f64, digits: usize) -> String {
     let a = v.abs();
     if a == 0.0 {
         "0".into()
     } else if !(1e-3..1e6).contains(&a) {
         format!("{v:.digits$e}")
+    } else if digits == 0 {
+        format!("{v:.0}")
     } else {
         format!("{v:.digits$}")
             .trim_end_matches('0')
@@ -118,25 +120,17 @@ fn tick_label_digits(v: f64, digits: usize) -> String {
     }
 }
 
+/// A value's label with the decimals that suit its size.
 fn tick_label(v: f64) -> String {
     let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if !(1e-3..1e6).contains(&a) {
-        format!("{v:.2e}")
+    let digits = if !(1e-3..1e6).contains(&a) || (1.0..100.0).contains(&a) {
+        2
     } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
+        0
     } else {
-        format!("{v:.4}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
-    }
+        4
+    };
+    tick_label_digits(v, digits)
 }
 
 /// The chart as an SVG string.

@@ -119,7 +119,14 @@ pub(crate) fn transfer_page(
             );
             let desc = format!("{metric} in GB/s against {label}, one line per placement.");
             charts.push(ChartView {
-                svg: charts::log2_bytes_chart(&title, &desc, label, "GB/s", &series)?,
+                svg: charts::line_chart_with(
+                    &title,
+                    &desc,
+                    label,
+                    "GB/s",
+                    &series,
+                    Some(&charts::log2_bytes_tick),
+                )?,
             });
         }
     }
