@@ -44,6 +44,9 @@ PY
 }
 
 echo "fault suite: $BIN, N=$N, FUZZ_SECONDS=$FUZZ_SECONDS, in $W"
+# ONLY=part2 runs section 9 alone (issue "Nothing lost, part two") and prints its rows
+# instead of rewriting RELIABILITY.md.
+if [ "${ONLY:-}" != part2 ]; then
 
 # 1. kill -9 during ingest ------------------------------------------------------------------
 WH=$W/kill-ingest; mkdir -p "$WH"
@@ -266,6 +269,112 @@ PROPTEST_CASES=1000000000 timeout "$FUZZ_SECONDS" cargo test --locked --quiet --
 secs=$(( $(date +%s) - t0 ))
 if [ $rc = 124 ]; then fuzz="no failure in $secs s (stopped by the time limit)"; elif [ $rc = 0 ]; then fuzz="all cases passed in $secs s"; else fuzz="FAILED (saved in proptest-regressions/): $(grep -m3 -E 'panicked|minimal failing' "$W/fuzz.log")"; fi
 row "proptest: every parser on random input for ${FUZZ_SECONDS} s" "$fuzz"
+
+fi # ONLY
+
+# 9. nothing lost, part two ------------------------------------------------------------------------
+# 9a. gc --grace 0s in a loop beside 4 concurrent ingests of large inputs, N rounds.
+WH=$W/gc-loop; mkdir -p "$WH"
+for i in 1 2 3 4; do gen 150000 $((5000 + i)) > "$W/g$i.jsonl"; done
+failed=0; gcs=0; gc_failed=0
+for r in $(seq 1 "$N"); do
+  pids=()
+  for i in 1 2 3 4; do "$BIN" --warehouse "$WH" --quiet ingest --suite gc --label "r=$r" "$W/g$i.jsonl" > "$W/g$i.out" 2>&1 & pids+=($!); done
+  while :; do
+    ph "$WH" gc --grace 0s >/dev/null 2>&1 || gc_failed=$((gc_failed + 1)); gcs=$((gcs + 1))
+    any=0; for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && any=1; done; [ $any = 0 ] && break
+  done
+  for p in "${pids[@]}"; do wait "$p" || failed=$((failed + 1)); done
+done
+runs=$(scalar "$WH" "select count(*) from runs")
+rows=$(scalar "$WH" "select count(*) from requests")
+read -r problems left < <(check_counts "$WH")
+row "$N × gc --grace 0s in a loop beside 4 concurrent ingests (150000-record JSONL)" "$failed failed ingests of $((4 * N)), $gcs gc runs ($gc_failed failed); $runs runs (expected $((4 * N))), $((4 * N * 150000 - rows)) rows lost; $problems problems, $left leftovers"
+
+# 9b. statements that would write, through `perfhouse query`.
+WH=$W/readonly-query; mkdir -p "$WH"; gen 100 7 > "$W/q.jsonl"
+ph "$WH" --quiet ingest --suite q "$W/q.jsonl" >/dev/null 2>&1
+RUNS_FILE=$(find "$WH/runs" -name '*.parquet' | head -1)
+before=$(find "$WH" -type f ! -name '*.lock' -printf '%p %s\n' | sort | md5sum)
+STMTS=("COPY (SELECT 1) TO '$W/x.csv'"
+  "COPY (SELECT * EXCLUDE (suite) FROM runs WHERE false) TO '$RUNS_FILE' STORED AS PARQUET"
+  "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '$W'" "CREATE VIEW v AS SELECT 1"
+  "CREATE TABLE t2 AS SELECT 1" "INSERT INTO runs SELECT * FROM runs" "DROP VIEW trial_figures"
+  "SET datafusion.execution.batch_size = 1" "EXPLAIN ANALYZE COPY (SELECT 1) TO '$W/y.csv'")
+refused=0
+for s in "${STMTS[@]}"; do
+  if ! ph "$WH" query "$s" >/dev/null 2> "$W/q.err" && grep -q "read-only" "$W/q.err"; then refused=$((refused + 1)); fi
+done
+after=$(find "$WH" -type f ! -name '*.lock' -printf '%p %s\n' | sort | md5sum)
+written=$(find "$W" -maxdepth 1 -name '[xy].csv' | wc -l)
+[ "$before" = "$after" ] && same=unchanged || same=CHANGED
+row "query: ${#STMTS[@]} statements that write (COPY, DDL, DML, SET)" "$refused of ${#STMTS[@]} refused naming the allowed statements; $written files written; warehouse $same"
+
+# 9c. names past their bounds and hostile path segments: each must be refused by name.
+WH=$W/names
+big=$(head -c 1048576 /dev/zero | tr '\0' x)
+names_cases=0; names_refused=0
+try() { # EXPECTED-SUBSTRING ARGS...
+  local want=$1; shift; names_cases=$((names_cases + 1))
+  if ! ph "$WH" "$@" >/dev/null 2> "$W/n.err" && grep -qF -- "$want" "$W/n.err"; then names_refused=$((names_refused + 1)); else echo "  not refused: ${want:0:60}"; fi
+}
+printf '{"metrics":[{"name":"pps","value":1,"unit":"","better":"higher","arm":"%s"}]}' "$big" > "$W/bigarm.json"
+printf '{"metrics":[{"name":"%s","value":1,"unit":"","better":"higher"}]}' "$big" > "$W/bigmetric.json"
+printf '{"metrics":[{"name":"pps","value":1,"unit":"","better":"higher","params":{"%s":1}}]}' "$big" > "$W/bigparam.json"
+printf '{"metrics":[{"name":"pps","value":1,"unit":"","better":"higher"}]}' > "$W/ok.json"
+try "an arm name is 1048576 bytes long" ingest --suite s "$W/bigarm.json"
+try "a metric name is 1048576 bytes long" ingest --suite s "$W/bigmetric.json"
+try "a parameter name is 1048576 bytes long" ingest --suite s "$W/bigparam.json"
+try "--suite is 1048576 bytes long" ingest --suite "$big" "$W/ok.json"
+try "--label/--param \`k\` holds the control character" ingest --suite s --label "$(printf 'k=a\nb')" "$W/ok.json"
+for seg in "arm=" "repeat=-1" "arm=.." "$(printf 'arm=a\nb')" "repeat=123456789012345678901234567890" "concurrency="; do
+  mkdir -p "$W/seg/$seg"; cp "$W/ok.json" "$W/seg/$seg/m.json"
+  try "path segment" ingest --suite s "$W/seg/$seg/m.json"
+  rm -rf "$W/seg"
+done
+landed=$(find "$WH" -path '*runs*' -name '*.parquet' 2>/dev/null | wc -l)
+row "names: 1 MB arm, metric, parameter and suite names, a newline in a label; 6 hostile path segments" "$names_refused of $names_cases refused naming the field or segment; $landed runs landed"
+
+# 9d. disk full during ingest: a small tmpfs where one can be mounted (root), else ENOSPC injected
+# as each table's file is written (PERFHOUSE_FAULT_ENOSPC).
+gen 200000 11 > "$W/full.jsonl"
+mkdir -p "$W/tmpfs"
+if mount -t tmpfs -o size=40m tmpfs "$W/tmpfs" 2>/dev/null; then
+  how="a 40 MiB tmpfs"; fails=0; left_bytes=0
+  for i in $(seq 1 "$N"); do
+    ph "$W/tmpfs/wh" --quiet ingest --suite full --label "i=$i" "$W/full.jsonl" >/dev/null 2> "$W/full.err" || { grep -q "No space left" "$W/full.err" && fails=$((fails + 1)); }
+    b=$(find "$W/tmpfs/wh" -type f ! -name '*.lock' -printf '%s\n' 2>/dev/null | awk '{s+=$1} END {print s+0}')
+    left_bytes=$b; [ "$b" != 0 ] && break
+  done
+  umount "$W/tmpfs"
+  row "disk full during ingest ($how, a 44 MB input × $N)" "$fails of $N failed with ENOSPC; $left_bytes bytes left behind after the failures"
+else
+  fails=0; leftover=0; cases=0
+  for t in requests trials metrics artifacts runs; do
+    cases=$((cases + 1)); WH=$W/enospc-$t
+    PERFHOUSE_FAULT_ENOSPC=$t ph "$WH" --quiet ingest --suite full "$W/full.jsonl" >/dev/null 2> "$W/full.err" || { grep -q "No space left" "$W/full.err" && fails=$((fails + 1)); }
+    n=$(find "$WH" -type f ! -name '*.lock' 2>/dev/null | wc -l); leftover=$((leftover + n))
+  done
+  row "disk full at each table's file (ENOSPC injected: no tmpfs could be mounted)" "$fails of $cases failed with ENOSPC; $leftover files left behind"
+fi
+
+# 9e. a warehouse made read-only mid-ingest (as an unprivileged user; root ignores permissions).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  ro_fail=0; ro_named=0; ro_torn=0; ro_cases=0
+  for i in $(seq 1 "$N"); do
+    WH=$W/ro/wh$i; mkdir -p "$WH"; chown -R 65534:65534 "$W/ro"; chmod 755 "$W" 2>/dev/null
+    ro_cases=$((ro_cases + 1))
+    setpriv --reuid 65534 --regid 65534 --clear-groups "$BIN" --warehouse "$WH" --quiet ingest --suite ro "$W/full.jsonl" >/dev/null 2> "$W/ro.err" &
+    pid=$!
+    sleep "0.$(printf %03d $(( RANDOM % 800 )))"; chmod -R a-w "$WH"
+    if ! wait "$pid"; then ro_fail=$((ro_fail + 1)); grep -q "$WH" "$W/ro.err" && ro_named=$((ro_named + 1)); fi
+    chmod -R u+w "$WH"
+    read -r p _ < <(check_counts "$WH"); ro_torn=$((ro_torn + p))
+  done
+  row "$N × warehouse made read-only mid-ingest (unprivileged writer)" "$ro_fail failed ($ro_named naming a warehouse path), the rest committed before; $ro_torn torn/damaged files"
+fi
+
+if [ "${ONLY:-}" = part2 ]; then printf '%s\n' "${ROWS[@]}"; exit 0; fi
 
 # Report -----------------------------------------------------------------------------------------
 {

@@ -183,6 +183,21 @@ pub enum Command {
     /// `synthetic=replicated-real-records`). The benches use it so they reuse the release binary.
     #[command(hide = true)]
     Synth(SynthArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    ///
+    /// bash: `perfhouse completions bash > ~/.local/share/bash-completion/completions/perfhouse`;
+    /// zsh: `perfhouse completions zsh > "${fpath[1]}/_perfhouse"`;
+    /// fish: `perfhouse completions fish > ~/.config/fish/completions/perfhouse.fish`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) to stdout: `perfhouse man > perfhouse.1 && man -l perfhouse.1`.
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 impl Command {
@@ -212,7 +227,7 @@ impl Cli {
 /// nothing of clap.
 impl ValueEnum for Format {
     fn value_variants<'a>() -> &'a [Self] {
-        &Format::ALL
+        Format::all()
     }
 
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
@@ -271,7 +286,7 @@ pub struct IngestArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Input format.
-    #[arg(long, short, value_enum, default_value_t = Format::Auto)]
+    #[arg(long, short, value_enum, default_value_t = Format::AUTO)]
     pub format: Format,
     /// Suite the run belongs to (e.g. `dynamo-frontend`).
     #[arg(long, short)]
@@ -300,6 +315,10 @@ pub struct IngestArgs {
     /// failures and exit 1.
     #[arg(long)]
     pub keep_going: bool,
+    /// Land trials that carry no figure (no metric, request, stack or sample). Without it such
+    /// an ingest is refused: it would land a run with nothing to show.
+    #[arg(long)]
+    pub allow_empty: bool,
     /// Profiled target of folded stacks (e.g. `frontend`).
     #[arg(long)]
     pub target: Option<String>,
@@ -397,9 +416,20 @@ pub struct AlertsArgs {
     /// Also the closed ones (invalid, fixed, accepted).
     #[arg(long)]
     pub all: bool,
+    /// `commit`: one entry per commit (the first run at the new level) with every series
+    /// that changed there, newest first; `series`: one line per alert.
+    #[arg(long, value_enum, default_value_t = AlertsBy::Series)]
+    pub by: AlertsBy,
     /// Output format.
     #[arg(long, short, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+}
+
+/// How `perfhouse alerts` groups its list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AlertsBy {
+    Series,
+    Commit,
 }
 
 #[derive(Debug, Args)]

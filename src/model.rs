@@ -378,3 +378,150 @@ pub fn short_commit(commit: &str) -> &str {
 pub fn now_us() -> i64 {
     chrono::Utc::now().timestamp_micros()
 }
+
+/// Bounds on what a run stores as names and short values, checked once where a run is written
+/// ([`crate::warehouse::Warehouse::append_runs`]) and, naming the file, where it is ingested:
+/// a 50 MB arm name took a gigabyte to ingest and wrote 382 MB of site.
+pub mod names {
+    use super::{Run, RunData};
+
+    /// Suite, arm, metric, unit, and parameter and label keys.
+    pub const NAME_MAX: usize = 256;
+    /// Parameter and label values (a commit URL template, an SLO list).
+    pub const VALUE_MAX: usize = 4096;
+
+    /// Why `s` cannot be a name (`None` where it can): empty, longer than [`NAME_MAX`] bytes,
+    /// `.` or `..`, or holding a control character (a newline would break every table a
+    /// user reads it in).
+    pub fn name_problem(s: &str) -> Option<String> {
+        if s.is_empty() {
+            return Some("is empty".to_string());
+        }
+        if s == "." || s == ".." {
+            return Some(format!("is `{s}`, which names a directory, not a thing"));
+        }
+        bounded(s, NAME_MAX)
+    }
+
+    /// Why `s` cannot be a parameter or label value: longer than [`VALUE_MAX`] bytes or
+    /// holding a control character other than a tab.
+    pub fn value_problem(s: &str) -> Option<String> {
+        bounded(s, VALUE_MAX)
+    }
+
+    fn bounded(s: &str, max: usize) -> Option<String> {
+        if s.len() > max {
+            return Some(format!(
+                "is {} bytes long, more than the {max} allowed",
+                s.len()
+            ));
+        }
+        s.chars()
+            .find(|c| c.is_control() && *c != '\t')
+            .map(|c| format!("holds the control character {c:?}"))
+    }
+
+    /// The first name or value of `run` and `data` past its bound, phrased with its field.
+    pub fn run_problem(run: &Run, data: &RunData) -> Option<String> {
+        let name = |field: String, s: &str| name_problem(s).map(|p| format!("{field} {p}"));
+        let value = |field: String, s: &str| value_problem(s).map(|p| format!("{field} {p}"));
+        name("suite name".into(), &run.suite)
+            .or_else(|| {
+                run.labels.iter().find_map(|(k, v)| {
+                    name("a label name".into(), k)
+                        .or_else(|| value(format!("label `{}`", short(k)), v))
+                })
+            })
+            .or_else(|| {
+                data.trials.iter().find_map(|t| {
+                    name(format!("the arm of trial {}", t.trial_id), &t.arm).or_else(|| {
+                        t.params.iter().find_map(|(k, v)| {
+                            name(format!("a parameter name of trial {}", t.trial_id), k).or_else(
+                                || {
+                                    value(
+                                        format!("parameter `{}` of trial {}", short(k), t.trial_id),
+                                        v,
+                                    )
+                                },
+                            )
+                        })
+                    })
+                })
+            })
+            .or_else(|| {
+                data.metrics.iter().find_map(|m| {
+                    name(format!("a metric name of trial {}", m.trial_id), &m.name).or_else(|| {
+                        (!m.unit.is_empty())
+                            .then(|| {
+                                name(format!("the unit of metric `{}`", short(&m.name)), &m.unit)
+                            })
+                            .flatten()
+                    })
+                })
+            })
+    }
+
+    /// The first 40 characters of `s` (for naming a field whose name is itself too long).
+    pub fn short(s: &str) -> String {
+        match s.char_indices().nth(40) {
+            Some((i, _)) => format!("{}…", &s[..i]),
+            None => s.to_string(),
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn names_are_bounded_and_printable() {
+            assert_eq!(name_problem("fastokens"), None);
+            assert_eq!(name_problem(&"a".repeat(NAME_MAX)), None);
+            assert_eq!(
+                name_problem(&"a".repeat(NAME_MAX + 1)).unwrap(),
+                "is 257 bytes long, more than the 256 allowed"
+            );
+            assert_eq!(name_problem("").unwrap(), "is empty");
+            assert!(name_problem("..").unwrap().contains("directory"));
+            assert_eq!(
+                name_problem("a\nb").unwrap(),
+                "holds the control character '\\n'"
+            );
+            assert_eq!(value_problem(""), None);
+            assert_eq!(value_problem("a\tb"), None);
+            assert!(value_problem(&"v".repeat(VALUE_MAX + 1)).is_some());
+        }
+
+        #[test]
+        fn a_run_names_its_first_bad_field() {
+            let mut data = RunData::default();
+            data.trials.push(super::super::Trial::measured(
+                3,
+                &"x".repeat(1 << 20),
+                Default::default(),
+                0,
+            ));
+            let run = Run {
+                run_id: "r".into(),
+                suite: "s".into(),
+                started_at_us: 0,
+                finished_at_us: 0,
+                ingested_at_us: 0,
+                source: "test".into(),
+                git_commit: None,
+                git_branch: None,
+                git_dirty: None,
+                host: None,
+                env_fingerprint: None,
+                env: "{}".into(),
+                labels: Default::default(),
+                input_digest: String::new(),
+                status: super::super::RunStatus::Ok,
+            };
+            assert_eq!(
+                run_problem(&run, &data).unwrap(),
+                "the arm of trial 3 is 1048576 bytes long, more than the 256 allowed"
+            );
+        }
+    }
+}

@@ -11,7 +11,8 @@
 # Then the gates CI keeps, in this order: nothing outside the clone is read (no path into the
 # team's shared folder in src/, tests/, benches/, .ci/), `cargo fmt --check`,
 # `cargo clippy --all-targets --locked -- -D warnings`, `.ci/lint-actions.sh` (the actionlint
-# and ShellCheck lint of the action and the workflows), `cargo test --locked`.
+# and ShellCheck lint of the action and the workflows), the book (`mdbook build docs`; mdBook
+# installed by `cargo install` when missing), `cargo test --locked`.
 # Extra arguments go to `cargo test` (e.g. `tests/run.sh views`); with arguments the fmt and
 # clippy gates are skipped (a focused run), without them everything CI runs is run.
 set -euo pipefail
@@ -26,7 +27,7 @@ command -v pkill >/dev/null || missing+=(procps)
 command -v taskset >/dev/null || missing+=(util-linux)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v git >/dev/null || missing+=(git)
-# The GitHub Action's scripts and their lint (.ci/lint-actions.sh, tests/github_action.rs).
+# The GitHub Action's scripts and their lint (.ci/lint-actions.sh, tests/it/github_action.rs).
 command -v jq >/dev/null || missing+=(jq)
 command -v curl >/dev/null || missing+=(curl)
 command -v shellcheck >/dev/null || missing+=(shellcheck)
@@ -66,7 +67,7 @@ if [ "${PERFHOUSE_BLESS:-}" = 1 ]; then export INSTA_UPDATE=always; fi
 export RUST_MIN_STACK=${RUST_MIN_STACK:-8388608}
 
 # The repository must pass its tests with nothing beside it.
-if git grep -nE '\.\./(shared)\b' -- src tests benches .ci ':!tests/fixtures' 2>/dev/null; then
+if git grep -nE '\.\./(shared)\b' -- src tests benches .ci datasets docs README.md ':!tests/fixtures' 2>/dev/null; then
   echo "tests/run.sh: the lines above read outside the clone (copy what they need into tests/fixtures/)" >&2
   exit 1
 fi
@@ -76,5 +77,15 @@ if [ $# -eq 0 ]; then
   cargo fmt --check
   cargo clippy --all-targets --locked --quiet -- -D warnings
   bash .ci/lint-actions.sh
+  # The book (docs/): built so a broken SUMMARY.md or chapter fails here; its CLI examples
+  # are checked against --help by the `docs` tests. mdBook comes from crates.io (Debian has
+  # none), without its file watcher and web server (~3 min to build once on 2 cores).
+  if ! mdbook --version 2>/dev/null | grep -q "v0.5.4"; then
+    echo "tests/run.sh: installing mdbook 0.5.4 (cargo install)"
+    cargo install --quiet --locked mdbook --version 0.5.4 --no-default-features --features search
+  fi
+  rm -rf "$CARGO_TARGET_DIR/book"
+  mdbook build docs --dest-dir "$CARGO_TARGET_DIR/book"
+  test -f "$CARGO_TARGET_DIR/book/index.html"
 fi
 cargo test --locked "$@"

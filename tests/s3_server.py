@@ -18,7 +18,7 @@ tests use must give it; reads stay concurrent.
 The request body is read before the lock is taken, so a slow upload does not hold up the others.
 
 S3_SERVER_SWITCH_INTERVAL=SECONDS sets the interpreter's thread switch interval (default 0.005):
-tests/object_store.rs sets it to 1e-6 to make moto's race, were the lock gone, show in a few
+tests/it/object_store.rs sets it to 1e-6 to make moto's race, were the lock gone, show in a few
 hundred rounds.
 """
 

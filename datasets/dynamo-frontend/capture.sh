@@ -2,7 +2,7 @@
 # Captures the bundled dynamo-frontend dataset: the real Dynamo frontend (HTTP + tokenizer + KV
 # router) against a real mock worker, under aiperf's closed loop. Every trial starts a fresh
 # frontend and mocker (servers accumulate state) and tears both down after.
-# Usage: bash datasets/dynamo-frontend/capture.sh OUT [REPEATS]   (after ../shared/scripts/dynamo-env.sh)
+# Usage: bash datasets/dynamo-frontend/capture.sh OUT [REPEATS]   (after datasets/scripts/dynamo-env.sh)
 set -euo pipefail
 OUT=$(realpath -m "${1:?output directory}")
 REPEATS=${2:-4}

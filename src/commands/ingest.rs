@@ -10,7 +10,9 @@ use sha2::{Digest, Sha256};
 use crate::cli::IngestArgs;
 use crate::ingest::{self, Format, TrialDefaults};
 use crate::model::{Run, RunStatus, now_us};
-use crate::warehouse::{RunEntry, Table, Warehouse};
+use crate::warehouse::{RunEntry, StagedBlob, Table, Warehouse, WarehouseError};
+
+type WarehouseResult<T> = std::result::Result<T, WarehouseError>;
 
 /// Validated options of one ingest batch.
 #[derive(Debug, Clone)]
@@ -25,12 +27,29 @@ pub struct IngestOptions {
     pub branch: Option<String>,
     /// Leave out files that fail to parse instead of failing the batch.
     pub keep_going: bool,
+    /// Land trials without any figure (refused otherwise).
+    pub allow_empty: bool,
 }
 
 impl IngestOptions {
     pub fn from_args(a: &IngestArgs) -> Result<IngestOptions> {
         if a.suite.trim().is_empty() {
             bail!("--suite is empty; name the suite the results belong to");
+        }
+        use crate::model::names::{name_problem, short, value_problem};
+        if let Some(p) = name_problem(&a.suite) {
+            bail!("--suite {p}");
+        }
+        if let Some(p) = a.arm.as_deref().and_then(name_problem) {
+            bail!("--arm {p}");
+        }
+        for (k, v) in a.labels.iter().chain(&a.params) {
+            if let Some(p) = name_problem(k) {
+                bail!("--label/--param name `{}` {p}", short(k));
+            }
+            if let Some(p) = value_problem(v) {
+                bail!("--label/--param `{}` {p}", short(k));
+            }
         }
         Ok(IngestOptions {
             paths: a.paths.clone(),
@@ -53,6 +72,7 @@ impl IngestOptions {
             commit: a.commit.clone(),
             branch: a.branch.clone(),
             keep_going: a.keep_going,
+            allow_empty: a.allow_empty,
         })
     }
 
@@ -60,7 +80,7 @@ impl IngestOptions {
     pub fn new(paths: Vec<PathBuf>, suite: &str) -> IngestOptions {
         IngestOptions {
             paths,
-            format: Format::Auto,
+            format: Format::AUTO,
             suite: suite.to_string(),
             defaults: TrialDefaults::default(),
             labels: BTreeMap::new(),
@@ -68,6 +88,7 @@ impl IngestOptions {
             commit: None,
             branch: None,
             keep_going: false,
+            allow_empty: false,
         }
     }
 }
@@ -119,13 +140,10 @@ impl IngestOutcome {
 }
 
 pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
-    let asv = opts.format == Format::Asv
-        || opts.format == Format::Auto
-            && opts.paths.len() == 1
-            && opts.paths[0].is_dir()
-            && ingest::asv::is_results_dir(Some(&opts.paths[0]));
-    if asv {
-        return ingest_asv(wh, opts);
+    // Held to the commit: `gc` removes nothing of a running writer (`Warehouse::writing`).
+    let _writing = wh.writing()?;
+    if let Some(history) = history_format(opts)? {
+        return ingest_history(wh, opts, history);
     }
     let files = ingest::discover(&opts.paths, opts.format)?;
     let groups = ingest::artifact_groups(&files);
@@ -135,7 +153,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     let hasher = {
         let files = files.clone();
         let wh = wh.clone();
-        std::thread::spawn(move || {
+        Hasher(Some(std::thread::spawn(move || {
             files
                 .into_iter()
                 .map(|f| {
@@ -143,7 +161,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
                     (f, kept)
                 })
                 .collect::<Vec<_>>()
-        })
+        })))
     };
     let run_id = uuid::Uuid::now_v7().to_string();
     // Streamed rows wait outside the tables until the run commits (removed if it never does).
@@ -164,7 +182,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     for i in order {
         let f = &files[i];
         let host = groups[i].and_then(|j| index_of[j]);
-        let format = if opts.format == Format::Auto {
+        let format = if opts.format == Format::AUTO {
             match ingest::detect(f) {
                 Ok(fmt) => fmt,
                 Err(e) if opts.keep_going => {
@@ -196,7 +214,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
                 .map_err(|e| ingest::IngestError::Store(e.to_string()))?;
             part.as_mut().expect("opened").write(&b).map_err(store)
         };
-        let result = if format == Format::Aiperf && host.is_none() {
+        let result = if format.adapter().is_some_and(|a| a.streams()) && host.is_none() {
             ingest::parse_file_with(f, format, Some(&mut sink))
         } else {
             ingest::parse_file(f, format)
@@ -242,11 +260,14 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         .collect();
     let file_commit = (named.len() == 1).then(|| named.into_iter().next().expect("one"));
     let (mut data, sources) = ingest::assemble(parsed, &opts.defaults)?;
+    if !opts.allow_empty {
+        refuse_empty(&data, streamed, &sources)?;
+    }
 
     // The digest covers what the run means: each file's content and trials, and the options.
     // Each input is hashed once: the same (sha256, bytes) name its blob below.
     let mut precomputed: std::collections::HashMap<PathBuf, _> =
-        hasher.join().expect("hashing thread").into_iter().collect();
+        hasher.join().into_iter().collect();
     let mut kept = Vec::with_capacity(sources.len());
     let mut files_identity = Vec::with_capacity(sources.len());
     for (path, trial_ids) in &sources {
@@ -274,8 +295,13 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     }
     let requests = data.requests.len() + streamed;
 
+    // Kept inputs this ingest stored first: removed again if its commit fails.
+    let mut created = Vec::new();
     for ((_, trial_ids), (path, staged)) in sources.iter().zip(kept) {
-        let mut artifact = staged.keep(&path.to_string_lossy())?;
+        let (mut artifact, new) = staged.keep_created(&path.to_string_lossy())?;
+        if new {
+            created.push(artifact.stored_path.clone());
+        }
         // A file of one trial belongs to it; a file of many belongs to the run.
         artifact.trial_id = match trial_ids.as_slice() {
             [one] => Some(*one),
@@ -328,7 +354,17 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         input_digest: digest,
         status: RunStatus::of(&data.trials),
     };
-    if let Some(existing) = wh.append_run(&run, &data)? {
+    let appended = match wh.append_run(&run, &data) {
+        Ok(a) => a,
+        Err(e) => {
+            // Nothing of a failed ingest stays behind (a killed one's leftovers are gc's).
+            if let Err(d) = wh.discard_blobs(&created) {
+                eprintln!("warning: {d} (run `perfhouse gc` to remove the kept inputs)");
+            }
+            return Err(e.into());
+        }
+    };
+    if let Some(existing) = appended {
         return Ok(IngestOutcome::existing(existing, warnings, failed));
     }
     drop(inflight);
@@ -344,59 +380,184 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
     })
 }
 
-/// asv results: one run per results file (one commit on one machine), all appended at once.
-fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
+/// Refuses a run that would land no figure: trials without a metric, request, stack or CPU
+/// sample show nothing anywhere, so the input was probably not what the user meant to give
+/// (aiperf's aggregate summary restates per-run figures perfhouse computes itself).
+fn refuse_empty(
+    data: &crate::model::RunData,
+    streamed: usize,
+    sources: &[ingest::FileTrials],
+) -> Result<()> {
+    let figures = data.metrics.len()
+        + data.requests.len()
+        + streamed
+        + data.stacks.len()
+        + data.cpu_samples.len();
+    if figures > 0 {
+        return Ok(());
+    }
+    let files: Vec<String> = sources
+        .iter()
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    let aggregate = sources
+        .iter()
+        .any(|(p, _)| p.to_string_lossy().contains("aggregate"));
+    let hint = if aggregate {
+        "aiperf's aggregate summary restates the per-run figures: ingest the per-run directories next to it (profile_runs/ or the run's artifact directory), which perfhouse aggregates itself"
+    } else {
+        "check that the file is the tool's full output (not a summary of another file), or give --format"
+    };
+    bail!(
+        "{}: nothing to land: {} trial(s) without a single metric, request, stack or sample. {hint}. Give --allow-empty to land the trials anyway",
+        files.join(", "),
+        data.trials.len()
+    )
+}
+
+/// The thread that hashes and stages the inputs while they are parsed. Joined when dropped,
+/// so an ingest that fails removes the copies it staged (each [`StagedBlob`] removes its copy
+/// when dropped) before the process exits, instead of leaving a detached thread mid-copy.
+struct Hasher(Option<std::thread::JoinHandle<Vec<(PathBuf, WarehouseResult<StagedBlob>)>>>);
+
+impl Hasher {
+    fn join(mut self) -> Vec<(PathBuf, WarehouseResult<StagedBlob>)> {
+        self.0
+            .take()
+            .expect("joined once")
+            .join()
+            .expect("hashing thread")
+    }
+}
+
+impl Drop for Hasher {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The history format `opts` names, where it names one: given (`--format asv`), or, with
+/// `auto`, a single asv results directory or a single file detected as one.
+fn history_format(opts: &IngestOptions) -> Result<Option<&'static dyn ingest::adapter::Adapter>> {
+    if let Some(a) = opts.format.adapter() {
+        return Ok(a.many_runs().then_some(a));
+    }
+    let [path] = opts.paths.as_slice() else {
+        return Ok(None);
+    };
+    if path.is_dir() {
+        if ingest::asv::is_results_dir(Some(path)) {
+            return Ok(Some(&ingest::asv::ADAPTER));
+        }
+        // A gh-pages checkout or its dev/bench/ directory.
+        return Ok(
+            ingest::gab_data_js::is_history_dir(path).then_some(&ingest::gab_data_js::ADAPTER as _)
+        );
+    }
+    if !path.is_file() {
+        return Ok(None);
+    }
+    Ok(ingest::detect(path)
+        .ok()
+        .and_then(|f| f.adapter())
+        .filter(|a| a.many_runs()))
+}
+
+/// A history another tool kept (asv results, a github-action-benchmark `data.js`): one run
+/// per commit it measured, all of a suite appended at once; the runs already here (same
+/// digest) are left out, so importing a longer history later adds only the new runs.
+fn ingest_history(
+    wh: &Warehouse,
+    opts: &IngestOptions,
+    adapter: &'static dyn ingest::adapter::Adapter,
+) -> Result<IngestOutcome> {
     let [root] = opts.paths.as_slice() else {
         bail!(
-            "--format asv takes one path: the asv results directory or the project holding results/"
+            "--format {} takes one path: the history (asv: the results directory or the project holding results/)",
+            adapter.name()
         );
     };
-    let runs = ingest::asv::parse_dir(root)?;
+    let history = adapter.history(root)?;
+    let runs = history.runs;
     let mut opts = opts.clone();
     if !opts.labels.contains_key("commit_url")
-        && let Some(url) = ingest::asv::show_commit_url(root)
+        && let Some(url) = history.commit_url
     {
         opts.labels.insert("commit_url".to_string(), url);
     }
     let opts = &opts;
     if runs.is_empty() {
         bail!(
-            "{}: no asv results files (<machine>/<commit>-<env>.json) found",
-            root.display()
+            "{}: no runs found in this {} history (what it looked for: {})",
+            root.display(),
+            adapter.name(),
+            adapter.hint()
         );
     }
-    let bar = indicatif::ProgressBar::new(runs.len() as u64).with_message("asv results");
+    let bar = indicatif::ProgressBar::new(runs.len() as u64)
+        .with_message(format!("{} history", adapter.name()));
     bar.set_style(
         indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} ({eta})")
             .expect("valid template"),
     );
     let now = now_us();
+    let mut created = Vec::new();
     let mut built = Vec::with_capacity(runs.len());
     let mut nulls = 0usize;
-    let mut asv_warnings = Vec::new();
+    let mut history_warnings = history.warnings;
+    let mut kept: std::collections::HashMap<PathBuf, crate::model::Artifact> = Default::default();
     for r in runs {
         bar.inc(1);
         nulls += r.failed.len();
+        let suite = match &r.group {
+            Some(g) => format!("{}.{g}", opts.suite),
+            None => opts.suite.clone(),
+        };
         let mut file = ingest::ParsedFile {
             path: r.path.clone(),
-            format: Format::Asv,
+            format: Format::of(adapter),
             trials: r.trials,
             warnings: Vec::new(),
             joined: Vec::new(),
             commit: None,
         };
         file.drop_non_finite();
-        asv_warnings.append(&mut file.warnings);
+        history_warnings.append(&mut file.warnings);
         let (mut data, _) = ingest::assemble(vec![file], &opts.defaults)?;
-        let mut artifact = wh.store_blob(&r.path, &r.path.to_string_lossy())?;
-        artifact.trial_id = None;
-        let identity = serde_json::json!({
-            "formats": ["asv"], "suite": opts.suite, "sha256": artifact.sha256, "labels": opts.labels,
-        });
+        // A file several runs come from (data.js) is kept once.
+        let artifact = match kept.get(&r.path) {
+            Some(a) => a.clone(),
+            None => {
+                let (mut a, new) = wh
+                    .hash_and_stage(&r.path)?
+                    .keep_created(&r.path.to_string_lossy())?;
+                if new {
+                    created.push(a.stored_path.clone());
+                }
+                a.trial_id = None;
+                kept.insert(r.path.clone(), a.clone());
+                a
+            }
+        };
+        // asv's digest is its results file's, as it always was (so a warehouse holding an
+        // earlier import adds nothing); a run that shares its file names its own content.
+        let identity = match &r.identity {
+            None => serde_json::json!({
+                "formats": [adapter.name()], "suite": suite, "sha256": artifact.sha256, "labels": opts.labels,
+            }),
+            Some(run) => serde_json::json!({
+                "formats": [adapter.name()], "suite": suite, "run": run, "labels": opts.labels,
+            }),
+        };
         data.artifacts.push(artifact);
         data.notes.extend(opts.note.iter().cloned());
         let at = r.date_ms.map(|ms| ms * 1000).unwrap_or(now);
         let mut labels = opts.labels.clone();
+        for (k, v) in &r.labels {
+            labels.entry(k.clone()).or_insert_with(|| v.clone());
+        }
         if !r.env_name.is_empty() {
             labels
                 .entry("asv_env".to_string())
@@ -404,11 +565,11 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         }
         let run = Run {
             run_id: uuid::Uuid::now_v7().to_string(),
-            suite: opts.suite.clone(),
+            suite,
             started_at_us: at,
             finished_at_us: at,
             ingested_at_us: now,
-            source: "ingest:asv".to_string(),
+            source: format!("ingest:{}", adapter.name()),
             git_commit: Some(r.commit),
             git_branch: opts.branch.clone(),
             git_dirty: None,
@@ -426,27 +587,55 @@ fn ingest_asv(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         built.push((run, data));
     }
     bar.finish_and_clear();
-    let refs: Vec<(&Run, &crate::model::RunData)> = built.iter().map(|(r, d)| (r, d)).collect();
-    let outcome = wh.append_runs(&refs)?;
-    let added = outcome.iter().filter(|o| o.is_none()).count();
-    let mut warnings = asv_warnings;
+    // One commit per suite (a data.js holds several groups), runs in their history's order.
+    let mut suites: Vec<&str> = Vec::new();
+    for (r, _) in &built {
+        if !suites.contains(&r.suite.as_str()) {
+            suites.push(&r.suite);
+        }
+    }
+    let mut added = 0usize;
+    for suite in &suites {
+        let refs: Vec<(&Run, &crate::model::RunData)> = built
+            .iter()
+            .filter(|(r, _)| r.suite == *suite)
+            .map(|(r, d)| (r, d))
+            .collect();
+        match wh.append_runs(&refs) {
+            Ok(o) => added += o.iter().filter(|o| o.is_none()).count(),
+            // Suites committed before stay; the kept inputs they refer to stay with them.
+            Err(e) => {
+                if let Err(d) = wh.discard_blobs(&created) {
+                    eprintln!("warning: {d} (run `perfhouse gc` to remove the kept inputs)");
+                }
+                return Err(e.into());
+            }
+        }
+    }
+    let mut warnings = history_warnings;
     if nulls > 0 {
         warnings.push(format!(
-            "{nulls} asv results were null (the benchmark failed or was skipped in asv); those runs are marked partial"
+            "{nulls} {} results were missing (the benchmark failed or was skipped); those runs are marked partial",
+            adapter.name()
         ));
     }
     let last = built.last().expect("non-empty");
+    let into = if suites.len() == 1 {
+        format!("suite {}", suites[0])
+    } else {
+        format!("{} suites ({})", suites.len(), suites.join(", "))
+    };
     Ok(IngestOutcome {
         run_id: last.0.run_id.clone(),
-        suite: opts.suite.clone(),
+        suite: last.0.suite.clone(),
         added: added > 0,
         trials: built.iter().map(|(_, d)| d.trials.len()).sum(),
         requests: 0,
         warnings,
         failed: Vec::new(),
         summary: Some(format!(
-            "ingested {added} asv runs into suite {} ({} already present)",
-            opts.suite,
+            "ingested {added} {} runs into {into} ({} already present)",
+            adapter.name(),
             built.len() - added
         )),
     })

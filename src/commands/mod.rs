@@ -124,6 +124,20 @@ fn print_push(report: &remote::PushReport, remote: &Remote, quiet: bool) {
 
 /// Runs one command line to completion.
 pub fn run(cli: Cli) -> Result<()> {
+    // Generated from the clap definitions; no warehouse, no runtime.
+    match &cli.command {
+        Command::Completions(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut cmd, "perfhouse", &mut std::io::stdout());
+            return Ok(());
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(cmd).render(&mut std::io::stdout())?;
+            return Ok(());
+        }
+        _ => {}
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // DataFusion's planner recurses deeply; give workers the main thread's stack size.
@@ -225,7 +239,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Query(args) => {
             let q = open_query(&cli, &slos).await?;
-            let batches = q.sql(&args.sql).await?;
+            let batches = q.user_sql(&args.sql).await?;
             match args.format {
                 OutputFormat::Table => writeln!(stdout, "{}", query::batches_to_table(&batches)?)?,
                 OutputFormat::Csv => stdout.write_all(&query::batches_to_csv(&batches)?)?,
@@ -530,6 +544,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
             }
         }
         Command::Demo(args) => demo(&wh()?, args, cli.quiet).await?,
+        Command::Completions(_) | Command::Man => unreachable!("handled in run()"),
         Command::Synth(args) => {
             let (runs, rows) = synth::synth(&wh()?, args, cli.quiet)?;
             if !cli.quiet {
@@ -549,10 +564,25 @@ async fn dispatch(cli: Cli) -> Result<()> {
                 .filter(|a| args.all || crate::query::alerts::is_open(&a.state))
                 .filter(|a| args.suite.as_ref().is_none_or(|s| &a.suite == s))
                 .collect();
-            let text = match args.format {
-                OutputFormat::Json => serde_json::to_string_pretty(&list)? + "\n",
-                OutputFormat::Table => report::alerts(&list, args.all, report::TextLayout::Table),
-                OutputFormat::Csv => report::alerts(&list, args.all, report::TextLayout::Csv),
+            let text = if args.by == crate::cli::AlertsBy::Commit {
+                let commits = crate::query::alerts::by_commit(&list, &series);
+                match args.format {
+                    OutputFormat::Json => serde_json::to_string_pretty(&commits)? + "\n",
+                    OutputFormat::Table => {
+                        report::alerts_by_commit(&commits, args.all, report::TextLayout::Table)
+                    }
+                    OutputFormat::Csv => {
+                        report::alerts_by_commit(&commits, args.all, report::TextLayout::Csv)
+                    }
+                }
+            } else {
+                match args.format {
+                    OutputFormat::Json => serde_json::to_string_pretty(&list)? + "\n",
+                    OutputFormat::Table => {
+                        report::alerts(&list, args.all, report::TextLayout::Table)
+                    }
+                    OutputFormat::Csv => report::alerts(&list, args.all, report::TextLayout::Csv),
+                }
             };
             stdout.write_all(text.as_bytes())?;
         }
@@ -680,7 +710,10 @@ async fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Noise(args) => {
             let q = open_query(&cli, &slos).await?;
-            let model = crate::query::noise::NoiseModel::load(&q).await?;
+            // The noise where it applies: of each series' newest level (change points found).
+            let series =
+                history::history(&q, args.suite.as_deref(), None, &Default::default()).await?;
+            let model = crate::query::noise::NoiseModel::from_series(&q, &series).await?;
             let entries: Vec<_> = model
                 .entries()
                 .into_iter()

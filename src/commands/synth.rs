@@ -21,10 +21,13 @@ pub fn synth(wh: &Warehouse, args: &SynthArgs, quiet: bool) -> Result<(usize, us
         bail!("--rows must be at least --trials, and --trials and --batch at least 1");
     }
     let mut real: Vec<Request> = Vec::new();
-    for f in ingest::discover(std::slice::from_ref(&args.from), Format::Aiperf)
-        .with_context(|| format!("reading {}", args.from.display()))?
+    for f in ingest::discover(
+        std::slice::from_ref(&args.from),
+        Format::of(&ingest::aiperf::ADAPTER),
+    )
+    .with_context(|| format!("reading {}", args.from.display()))?
     {
-        for t in ingest::parse_file(&f, Format::Aiperf)?.trials {
+        for t in ingest::parse_file(&f, Format::of(&ingest::aiperf::ADAPTER))?.trials {
             real.extend(t.requests.into_iter().filter(|r| r.latency_ns.is_some()));
         }
     }

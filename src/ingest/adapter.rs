@@ -1,13 +1,14 @@
-//! The one interface every input format implements (as Bencher's `Adaptable`): how its files
-//! are named, how its content is recognised, and how it parses. Adding a format is one file
-//! implementing [`Adapter`] plus one line in [`ADAPTERS`] (and its [`super::Format`] name).
+//! The one interface every input format implements (as Bencher's `Adaptable`, inferno's
+//! `Collapse`): its name and description, how its files are named, how its content is
+//! recognised, what it can hold, and how it parses. Adding a format is one file with a
+//! `pub static ADAPTER` implementing [`Adapter`] plus one line in `super::registry!`.
 //! Auto-detection asks each adapter in turn; nothing else decides what a file is.
 
 use std::cell::OnceCell;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-use super::{CommitInfo, Format, IngestError, ParsedTrial, RequestSink, open_input};
+use super::{CommitInfo, IngestError, ParsedTrial, RequestSink, open_input};
 
 /// What one file parsed into.
 #[derive(Debug, Default)]
@@ -27,7 +28,34 @@ impl Parsed {
 }
 
 pub trait Adapter: Sync {
-    fn format(&self) -> Format;
+    /// The `--format` value (and `ingest:<name>` in a run's `source`).
+    fn name(&self) -> &'static str;
+
+    /// One line for `--help`.
+    fn description(&self) -> &'static str;
+
+    /// A few words on what it reads, for "known formats" and "looked for" messages.
+    fn hint(&self) -> &'static str;
+
+    /// Its requests stream to Parquet in bounded chunks while parsing (a `sink` is used).
+    fn streams(&self) -> bool {
+        false
+    }
+
+    /// One input is many runs, a history another tool kept (an asv results directory, a
+    /// github-action-benchmark `data.js`): read whole by [`Adapter::history`], not per file.
+    fn many_runs(&self) -> bool {
+        false
+    }
+
+    /// The runs of a history (formats whose [`Adapter::many_runs`] is true).
+    fn history(&self, root: &Path) -> Result<History, IngestError> {
+        Err(IngestError::Parse {
+            path: root.to_path_buf(),
+            line: 1,
+            message: format!("{} is not a history format", self.name()),
+        })
+    }
 
     /// The file name alone says a file is of this format (`profile_export.jsonl`,
     /// `new/estimates.json`): auto-detection takes it without reading it.
@@ -59,9 +87,11 @@ pub trait Adapter: Sync {
 /// document, parsed whole into trials. Takes the format, and finds `sniff(&Value) -> bool`
 /// and `parse(&Path, &str) -> Result<Vec<ParsedTrial>, IngestError>` in the calling module.
 macro_rules! json_document {
-    ($format:expr) => {
+    ($name:expr, $description:expr, $hint:expr) => {
         $crate::ingest::adapter::Document {
-            format: $format,
+            name: $name,
+            description: $description,
+            hint: $hint,
             claims: $crate::ingest::adapter::no_name,
             walks: $crate::ingest::adapter::json_file,
             sniff: |input| input.doc().is_some_and(sniff),
@@ -73,10 +103,49 @@ macro_rules! json_document {
 }
 pub(crate) use json_document;
 
+/// A history another tool kept, read whole: one [`HistoryRun`] per commit it measured.
+#[derive(Debug, Default)]
+pub struct History {
+    pub runs: Vec<HistoryRun>,
+    /// The commit URL prefix the history names (asv's `show_commit_url`, a repository's
+    /// `…/commit/`): the runs' `commit_url` label unless `--commit-url` gives one.
+    pub commit_url: Option<String>,
+    /// Files or entries left out, said once each (asv skips them too).
+    pub warnings: Vec<String>,
+}
+
+/// One run of a [`History`]: one commit measured (on one machine, in one group).
+#[derive(Debug, Default)]
+pub struct HistoryRun {
+    /// The file kept as the run's raw input (asv: its results file; data.js: the whole file).
+    pub path: std::path::PathBuf,
+    /// A group the history files it under (a github-action-benchmark benchmark set): the
+    /// run's suite is then `<--suite>.<group>`.
+    pub group: Option<String>,
+    pub commit: String,
+    pub date_ms: Option<i64>,
+    pub machine: String,
+    /// asv's environment name (label `asv_env`).
+    pub env_name: String,
+    /// JSON object text (machine, environment).
+    pub env: String,
+    /// Labels the history gives the run (`commit_message`).
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub trials: Vec<ParsedTrial>,
+    /// Benchmarks whose result is missing (failed in the tool): the run is partial.
+    pub failed: Vec<String>,
+    /// What the run's digest covers when its file holds other runs too (data.js): its own
+    /// content, so a longer history imported later adds only its new runs. `None`: the
+    /// file's SHA-256 (asv, one file per run).
+    pub identity: Option<serde_json::Value>,
+}
+
 /// The shape every adapter but aiperf's and asv's shares: fixed name rules, a content
 /// sniff, and a parser of the whole text or of a stream of folded stacks.
 pub struct Document {
-    pub format: Format,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub hint: &'static str,
     /// File names the format claims outright (auto-detection without reading them).
     pub claims: fn(&Path, &str) -> bool,
     pub walks: fn(&Path, &str) -> bool,
@@ -93,8 +162,16 @@ pub enum Reader {
 }
 
 impl Adapter for Document {
-    fn format(&self) -> Format {
-        self.format
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn description(&self) -> &'static str {
+        self.description
+    }
+
+    fn hint(&self) -> &'static str {
+        self.hint
     }
 
     fn claims_name(&self, path: &Path, name: &str) -> bool {
@@ -147,28 +224,6 @@ pub fn text_file(_: &Path, name: &str) -> bool {
     [".txt", ".log", ".perf", ".script"]
         .iter()
         .any(|e| name.ends_with(e))
-}
-
-/// Every adapter, in detection order (names first, then content, in this order).
-pub static ADAPTERS: &[&dyn Adapter] = &[
-    &super::aiperf::Adapter,
-    &super::aiperf_summary::ADAPTER,
-    &super::asv::Adapter,
-    &super::criterion::ADAPTER,
-    &super::hyperfine::ADAPTER,
-    &super::guidellm::ADAPTER,
-    &super::vllm_bench::ADAPTER,
-    &super::metrics_json::ADAPTER,
-    &super::gbench::ADAPTER,
-    &super::pytest_benchmark::ADAPTER,
-    &super::lmcache::ADAPTER,
-    &super::perf_script::ADAPTER,
-    &super::folded::ADAPTER,
-];
-
-/// The adapter of a concrete format (`None` for `auto`).
-pub fn of(format: Format) -> Option<&'static dyn Adapter> {
-    ADAPTERS.iter().copied().find(|a| a.format() == format)
 }
 
 /// A file as auto-detection sees it, each view read at most once and bounded: the first line
@@ -263,15 +318,21 @@ pub fn read_text(path: &Path, mut input: Box<dyn BufRead>) -> Result<String, Ing
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::{ADAPTERS, Format};
 
     #[test]
-    fn every_concrete_format_has_exactly_one_adapter() {
-        for f in Format::ALL.into_iter().filter(|f| *f != Format::Auto) {
-            let n = ADAPTERS.iter().filter(|a| a.format() == f).count();
-            assert_eq!(n, 1, "{}", f.name());
+    fn every_format_has_one_name_and_auto_none() {
+        let names: Vec<_> = ADAPTERS.iter().map(|a| a.name()).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        assert!(!names.contains(&"auto"));
+        assert!(Format::AUTO.adapter().is_none());
+        assert_eq!(Format::all().len(), ADAPTERS.len() + 1);
+        for a in ADAPTERS {
+            assert_eq!(Format::from_name(a.name()).unwrap().name(), a.name());
+            assert!(!a.description().is_empty() && !a.hint().is_empty());
         }
-        assert!(of(Format::Auto).is_none());
-        assert_eq!(ADAPTERS.len(), Format::ALL.len() - 1);
     }
 }

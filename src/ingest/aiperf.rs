@@ -198,6 +198,9 @@ pub struct AiperfRecords {
     pub warnings: Vec<String>,
 }
 
+/// 2^63 as f64: a rounded f64 below it in magnitude converts to i64 exactly.
+const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
+
 fn ns_per_unit(unit: &str) -> Option<f64> {
     Some(match unit {
         "ns" => 1.0,
@@ -237,16 +240,36 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
                         "a time unit (ns, us, ms or s)",
                     )
                 })?;
-                Ok(Some((v * scale).round() as i64))
+                // A time past ±2^63 ns (292 years) would be stored as the largest integer:
+                // refused, naming the field, rather than landed wrong.
+                let ns = (v * scale).round();
+                if !(ns.abs() < I64_BOUND) {
+                    return Err(field_err(
+                        &format!("metrics.{name}.value"),
+                        &format!(
+                            "a time that fits in 64-bit nanoseconds (under 9.2e18 ns, 292 years), found {v} {unit}"
+                        ),
+                    ));
+                }
+                Ok(Some(ns as i64))
             }
             _ => Ok(None),
         }
     };
-    let count = |names: &[&'static str]| {
-        rec.metrics
-            .get(names)
-            .and_then(|(_, m)| m.value)
-            .map(|v| v.round() as i64)
+    let count = |names: &[&'static str]| -> Result<Option<i64>, IngestError> {
+        match rec.metrics.get(names) {
+            Some((name, MetricEntry { value: Some(v), .. })) => {
+                let n = v.round();
+                if !(n.abs() < I64_BOUND) {
+                    return Err(field_err(
+                        &format!("metrics.{name}.value"),
+                        &format!("a count that fits in a 64-bit integer, found {v}"),
+                    ));
+                }
+                Ok(Some(n as i64))
+            }
+            _ => Ok(None),
+        }
     };
     let phase = match md.benchmark_phase.as_deref().or(md.credit_phase.as_deref()) {
         None => None,
@@ -272,12 +295,21 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
         phase,
         credit_ns: md.credit_issued_ns,
         start_ns,
-        end_ns: md.request_end_ns.or(latency_ns.map(|l| start_ns + l)),
+        end_ns: match (md.request_end_ns, latency_ns) {
+            (Some(end), _) => Some(end),
+            (None, Some(l)) => Some(start_ns.checked_add(l).ok_or_else(|| {
+                field_err(
+                    "metrics.request_latency.value",
+                    "a latency whose end (start + latency) fits in 64-bit nanoseconds",
+                )
+            })?),
+            (None, None) => None,
+        },
         ttft_ns: duration(&["time_to_first_token", "ttft"])?,
         itl_ns: duration(&["inter_token_latency"])?,
         latency_ns,
-        input_tokens: count(&["input_sequence_length", "error_isl"]),
-        output_tokens: count(&["output_sequence_length", "output_token_count"]),
+        input_tokens: count(&["input_sequence_length", "error_isl"])?,
+        output_tokens: count(&["output_sequence_length", "output_token_count"])?,
         error_code,
         error_type,
         cancelled,
@@ -733,9 +765,24 @@ pub fn sniff(first_line: &str) -> bool {
 /// aiperf's per-request export as an [`super::adapter::Adapter`].
 pub struct Adapter;
 
+/// The registered adapter (`super::registry!`).
+pub static ADAPTER: Adapter = Adapter;
+
 impl super::adapter::Adapter for Adapter {
-    fn format(&self) -> super::Format {
-        super::Format::Aiperf
+    fn name(&self) -> &'static str {
+        "aiperf"
+    }
+
+    fn description(&self) -> &'static str {
+        "aiperf profile_export.jsonl (per-request records, both schema generations)"
+    }
+
+    fn hint(&self) -> &'static str {
+        "profile_export.jsonl"
+    }
+
+    fn streams(&self) -> bool {
+        true
     }
 
     fn claims_name(&self, _path: &Path, name: &str) -> bool {

@@ -314,7 +314,9 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<(Vec<Metric>, Vec<Strin
 
 /// aiperf summaries as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    format: super::Format::AiperfSummary,
+    name: "aiperf-summary",
+    description: "aiperf's summaries (profile_export_aiperf.json/.csv, phase_manifest.json) as metrics of their artifact directory's trial",
+    hint: "profile_export_aiperf.json/.csv, phase_manifest.json",
     claims: |_, name| super::is_aiperf_summary(name),
     walks: |_, name| super::is_aiperf_summary(name),
     sniff: |input| {

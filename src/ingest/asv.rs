@@ -17,23 +17,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::adapter::{History, HistoryRun};
 use super::{IngestError, ParsedTrial, gbench};
 use crate::model::{Better, Metric, Params};
-
-/// One results file: one commit measured on one machine in one environment.
-#[derive(Debug)]
-pub struct AsvRun {
-    pub path: PathBuf,
-    pub commit: String,
-    pub date_ms: Option<i64>,
-    pub machine: String,
-    pub env_name: String,
-    /// `machine.json` and the file's `params`, as JSON text.
-    pub env: String,
-    pub trials: Vec<ParsedTrial>,
-    /// Benchmarks whose result is null (failed in asv).
-    pub failed: Vec<String>,
-}
 
 /// `show_commit_url` of the asv project that holds `root` (its `asv.conf.json` beside
 /// `results/`), if it says one. asv allows `//` comments in that file; lines starting with
@@ -44,17 +30,55 @@ pub fn show_commit_url(root: &Path) -> Option<String> {
         root.parent()?.join("asv.conf.json"),
     ];
     let conf = candidates.iter().find(|p| p.is_file())?;
-    let text: String = std::fs::read_to_string(conf)
-        .ok()?
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let doc: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let text = std::fs::read_to_string(conf).ok()?;
+    let doc: serde_json::Value = serde_json::from_str(&relaxed_json(&text)).ok()?;
     doc.get("show_commit_url")?
         .as_str()
         .filter(|u| !u.is_empty())
         .map(str::to_string)
+}
+
+/// JSON as asv's own loader takes it (`asv.conf.json` as `asv quickstart` writes it): `//`
+/// comments outside strings removed, and a comma before `}` or `]` dropped.
+pub fn relaxed_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '}' | ']' => {
+                let trimmed = out.trim_end().len();
+                if out[..trimmed].ends_with(',') {
+                    out.truncate(trimmed - 1);
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Whether `dir` is (or holds, as `results/`) an asv results directory.
@@ -195,12 +219,14 @@ fn combos(params: &[Vec<String>]) -> Vec<Vec<String>> {
     out
 }
 
-/// Reads every results file of an asv results directory.
-pub fn parse_dir(root: &Path) -> Result<Vec<AsvRun>, IngestError> {
+/// Reads every results file of an asv results directory. As asv does, a file that is not
+/// JSON or names no `commit_hash` (a stray file) is left out, with a warning naming it.
+pub fn parse_dir(root: &Path) -> Result<History, IngestError> {
     let (results, files) = discover(root)?;
     let benches = load_benchmarks(&results.join("benchmarks.json"))?;
     let mut machines: BTreeMap<PathBuf, Value> = BTreeMap::new();
     let mut out = Vec::with_capacity(files.len());
+    let mut warnings = Vec::new();
     for path in files {
         let dir = path.parent().expect("depth 2").to_path_buf();
         if !machines.contains_key(&dir) {
@@ -212,16 +238,32 @@ pub fn parse_dir(root: &Path) -> Result<Vec<AsvRun>, IngestError> {
             };
             machines.insert(dir.clone(), v);
         }
-        out.push(parse_file(&path, &benches, &machines[&dir])?);
+        match parse_file(&path, &benches, &machines[&dir]) {
+            Ok(run) => out.push(run),
+            Err(e @ IngestError::Parse { .. }) => {
+                warnings.push(format!("{e} (not an asv results file: left out, as asv does)"))
+            }
+            Err(IngestError::Field { field, .. }) if field == "commit_hash" => warnings.push(
+                format!(
+                    "{}: no `commit_hash` (not an asv results file: left out, as asv does)",
+                    path.display()
+                ),
+            ),
+            Err(e) => return Err(e),
+        }
     }
-    Ok(out)
+    Ok(History {
+        runs: out,
+        commit_url: show_commit_url(root),
+        warnings,
+    })
 }
 
 fn parse_file(
     path: &Path,
     benches: &BTreeMap<String, BenchInfo>,
     machine: &Value,
-) -> Result<AsvRun, IngestError> {
+) -> Result<HistoryRun, IngestError> {
     let doc = read_json(path)?;
     let field = |f: &str, expected: &str| IngestError::Field {
         path: path.to_path_buf(),
@@ -352,8 +394,11 @@ fn parse_file(
         "params": doc.get("params").cloned().unwrap_or(Value::Null),
         "env_name": doc.get("env_name").cloned().unwrap_or(Value::Null),
     });
-    Ok(AsvRun {
+    Ok(HistoryRun {
         path: path.to_path_buf(),
+        group: None,
+        labels: Default::default(),
+        identity: None,
         commit,
         date_ms: doc.get("date").and_then(Value::as_i64),
         machine: machine_name,
@@ -372,9 +417,28 @@ fn parse_file(
 /// `perfhouse ingest` reads it with [`parse_dir`]; a single results file is refused.
 pub struct Adapter;
 
+/// The registered adapter (`super::registry!`).
+pub static ADAPTER: Adapter = Adapter;
+
 impl super::adapter::Adapter for Adapter {
-    fn format(&self) -> super::Format {
-        super::Format::Asv
+    fn name(&self) -> &'static str {
+        "asv"
+    }
+
+    fn description(&self) -> &'static str {
+        "airspeed velocity results/: every results file (one commit on one machine) is its own run"
+    }
+
+    fn hint(&self) -> &'static str {
+        "results/ directory"
+    }
+
+    fn many_runs(&self) -> bool {
+        true
+    }
+
+    fn history(&self, root: &Path) -> Result<History, IngestError> {
+        parse_dir(root)
     }
 
     fn claims_name(&self, path: &Path, name: &str) -> bool {

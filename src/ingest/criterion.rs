@@ -119,7 +119,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 
 /// criterion as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    format: super::Format::Criterion,
+    name: "criterion",
+    description: "criterion.rs target/criterion/**/new/estimates.json: one trial per benchmark",
+    hint: "new/estimates.json",
     claims: |path, _| is_estimates(path),
     walks: |path, _| is_estimates(path),
     sniff: |_| false, // known by its path only

@@ -114,7 +114,9 @@ pub fn parse(path: &Path, reader: impl BufRead) -> Result<Folded, IngestError> {
 
 /// Folded stacks as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    format: super::Format::Folded,
+    name: "folded",
+    description: "Folded stacks (stackcollapse/inferno, bcc offcputime -f): one profile per file",
+    hint: "stack count",
     claims: super::adapter::no_name,
     walks: |_, name| {
         [".folded", ".collapsed", ".txt"]

@@ -229,7 +229,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 
 /// Google Benchmark JSON as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document =
-    super::adapter::json_document!(super::Format::Gbench);
+    super::adapter::json_document!(
+        "gbench",
+        "Google Benchmark JSON: every repetition of every benchmark is a trial",
+        "Google Benchmark JSON"
+    );
 
 #[cfg(test)]
 mod tests {

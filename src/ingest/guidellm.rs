@@ -246,4 +246,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 
 /// GuideLLM's report as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document =
-    super::adapter::json_document!(super::Format::Guidellm);
+    super::adapter::json_document!(
+        "guidellm",
+        "GuideLLM benchmarks.json (report schema 2): one trial per benchmark, its saved requests and distributions",
+        "benchmarks.json"
+    );

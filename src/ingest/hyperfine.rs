@@ -96,4 +96,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 
 /// hyperfine --export-json as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document =
-    super::adapter::json_document!(super::Format::Hyperfine);
+    super::adapter::json_document!(
+        "hyperfine",
+        "hyperfine --export-json: every timed run of every command is a trial",
+        "--export-json"
+    );

@@ -139,7 +139,9 @@ fn metric(name: &str, value: f64, unit: &str, better: Better) -> Metric {
 
 /// LMCache transfer output as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    format: super::Format::Lmcache,
+    name: "lmcache-transfer",
+    description: "LMCache transfer-channel-benchmark client output: one trial per result block",
+    hint: "transfer-channel-benchmark output",
     claims: super::adapter::no_name,
     walks: super::adapter::text_file,
     sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),

@@ -132,4 +132,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 
 /// perfhouse metrics JSON as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document =
-    super::adapter::json_document!(super::Format::MetricsJson);
+    super::adapter::json_document!(
+        "metrics-json",
+        "perfhouse's own metrics JSON (name, value, unit, better, arm, params, repeat)",
+        "perfhouse's metrics JSON"
+    );

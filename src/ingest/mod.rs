@@ -8,19 +8,46 @@
 //! what the path does not say.
 
 pub mod adapter;
-pub mod aiperf;
-pub mod aiperf_summary;
-pub mod asv;
-pub mod criterion;
-pub mod folded;
-pub mod gbench;
-pub mod guidellm;
-pub mod hyperfine;
-pub mod lmcache;
-pub mod metrics_json;
-pub mod perf_script;
-pub mod pytest_benchmark;
-pub mod vllm_bench;
+pub mod text;
+
+/// Every input format, in detection order (names first, then content, in this order): one
+/// line each. A format is its file (an `ADAPTER` implementing [`adapter::Adapter`], which
+/// holds its name, description, detection and capabilities) and its line here; nothing else
+/// names it.
+macro_rules! registry {
+    ($($format:ident),* $(,)?) => {
+        $(pub mod $format;)*
+        /// Every adapter, in detection order.
+        pub static ADAPTERS: &[&dyn adapter::Adapter] = &[$(&$format::ADAPTER),*];
+    };
+}
+
+registry! {
+    aiperf,
+    aiperf_summary,
+    asv,
+    gab_data_js,
+    criterion,
+    jmh,
+    benchmarkdotnet,
+    julia_benchmarktools,
+    bmf,
+    gab_custom,
+    iai,
+    libtest_bench,
+    go_bench,
+    catch2,
+    benchmarkjs,
+    hyperfine,
+    guidellm,
+    vllm_bench,
+    metrics_json,
+    gbench,
+    pytest_benchmark,
+    lmcache,
+    perf_script,
+    folded,
+}
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -61,138 +88,81 @@ pub enum IngestError {
         segment: String,
         expected: String,
     },
+    /// A name or value the file gives (an arm, a metric) past its bound (`model::names`).
+    #[error("{path}: {what}; nothing was ingested")]
+    Name { path: PathBuf, what: String },
 }
 
-/// Input formats this build ingests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Detect from the file name and content.
-    Auto,
-    /// aiperf `profile_export.jsonl` (per-request records, both schema generations).
-    Aiperf,
-    /// hyperfine `--export-json`: every timed run of every command is a trial.
-    Hyperfine,
-    /// perfhouse's own metrics JSON (name, value, unit, better, arm, params, repeat).
-    MetricsJson,
-    /// Folded stacks (stackcollapse/inferno, bcc offcputime -f): one profile per file.
-    Folded,
-    /// Google Benchmark JSON: every repetition of every benchmark is a trial.
-    Gbench,
-    /// pytest-benchmark JSON: one trial per benchmark, its statistics as metrics.
-    PytestBenchmark,
-    /// criterion.rs `target/criterion/**/new/estimates.json`: one trial per benchmark.
-    Criterion,
-    /// aiperf's summaries (`profile_export_aiperf.json`/`.csv`, `phase_manifest.json`) →
-    /// metrics of the trial whose artifact directory holds them.
-    AiperfSummary,
-    /// Raw `perf script` text, collapsed by inferno's collapse-perf into on-CPU stacks.
-    PerfScript,
-    /// LMCache `transfer-channel-benchmark` client output: one trial per result block.
-    Lmcache,
-    /// airspeed velocity results (`results/benchmarks.json` + `results/<machine>/*.json`):
-    /// every results file (one commit on one machine) becomes its own run.
-    Asv,
-    /// GuideLLM `benchmarks.json` (report schema 2): one trial per benchmark, with its saved
-    /// requests and its own distributions.
-    Guidellm,
-    /// vLLM `vllm bench serve --save-result` JSON: one trial of vLLM's own figures.
-    VllmBench,
-}
+/// An input format: `auto` (detect per file) or one registered adapter, whose name,
+/// description and detection it answers with.
+#[derive(Clone, Copy)]
+pub struct Format(Option<&'static dyn adapter::Adapter>);
 
 impl Format {
-    /// Every format, `auto` first, in the order `--help` lists them.
-    pub const ALL: [Format; 14] = [
-        Format::Auto,
-        Format::Aiperf,
-        Format::Hyperfine,
-        Format::MetricsJson,
-        Format::Folded,
-        Format::Gbench,
-        Format::PytestBenchmark,
-        Format::Criterion,
-        Format::AiperfSummary,
-        Format::PerfScript,
-        Format::Lmcache,
-        Format::Asv,
-        Format::Guidellm,
-        Format::VllmBench,
-    ];
+    /// Detect from the file name and content.
+    pub const AUTO: Format = Format(None);
+
+    /// The format of one adapter (`Format::of(&aiperf::ADAPTER)`).
+    pub const fn of(adapter: &'static dyn adapter::Adapter) -> Format {
+        Format(Some(adapter))
+    }
+
+    /// Every format, `auto` first, then the adapters in registry order (as `--help` lists them).
+    pub fn all() -> &'static [Format] {
+        static ALL: std::sync::LazyLock<Vec<Format>> = std::sync::LazyLock::new(|| {
+            std::iter::once(Format::AUTO)
+                .chain(ADAPTERS.iter().map(|a| Format::of(*a)))
+                .collect()
+        });
+        &ALL
+    }
+
+    /// The adapter (`None` for `auto`).
+    pub fn adapter(self) -> Option<&'static dyn adapter::Adapter> {
+        self.0
+    }
 
     /// The format a `--format` / plan `format` value names (case-insensitive).
     pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL
-            .into_iter()
+        Format::all()
+            .iter()
+            .copied()
             .find(|f| f.name().eq_ignore_ascii_case(name.trim()))
     }
 
     /// One line for `--help`.
     pub fn description(self) -> &'static str {
-        match self {
-            Format::Auto => "Detect from the file name and content",
-            Format::Aiperf => {
-                "aiperf profile_export.jsonl (per-request records, both schema generations)"
-            }
-            Format::Hyperfine => {
-                "hyperfine --export-json: every timed run of every command is a trial"
-            }
-            Format::MetricsJson => {
-                "perfhouse's own metrics JSON (name, value, unit, better, arm, params, repeat)"
-            }
-            Format::Folded => {
-                "Folded stacks (stackcollapse/inferno, bcc offcputime -f): one profile per file"
-            }
-            Format::Gbench => {
-                "Google Benchmark JSON: every repetition of every benchmark is a trial"
-            }
-            Format::PytestBenchmark => {
-                "pytest-benchmark JSON: one trial per benchmark, its statistics as metrics"
-            }
-            Format::Criterion => {
-                "criterion.rs target/criterion/**/new/estimates.json: one trial per benchmark"
-            }
-            Format::AiperfSummary => {
-                "aiperf's summaries (profile_export_aiperf.json/.csv, phase_manifest.json) as metrics of their artifact directory's trial"
-            }
-            Format::PerfScript => {
-                "Raw `perf script` text, collapsed by inferno's collapse-perf into on-CPU stacks"
-            }
-            Format::Lmcache => {
-                "LMCache transfer-channel-benchmark client output: one trial per result block"
-            }
-            Format::Asv => {
-                "airspeed velocity results/: every results file (one commit on one machine) is its own run"
-            }
-            Format::Guidellm => {
-                "GuideLLM benchmarks.json (report schema 2): one trial per benchmark, its saved requests and distributions"
-            }
-            Format::VllmBench => {
-                "vllm bench serve --save-result JSON: one trial of vLLM's own figures (no per-request times)"
-            }
-        }
+        self.0
+            .map_or("Detect from the file name and content", |a| a.description())
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Format::Auto => "auto",
-            Format::Aiperf => "aiperf",
-            Format::Hyperfine => "hyperfine",
-            Format::MetricsJson => "metrics-json",
-            Format::Folded => "folded",
-            Format::Gbench => "gbench",
-            Format::PytestBenchmark => "pytest-benchmark",
-            Format::Criterion => "criterion",
-            Format::AiperfSummary => "aiperf-summary",
-            Format::PerfScript => "perf-script",
-            Format::Lmcache => "lmcache-transfer",
-            Format::Asv => "asv",
-            Format::Guidellm => "guidellm",
-            Format::VllmBench => "vllm-bench",
-        }
+        self.0.map_or("auto", |a| a.name())
     }
 }
 
-/// Concrete formats (not `auto`), for messages.
-const KNOWN: &str = "aiperf (profile_export.jsonl), aiperf-summary (profile_export_aiperf.json/.csv, phase_manifest.json), hyperfine (--export-json), metrics-json, gbench (Google Benchmark JSON), pytest-benchmark, criterion (new/estimates.json), folded (stack count), perf-script (perf script text), lmcache-transfer (transfer-channel-benchmark output), asv (results/ directory), guidellm (benchmarks.json), vllm-bench (vllm bench serve --save-result)";
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Format {}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Concrete formats (not `auto`), for messages: `name (what it reads)` each.
+fn known() -> String {
+    ADAPTERS
+        .iter()
+        .map(|a| format!("{} ({})", a.name(), a.hint()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Names aiperf gives the files of one artifact directory.
 pub(crate) fn is_aiperf_jsonl(name: &str) -> bool {
@@ -248,12 +218,10 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                         .unwrap_or_else(|| io::Error::other("walk failed")),
                 })?;
                 let name = entry.file_name().to_string_lossy();
-                let wanted = match adapter::of(format) {
+                let wanted = match format.adapter() {
                     Some(a) => a.walks(entry.path(), &name),
                     // auto: every file name that says what it is.
-                    None => adapter::ADAPTERS
-                        .iter()
-                        .any(|a| a.walk_auto(entry.path(), &name)),
+                    None => ADAPTERS.iter().any(|a| a.walk_auto(entry.path(), &name)),
                 };
                 // aiperf ≥ 0.13 also writes each phase's summary under `phases/<phase>/`: the
                 // artifact directory's own summary (the profiling phase) is the one that counts.
@@ -280,10 +248,9 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                     path: path.clone(),
                     looked_for: format!(
                         "{} files",
-                        if format == Format::Auto {
-                            KNOWN
-                        } else {
-                            "profile_export.jsonl"
+                        match format.adapter() {
+                            None => known(),
+                            Some(a) => a.hint().to_string(),
                         }
                     ),
                 });
@@ -348,21 +315,18 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         .unwrap_or_default();
     // A name that says what the file is wins (its content is then held to that format);
     // then each adapter looks at the content, in registry order.
-    if let Some(a) = adapter::ADAPTERS
-        .iter()
-        .find(|a| a.claims_name(path, &name))
-    {
-        return Ok(a.format());
+    if let Some(a) = ADAPTERS.iter().find(|a| a.claims_name(path, &name)) {
+        return Ok(Format::of(*a));
     }
     // Fail on an unreadable file here, naming it, rather than as "unrecognised".
     open_input(path)?;
     let sniff = adapter::Sniff::new(path);
-    if let Some(a) = adapter::ADAPTERS.iter().find(|a| a.sniff(&sniff)) {
-        return Ok(a.format());
+    if let Some(a) = ADAPTERS.iter().find(|a| a.sniff(&sniff)) {
+        return Ok(Format::of(*a));
     }
     Err(IngestError::Unknown {
         path: path.to_path_buf(),
-        known: KNOWN.to_string(),
+        known: known(),
     })
 }
 
@@ -476,14 +440,14 @@ fn parse_any(
     format: Format,
     sink: Option<RequestSink>,
 ) -> Result<ParsedFile, IngestError> {
-    let format = if format == Format::Auto {
+    let format = if format == Format::AUTO {
         detect(path)?
     } else {
         format
     };
-    let adapter = adapter::of(format).ok_or_else(|| IngestError::Unknown {
+    let adapter = format.adapter().ok_or_else(|| IngestError::Unknown {
         path: path.to_path_buf(),
-        known: KNOWN.to_string(),
+        known: known(),
     })?;
     let parsed = adapter.parse(path, open_input(path)?, sink)?;
     Ok(ParsedFile {
@@ -551,14 +515,28 @@ pub fn trial_keys(
         if k.is_empty() {
             continue;
         }
+        let bad = |expected: String| IngestError::PathKey {
+            path: path.to_path_buf(),
+            segment: crate::model::names::short(&seg),
+            expected,
+        };
+        // A key=value segment says what the trial is: an empty, `..`, over-long or
+        // multi-line key or value would land a wrong name silently.
+        if let Some(p) = crate::model::names::name_problem(k) {
+            return Err(bad(format!("the key {p}")));
+        }
+        if let Some(p) = crate::model::names::name_problem(v) {
+            return Err(bad(format!("the value {p} (expected {k}=<value>)")));
+        }
         match k {
             "arm" => arm = Some(v.to_string()),
             "repeat" => {
-                repeat = Some(v.parse::<i32>().map_err(|_| IngestError::PathKey {
-                    path: path.to_path_buf(),
-                    segment: seg.to_string(),
-                    expected: "repeat=<integer>".to_string(),
-                })?)
+                repeat = Some(
+                    v.parse::<i32>()
+                        .ok()
+                        .filter(|r| *r >= 0)
+                        .ok_or_else(|| bad("repeat=<integer ≥ 0>".to_string()))?,
+                )
             }
             _ => {
                 params.insert(k.to_string(), v.to_string());
@@ -593,6 +571,12 @@ pub fn assemble(
     let mut joined = Vec::new();
     for (file_index, file) in files.into_iter().enumerate() {
         let (arm, repeat, params) = trial_keys(&file.path, defaults)?;
+        if let Some(what) = names_problem(&file.trials) {
+            return Err(IngestError::Name {
+                path: file.path,
+                what,
+            });
+        }
         for trial in file.trials {
             let first_ns = match &trial.streamed {
                 Some(s) => s.first_start_ns,
@@ -686,6 +670,30 @@ pub fn assemble(
         .collect();
     sources.extend(extra);
     Ok((data, sources))
+}
+
+/// The first arm, parameter or metric name (or value) of `trials` past its bound.
+fn names_problem(trials: &[ParsedTrial]) -> Option<String> {
+    use crate::model::names::{name_problem, short, value_problem};
+    trials.iter().find_map(|t| {
+        t.arm
+            .as_deref()
+            .and_then(|a| name_problem(a).map(|p| format!("an arm name {p}")))
+            .or_else(|| {
+                t.params.iter().find_map(|(k, v)| {
+                    name_problem(k)
+                        .map(|p| format!("a parameter name {p}"))
+                        .or_else(|| {
+                            value_problem(v).map(|p| format!("parameter `{}` {p}", short(k)))
+                        })
+                })
+            })
+            .or_else(|| {
+                t.metrics
+                    .iter()
+                    .find_map(|m| name_problem(&m.name).map(|p| format!("a metric name {p}")))
+            })
+    })
 }
 
 /// Marks the lowest repeat of each arm × params as a discarded cold start.

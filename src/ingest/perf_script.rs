@@ -93,12 +93,30 @@ pub fn parse_with(
                 .to_string(),
         });
     }
-    folded::parse(path, &collapsed[..])
+    let mut folded = folded::parse(path, &collapsed[..])?;
+    // perf prints symbol names as the binary holds them; bytes that are not UTF-8 become U+FFFD
+    // in the stored frames: said, naming the first such line, rather than landed silently.
+    let bad: Vec<usize> = text
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .filter(|(_, l)| std::str::from_utf8(l).is_err())
+        .map(|(i, _)| i + 1)
+        .collect();
+    if let Some(first) = bad.first() {
+        folded.warnings.push(format!(
+            "{}:{first}: {} line(s) are not valid UTF-8; their frames are stored with U+FFFD in place of the bad bytes",
+            path.display(),
+            bad.len()
+        ));
+    }
+    Ok(folded)
 }
 
 /// `perf script` text as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    format: super::Format::PerfScript,
+    name: "perf-script",
+    description: "Raw `perf script` text, collapsed by inferno's collapse-perf into on-CPU stacks",
+    hint: "perf script text",
     claims: super::adapter::no_name,
     walks: super::adapter::text_file,
     sniff: |input| input.first_text_line(true).is_some_and(sniff),

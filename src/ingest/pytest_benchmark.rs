@@ -119,7 +119,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 
 /// pytest-benchmark JSON as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    format: super::Format::PytestBenchmark,
+    name: "pytest-benchmark",
+    description: "pytest-benchmark JSON: one trial per benchmark, its statistics as metrics",
+    hint: "--benchmark-json",
     claims: super::adapter::no_name,
     walks: super::adapter::json_file,
     sniff: |input| input.doc().is_some_and(sniff),

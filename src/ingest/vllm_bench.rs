@@ -96,4 +96,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 
 /// vLLM's saved result as an [`super::adapter::Adapter`].
 pub static ADAPTER: super::adapter::Document =
-    super::adapter::json_document!(super::Format::VllmBench);
+    super::adapter::json_document!(
+        "vllm-bench",
+        "vllm bench serve --save-result JSON: one trial of vLLM's own figures (no per-request times)",
+        "vllm bench serve --save-result"
+    );

@@ -326,6 +326,13 @@ pub struct Overall {
     pub geomean_ratio: Option<f64>,
     /// Rank tests the Holm correction ran over (those whose sample sizes can reach p < α).
     pub corrected_over: usize,
+    /// The multiple-comparison correction over the rows' p-values: `holm` (Holm–Bonferroni
+    /// step-down, family-wise error ≤ 5 %).
+    pub multiple_comparisons: &'static str,
+    /// Said once, up front, where the samples are too small for the rank test: e.g. "2 vs 2
+    /// trials per arm: too few for the Mann-Whitney test (its smallest p is 0.33); Welch's t
+    /// on the logs decides, a bootstrap CI never alone".
+    pub small_samples: Option<String>,
 }
 
 impl Overall {
@@ -592,8 +599,9 @@ pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
         if matches!(r.verdict, Verdict::Improved | Verdict::Regressed) && running >= alpha {
             r.verdict = Verdict::Inconclusive;
             r.reason = format!(
-                "{}; but over the {m} rank tests of this comparison the Holm-adjusted p = {running:.3} ≥ {alpha}",
-                r.reason
+                "{}; but over the {m} rank tests of this comparison the Holm-adjusted {} ≥ {alpha}",
+                r.reason,
+                crate::stats::verdict::p_text(running)
             );
         }
     }
@@ -616,7 +624,31 @@ fn overall(rows: &[Row]) -> Overall {
         inconclusive: count(Verdict::Inconclusive),
         geomean_ratio: mean(&logs).map(f64::exp),
         corrected_over: rows.iter().filter(|r| r.p_adjusted.is_some()).count(),
+        multiple_comparisons: "holm",
+        small_samples: small_samples(&judged),
     }
+}
+
+/// The up-front note where judged rows are too small for the rank test (3 vs 3 and fewer):
+/// which sizes, and what decides instead.
+fn small_samples(judged: &[&Row]) -> Option<String> {
+    let mut sizes: Vec<(usize, usize)> = judged
+        .iter()
+        .filter(|r| r.test == crate::stats::verdict::Test::WelchLog)
+        .map(|r| (r.n_baseline, r.n_candidate))
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let (a, b) = *sizes.first()?;
+    let floor = crate::stats::mannwhitney::min_p_value(a, b);
+    let n = if sizes.len() == 1 && a == b {
+        format!("{a} trials per arm")
+    } else {
+        format!("{a} vs {b} trials per arm (the smallest)")
+    };
+    Some(format!(
+        "{n}: too few for the Mann-Whitney rank test (its smallest two-sided p is {floor:.2}); Welch's t on the logs decides those rows, a bootstrap CI never alone"
+    ))
 }
 
 fn summarise(rows: &[Row]) -> Vec<Summary> {

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Query, QueryError, lit};
-use crate::stats::changepoint::{Options, change_points};
-use crate::stats::noise::{FLOOR, band, change_threshold, history_sigma};
+use crate::stats::changepoint::Options;
+use crate::stats::noise::{band, change_threshold, history_sigma};
 use crate::stats::verdict::Direction;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -42,10 +42,49 @@ pub struct Change {
     pub git_commit: Option<String>,
     pub mean_before: f64,
     pub mean_after: f64,
+    /// The dominant level on each side (`stats::changepoint::dominant_level`); the magnitude is
+    /// between these.
+    pub level_before: f64,
+    pub level_after: f64,
     pub magnitude: f64,
     pub p_value: f64,
+    /// The local run-to-run σ it was judged against (the runs next to it on both sides) and
+    /// the threshold that gave (`stats::noise::change_threshold`).
+    pub sigma: Option<f64>,
+    pub threshold: f64,
     /// The change goes the wrong way for the metric's direction.
     pub regression: bool,
+}
+
+/// A stretch of a series that switches between two levels (`stats::changepoint::unstable`):
+/// a distribution change, shown once at its start; no change point is called inside it.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnstableSpan {
+    /// Index of its first point (the first run at the second level) and one past its last.
+    pub start: usize,
+    pub end: usize,
+    pub run_id: String,
+    pub run_no: u64,
+    pub git_commit: Option<String>,
+    /// The two levels and the share of runs at the low one.
+    pub low: f64,
+    pub high: f64,
+    pub low_share: f64,
+    /// Ashman's D of the two levels and the switches between them.
+    pub ashman_d: f64,
+    pub switches: usize,
+    /// It runs to the newest point: the series is unstable now.
+    pub ongoing: bool,
+}
+
+/// A level of a series: the points between two changes (or breaks), its dominant value and
+/// its own run-to-run noise: the band drawn on the trend chart there.
+#[derive(Debug, Clone, Serialize)]
+pub struct Level {
+    pub start: usize,
+    pub end: usize,
+    pub value: f64,
+    pub noise: Option<SeriesNoise>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -63,8 +102,17 @@ pub struct Series {
     /// changed there, or an alert there was accepted as the new baseline): a known break,
     /// never called a change.
     pub breaks: Vec<usize>,
-    /// The noise of its newest segment, where it has enough runs.
+    /// The noise of its newest segment, where it has enough runs: once change points are
+    /// found, of its newest level (the runs since its last change or break).
     pub noise: Option<SeriesNoise>,
+    /// Stretches that switch between two levels (empty until change points are found).
+    pub unstable: Vec<UnstableSpan>,
+    /// Changes under the history floor (`stats::changepoint::Detection::minor`): never an
+    /// alert alone; many one way at one commit make that commit relevant.
+    pub minor: Vec<Change>,
+    /// Its levels between changes and breaks, each with its own noise (empty until change
+    /// points are found).
+    pub levels: Vec<Level>,
 }
 
 /// A segment's run-to-run noise (see `stats::noise`).
@@ -119,9 +167,15 @@ pub fn find_all_changes(out: &mut [Series], opts: &Options) {
     // cores; the permutation tests dominate a large history's build. A series with a change
     // costs ~100× one without (every permutation runs), so each thread takes the next series
     // when it is free, not a fixed share.
-    let changes = crate::parallel::par_map(out, |s| changes_of(s, opts));
-    for (s, c) in out.iter_mut().zip(changes) {
-        s.changes = c;
+    let found = crate::parallel::par_map(out, |s| changes_of(s, opts));
+    for (s, (changes, unstable, minor)) in out.iter_mut().zip(found) {
+        s.changes = changes;
+        s.unstable = unstable;
+        s.minor = minor;
+        s.levels = s.levels();
+        if let Some(newest) = s.levels.last() {
+            s.noise = newest.noise.or(s.noise);
+        }
     }
 }
 
@@ -261,6 +315,9 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
             changes: Vec::new(),
             breaks: Vec::new(),
             noise: None,
+            unstable: Vec::new(),
+            minor: Vec::new(),
+            levels: Vec::new(),
         });
         s.points.push(Point {
             run_id: r.run_id,
@@ -320,6 +377,11 @@ impl Series {
             .filter(|&b| b < end)
             .max()
             .unwrap_or(0);
+        self.noise_of(start, end)
+    }
+
+    /// The noise of points `start..end` from their newest run-to-run deltas.
+    fn noise_of(&self, start: usize, end: usize) -> Option<SeriesNoise> {
         let values: Vec<f64> = self.points[start..end].iter().map(|p| p.value).collect();
         history_sigma(&values).map(|(sigma, deltas)| SeriesNoise {
             sigma,
@@ -327,6 +389,50 @@ impl Series {
             band: band(sigma),
             threshold: change_threshold(sigma),
         })
+    }
+
+    /// Its levels: the points between consecutive changes and breaks, each with its dominant
+    /// value and its own noise (an unstable stretch's noise is its runs' deltas, switches
+    /// included).
+    pub fn levels(&self) -> Vec<Level> {
+        let mut cuts: Vec<usize> = self.breaks.clone();
+        cuts.extend(
+            self.changes
+                .iter()
+                .filter_map(|c| self.points.iter().position(|p| p.run_id == c.run_id)),
+        );
+        cuts.sort_unstable();
+        cuts.dedup();
+        let bounds: Vec<usize> = std::iter::once(0)
+            .chain(cuts)
+            .chain(std::iter::once(self.points.len()))
+            .collect();
+        bounds
+            .windows(2)
+            .filter(|w| w[1] > w[0])
+            .map(|w| {
+                let values: Vec<f64> = self.points[w[0]..w[1]].iter().map(|p| p.value).collect();
+                Level {
+                    start: w[0],
+                    end: w[1],
+                    value: crate::stats::changepoint::dominant_level(&values),
+                    noise: self.noise_of(w[0], w[1]),
+                }
+            })
+            .collect()
+    }
+
+    /// The stretch that switches between two levels up to its newest point, if any.
+    pub fn unstable_now(&self) -> Option<&UnstableSpan> {
+        self.unstable.last().filter(|u| u.ongoing)
+    }
+
+    /// The noise that applies at point `i`: of the level holding it.
+    pub fn noise_at(&self, i: usize) -> Option<SeriesNoise> {
+        self.levels
+            .iter()
+            .find(|l| (l.start..l.end).contains(&i))
+            .and_then(|l| l.noise)
     }
 }
 
@@ -367,46 +473,70 @@ pub fn parse_series_csv(text: &str) -> Result<Vec<(String, Vec<f64>)>, String> {
     Ok(series)
 }
 
-/// The change points of one segment as `history` calls them: E-divisive's significant
-/// splits whose magnitude is at least the segment's change threshold
-/// ([`change_threshold`] of its run-to-run σ; the ±2 % floor where the segment is too short
-/// for a σ).
+/// The change points of one segment as `history` calls them (`stats::changepoint::detect`:
+/// E-divisive's significant splits that move the dominant level by at least the change
+/// threshold of the noise around them, are not half of a short excursion and not a change in
+/// the mix of two levels); what `perfhouse changepoints` prints.
 pub fn detect(values: &[f64], opts: &Options) -> Vec<crate::stats::changepoint::ChangePoint> {
-    let threshold = history_sigma(values).map_or(FLOOR, |(sigma, _)| change_threshold(sigma));
-    change_points(values, opts)
-        .into_iter()
-        .filter(|c| c.magnitude.abs() >= threshold)
-        .collect()
+    detect_all(values, opts).changes
 }
 
-///
-/// A change is called only where its magnitude is at least the segment's change threshold
-/// (`stats::noise::change_threshold`: 1σ of the segment's run-to-run noise, at least ±2 %):
-/// significance alone is not a decision.
-fn changes_of(s: &Series, opts: &Options) -> Vec<Change> {
+/// [`detect`] with the segment's unstable stretches.
+pub fn detect_all(values: &[f64], opts: &Options) -> crate::stats::changepoint::Detection {
+    crate::stats::changepoint::detect(values, opts)
+}
+
+/// The change points and unstable stretches of `s`, searched within each segment (points of
+/// one benchmark version on one machine), never across a break.
+fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Vec<Change>) {
     let bounds = s.bounds();
     let mut changes = Vec::new();
+    let mut minor = Vec::new();
+    let mut spans = Vec::new();
     for w in bounds.windows(2) {
         let (from, to) = (w[0], w[1]);
         let values: Vec<f64> = s.points[from..to].iter().map(|p| p.value).collect();
-        for c in detect(&values, opts) {
+        let found = detect_all(&values, opts);
+        for u in &found.unstable {
+            let p = &s.points[from + u.start];
+            spans.push(UnstableSpan {
+                start: from + u.start,
+                end: from + u.end,
+                run_id: p.run_id.clone(),
+                run_no: p.run_no,
+                git_commit: p.git_commit.clone(),
+                low: u.modes.low,
+                high: u.modes.high,
+                low_share: u.modes.low_share,
+                ashman_d: u.modes.ashman_d,
+                switches: u.switches,
+                ongoing: from + u.end == s.points.len(),
+            });
+        }
+        let change = |c: &crate::stats::changepoint::ChangePoint| {
             let p = &s.points[from + c.index];
             let worse = if s.better == crate::stats::verdict::Direction::HigherIsBetter {
                 c.magnitude < 0.0
             } else {
                 c.magnitude > 0.0
             };
-            changes.push(Change {
+            Change {
                 run_id: p.run_id.clone(),
                 run_no: p.run_no,
                 git_commit: p.git_commit.clone(),
                 mean_before: c.mean_before,
                 mean_after: c.mean_after,
+                level_before: c.level_before,
+                level_after: c.level_after,
                 magnitude: c.magnitude,
                 p_value: c.p_value,
+                sigma: c.sigma,
+                threshold: c.threshold,
                 regression: worse,
-            });
-        }
+            }
+        };
+        changes.extend(found.changes.iter().map(change));
+        minor.extend(found.minor.iter().map(change));
     }
-    changes
+    (changes, spans, minor)
 }

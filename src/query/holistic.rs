@@ -10,7 +10,7 @@
 //! This rule rewrites `FinalPartitioned ← Repartition(hash) ← Partial ← input` into
 //! `SinglePartitioned ← Repartition(hash of the group keys) ← input` wherever an aggregate of
 //! the pair is holistic: the rows are repartitioned instead of the states (the same hash, the
-//! same parallelism), and each value is held once. The answers are the same (tests/views.rs
+//! same parallelism), and each value is held once. The answers are the same (tests/it/views.rs
 //! and the interop tests check them against DuckDB); what changes is memory and time.
 
 use std::sync::Arc;

@@ -74,6 +74,17 @@ pub enum QueryError {
     },
     #[error("reading query result: {0}")]
     Decode(String),
+    /// A statement `perfhouse query` does not run: it would write or change the session.
+    #[error(
+        "{what} is not allowed here: `perfhouse query` is read-only and runs SELECT, WITH, VALUES, EXPLAIN, SHOW and DESCRIBE (export results with --format csv|json)"
+    )]
+    ReadOnly { what: String },
+    /// A table file that cannot be read, named (the engine's message does not name it).
+    #[error("{path}: damaged ({what}); `perfhouse check` lists every problem")]
+    Damaged {
+        path: std::path::PathBuf,
+        what: String,
+    },
 }
 
 /// A reading session. It holds the warehouse's readers lock for as long as it lives, so a
@@ -86,6 +97,8 @@ pub struct Query {
     _readers: Option<crate::warehouse::Lock>,
     /// The runs whose per-run figures [`Query::materialize_runs`] holds in memory.
     parts: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// The local warehouse, to name a damaged file when a read fails (None: object store).
+    warehouse: Option<Warehouse>,
 }
 
 impl Query {
@@ -99,14 +112,24 @@ impl Query {
         let readers = warehouse
             .read_lock()
             .map_err(|e| QueryError::Decode(e.to_string()))?;
+        // A file damaged on sight (0 bytes, truncated) stops every reader, named: the engine
+        // would skip an empty file without a word, and the runs it held would be missing.
+        if let Some((path, what)) = warehouse
+            .damage_on_sight()
+            .map_err(|e| QueryError::Decode(e.to_string()))?
+        {
+            return Err(QueryError::Damaged { path, what });
+        }
         let root =
             std::path::absolute(warehouse.root()).map_err(|e| QueryError::Decode(e.to_string()))?;
         let dir = |table: Table| format!("{}/", root.join(table.name()).display());
-        let ctx = Self::context_over(&dir, None, slos).await?;
+        let ctx = Self::context_over(&dir, None, slos).await;
+        let ctx = ctx.map_err(|e| name_damage(Some(warehouse), e))?;
         Ok(Query {
             ctx,
             _readers: Some(readers),
             parts: Default::default(),
+            warehouse: Some(warehouse.clone()),
         })
     }
 
@@ -128,6 +151,7 @@ impl Query {
             ctx,
             _readers: None,
             parts: Default::default(),
+            warehouse: None,
         })
     }
 
@@ -300,8 +324,53 @@ impl Query {
             );
             return Ok(batches);
         }
-        let batches = self.ctx.sql(sql).await?.collect().await?;
+        let batches = self.run(self.ctx.sql(sql).await).await?;
         Ok(batches)
+    }
+
+    /// Collects a planned statement, naming the damaged file where reading failed on one.
+    async fn run(
+        &self,
+        df: Result<datafusion::dataframe::DataFrame, DataFusionError>,
+    ) -> Result<Vec<RecordBatch>, QueryError> {
+        let collected = match df {
+            Ok(df) => df.collect().await,
+            Err(e) => Err(e),
+        };
+        collected.map_err(|e| name_damage(self.warehouse.as_ref(), e.into()))
+    }
+
+    /// Runs a statement a user typed (`perfhouse query`): read-only. DDL (`CREATE EXTERNAL
+    /// TABLE`, `CREATE VIEW`, `DROP`), DML (`INSERT`, `COPY … TO`) and statements that change
+    /// the session (`SET`, transactions) are refused before anything runs, so no query can
+    /// write a file (a `COPY` into a table's partition would replace a committed file).
+    pub async fn user_sql(&self, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
+        let options = datafusion::execution::context::SQLOptions::new()
+            .with_allow_ddl(false)
+            .with_allow_dml(false)
+            .with_allow_statements(false);
+        let df = match self.ctx.sql_with_options(sql, options).await {
+            Ok(df) => df,
+            Err(e) => {
+                let text = e.to_string();
+                return Err(
+                    match [
+                        "DDL not supported: ",
+                        "DML not supported: ",
+                        "Statement not supported: ",
+                    ]
+                    .iter()
+                    .find_map(|p| text.split_once(p))
+                    {
+                        Some((_, what)) => QueryError::ReadOnly {
+                            what: what.trim().to_string(),
+                        },
+                        None => e.into(),
+                    },
+                );
+            }
+        };
+        self.run(Ok(df)).await
     }
 
     /// Runs `sql` and decodes each row into `T` by column name (through Arrow's JSON writer,
@@ -310,6 +379,29 @@ impl Query {
         let batches = self.sql(sql).await?;
         let json = batches_to_json(&batches).map_err(|e| QueryError::Decode(e.to_string()))?;
         serde_json::from_slice(&json).map_err(|e| QueryError::Decode(format!("{e} in {sql}")))
+    }
+}
+
+/// `err`, or, where it came from a table file that cannot be read, that file named. The
+/// engine's Parquet and I/O errors do not say which file; the warehouse is read again, file
+/// by file, to find it (only after a failure, so a good read costs nothing).
+fn name_damage(warehouse: Option<&Warehouse>, err: QueryError) -> QueryError {
+    let text = err.to_string();
+    let from_files = [
+        "Parquet error",
+        "parquet",
+        "External error",
+        "IO error",
+        "Arrow error",
+    ]
+    .iter()
+    .any(|k| text.contains(k));
+    match warehouse {
+        Some(wh) if from_files => match wh.find_damage() {
+            Some((path, what)) => QueryError::Damaged { path, what },
+            None => err,
+        },
+        _ => err,
     }
 }
 

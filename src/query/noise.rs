@@ -32,6 +32,9 @@ pub fn aa_twin(arm: &str) -> String {
 #[derive(Debug, Clone, Default)]
 pub struct NoiseModel {
     history: BTreeMap<Key, (f64, usize)>,
+    /// Where the history σ applies from (the first run of the series' newest level) and, if
+    /// the series switches between two levels to date, the run that began.
+    since: BTreeMap<Key, (u64, Option<u64>)>,
     calibration: BTreeMap<Key, (u64, Vec<f64>)>,
 }
 
@@ -43,8 +46,14 @@ pub struct Entry {
     pub arm: String,
     #[serde(with = "crate::model::params_as_json")]
     pub params: Params,
-    /// Run-to-run σ of the newest segment (relative), where it has enough runs.
+    /// Run-to-run σ of the newest segment (relative), where it has enough runs: of its
+    /// newest level (since its last change point) where change points were searched.
     pub sigma: Option<f64>,
+    /// The first run the σ applies from (the newest level's), where known.
+    pub since_run: Option<u64>,
+    /// The series switches between two levels since this run (its σ then includes the
+    /// switches; history calls no change inside).
+    pub unstable_since: Option<u64>,
     pub deltas: Option<usize>,
     /// Threshold for one run against another (z·√2·σ, at least the floor).
     pub two_runs: Option<f64>,
@@ -79,15 +88,19 @@ impl NoiseModel {
     ) -> Result<NoiseModel, CompareError> {
         let mut model = NoiseModel::default();
         for s in series {
+            let key = (
+                s.suite.clone(),
+                s.metric.clone(),
+                s.arm.clone(),
+                s.params.clone(),
+            );
             if let Some(n) = s.noise {
-                model.history.insert(
-                    (
-                        s.suite.clone(),
-                        s.metric.clone(),
-                        s.arm.clone(),
-                        s.params.clone(),
-                    ),
-                    (n.sigma, n.deltas),
+                model.history.insert(key.clone(), (n.sigma, n.deltas));
+            }
+            if let Some(l) = s.levels.last() {
+                model.since.insert(
+                    key,
+                    (s.points[l.start].run_no, s.unstable_now().map(|u| u.run_no)),
                 );
             }
         }
@@ -185,12 +198,15 @@ impl NoiseModel {
             .map(|k| {
                 let h = self.history.get(k);
                 let c = self.calibration.get(k);
+                let since = self.since.get(k);
                 Entry {
                     suite: k.0.clone(),
                     metric: k.1.clone(),
                     arm: k.2.clone(),
                     params: k.3.clone(),
                     sigma: h.map(|h| h.0),
+                    since_run: h.and(since).map(|s| s.0),
+                    unstable_since: since.and_then(|s| s.1),
                     deltas: h.map(|h| h.1),
                     two_runs: h.map(|h| two_run_threshold(h.0)),
                     calibration_run: c.map(|c| c.0),

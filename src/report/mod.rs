@@ -4,7 +4,18 @@
 use std::fmt::Write;
 
 use crate::query::compare::{Comparison, Row};
-pub use crate::site::format::{ParamLayout, ci, fmt_value, p, pct};
+pub use crate::site::format::{ParamLayout, ci, fmt_value, pct};
+
+/// A comparison row's p-value: `0.012`, or `< 0.001` (never `0.000`).
+pub fn p(row: &Row) -> String {
+    row.p_value.map_or("—".into(), |p| {
+        if p < 0.001 {
+            "< 0.001".into()
+        } else {
+            format!("{p:.3}")
+        }
+    })
+}
 use crate::stats::verdict::Verdict;
 
 /// Parameters common to every row are said once in the header; rows name what varies.
@@ -72,6 +83,9 @@ pub fn table(c: &Comparison, color: bool) -> String {
         "candidate: {}  ({})",
         c.candidate.label, c.candidate.run.run_id
     );
+    if let Some(small) = &c.overall.small_samples {
+        let _ = writeln!(out, "note: {small}");
+    }
     let _ = writeln!(
         out,
         "{}; medians over measured, non-discarded trials\n",
@@ -160,6 +174,9 @@ pub fn markdown(c: &Comparison) -> String {
         md_escape(&c.candidate.label)
     );
     let regressed = c.regressions();
+    if let Some(small) = &c.overall.small_samples {
+        let _ = writeln!(out, "> {}\n", md_escape(small));
+    }
     let _ = writeln!(
         out,
         "{} regression{}; {}{}.\n\n{}.\n",
@@ -169,7 +186,9 @@ pub fn markdown(c: &Comparison) -> String {
         fixed_text(&l)
             .map(|f| format!("; all rows at {}", md_escape(&f)))
             .unwrap_or_default(),
-        md_escape(&c.overall.spread())
+        // benchstat's summary: judged, improved / regressed / unchanged / inconclusive, the
+        // geometric mean.
+        md_escape(&c.overall.line())
     );
     let _ = writeln!(
         out,
@@ -225,7 +244,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                 .iter()
                 .map(|c| {
                     format!(
-                        "{} at #{}{}: {:+.1}% (p={:.3})",
+                        "{} at #{}{}: {:+.1}% (p={:.3}, ±{:.1}% local threshold)",
                         if c.regression {
                             "regression"
                         } else {
@@ -237,9 +256,25 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                             .map(|g| format!(" {}", crate::model::short_commit(g)))
                             .unwrap_or_default(),
                         c.magnitude * 100.0,
-                        c.p_value
+                        c.p_value,
+                        c.threshold * 100.0
                     )
                 })
+                .chain(s.unstable.iter().map(|u| {
+                    format!(
+                        "unstable from #{}{}: switches between {} and {} ({:.0}% low, {} switches{})",
+                        u.run_no,
+                        u.git_commit
+                            .as_ref()
+                            .map(|g| format!(" {}", crate::model::short_commit(g)))
+                            .unwrap_or_default(),
+                        fmt_value(Some(u.low)),
+                        fmt_value(Some(u.high)),
+                        u.low_share * 100.0,
+                        u.switches,
+                        if u.ongoing { ", to date" } else { "" }
+                    )
+                }))
                 .collect();
             vec![
                 s.suite.clone(),
@@ -353,7 +388,12 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
             .map(|f| format!("; all rows at {}", md_escape(&f)))
             .unwrap_or_default()
     );
-    let _ = writeln!(head, "{}.\n", md_escape(&c.overall.spread()));
+    if let Some(small) = &c.overall.small_samples {
+        let _ = writeln!(head, "> {}.\n", md_escape(small));
+    }
+    // benchstat's summary line: judged rows, improved / regressed / unchanged / inconclusive,
+    // the geometric mean and the correction.
+    let _ = writeln!(head, "{}.\n", md_escape(&c.overall.line()));
     let line = |r: &Row| md_row(r, &params(&r.params));
     let header = "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
     let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
@@ -776,8 +816,10 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
         "arm",
         "params",
         "sigma_pct",
+        "since",
         "deltas",
         "two_runs_pct",
+        "unstable_since",
         "calibration_run",
         "calibration_trials",
         "aa_3v3_pct",
@@ -791,8 +833,10 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
                 e.arm.clone(),
                 crate::model::params_text(&e.params),
                 pct(e.sigma),
+                e.since_run.map_or(String::new(), |r| format!("#{r}")),
                 num(e.deltas),
                 pct(e.two_runs),
+                e.unstable_since.map_or(String::new(), |r| format!("#{r}")),
                 e.calibration_run.map_or(String::new(), |r| format!("#{r}")),
                 num(e.calibration_trials),
                 pct(e.aa_3v3),
@@ -803,8 +847,97 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
     if layout == TextLayout::Table {
         let _ = writeln!(
             w,
-            "{} series; σ = relative run-to-run noise of the newest segment; two_runs = z·√2·σ (1 % target, ±2 % floor); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration",
+            "{} series; σ = relative run-to-run noise of the newest level (since its last change point or break, from run `since`); unstable_since = the series switches between two levels from that run (no change is called inside); two_runs = z·√2·σ (1 % target, ±2 % floor); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration",
             entries.len()
+        );
+    }
+    w
+}
+
+/// `perfhouse alerts --by commit` as text: one line per commit, newest first.
+pub fn alerts_by_commit(
+    list: &[crate::query::alerts::CommitAlert],
+    all: bool,
+    layout: TextLayout,
+) -> String {
+    let header = [
+        "commit",
+        "run",
+        "runs_ago",
+        "date",
+        "series",
+        "regressed",
+        "improved",
+        "geomean",
+        "range",
+        "worst",
+        "why",
+        "state",
+    ];
+    let pct = |v: f64| format!("{:+.1}%", v * 100.0);
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|c| {
+            let worst: Vec<String> = c
+                .alerts
+                .iter()
+                .take(3)
+                .map(|a| {
+                    let params = crate::model::params_text(&a.params);
+                    format!(
+                        "{}{}{} {} [{}]",
+                        a.metric,
+                        if a.arm == "default" {
+                            String::new()
+                        } else {
+                            format!(" · {}", a.arm)
+                        },
+                        if params.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" · {params}")
+                        },
+                        pct(a.magnitude),
+                        a.alert_id
+                    )
+                })
+                .collect();
+            let state = if c.stale {
+                "stale"
+            } else if c.open {
+                "open"
+            } else {
+                "closed"
+            };
+            vec![
+                c.git_commit.clone().unwrap_or_else(|| c.run_id.clone()),
+                c.run_no.map_or(String::new(), |n| format!("#{n}")),
+                c.runs_ago.map_or(String::new(), |n| n.to_string()),
+                c.started_at
+                    .as_deref()
+                    .map_or(String::new(), |d| d.chars().take(10).collect()),
+                if c.minor.is_empty() {
+                    c.series.to_string()
+                } else {
+                    format!("{} (+{} minor)", c.series, c.minor.len())
+                },
+                c.regressions.to_string(),
+                c.improvements.to_string(),
+                pct(c.geomean),
+                format!("{} … {}", pct(c.min), pct(c.max)),
+                worst.join("; "),
+                c.why.clone(),
+                state.to_string(),
+            ]
+        })
+        .collect();
+    let mut w = grid(&header, &rows, layout);
+    if layout == TextLayout::Table {
+        let _ = writeln!(
+            w,
+            "{} commit(s){}, newest first (stale: no recent run of any of its series); triage each alert with `perfhouse triage ALERT STATE --note TEXT`",
+            list.len(),
+            if all { "" } else { " with open alerts" }
         );
     }
     w

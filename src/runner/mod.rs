@@ -265,6 +265,8 @@ pub fn execute_with(
     exec: &dyn exec::Executor,
     cancel: &AtomicBool,
 ) -> Result<RunOutcome> {
+    // Held to the commit: `gc` removes nothing of a running writer (`Warehouse::writing`).
+    let _writing = wh.writing()?;
     let run_id = uuid::Uuid::now_v7().to_string();
     let workdir = match &plan.run.workdir {
         Some(w) => plan.dir.join(w),
@@ -838,7 +840,7 @@ fn collect(
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     let format = if c.format == "auto" {
-        Format::Auto
+        Format::AUTO
     } else {
         Format::from_name(&c.format)
             .ok_or_else(|| anyhow::anyhow!("unknown format `{}`", c.format))?

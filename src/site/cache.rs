@@ -12,7 +12,7 @@
 //! lock file), so another build never reuses a page. A missing, unreadable or foreign cache is
 //! a full build; `perfhouse site --full` ignores it. The series pages, the index and the feed
 //! are rendered on every build (every new run changes them); the cache only saves work and
-//! never changes a byte of the output: a cached build equals a full one (tests/site.rs).
+//! never changes a byte of the output: a cached build equals a full one (tests/it/site.rs).
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -140,12 +140,13 @@ pub async fn build_with(
     crate::query::trace_phase("runs and notes", &mut clock);
     let history = cached_history(query, &runs, &mut cache).await?;
     crate::query::trace_phase("history and change points", &mut clock);
-    let (all_alerts, mut headlines) =
+    let (views, mut headlines) =
         history_pages(&mut w, query, &css, &notes_by_run, &commit_urls, &history).await?;
     crate::query::trace_phase("series and suite pages", &mut clock);
-    w.put("feed.xml", feed::atom(&all_alerts).as_bytes())?;
-    let closed = all_alerts.iter().filter(|a| !a.open).count();
-    let mut alerts: Vec<AlertView> = all_alerts.into_iter().filter(|a| a.open).collect();
+    w.put("feed.xml", feed::atom(&views.alerts).as_bytes())?;
+    let closed = views.alerts.iter().filter(|a| !a.open).count();
+    // The index lists open alerts by commit, newest first (stale ones last).
+    let mut alerts: Vec<AlertView> = views.commits;
     let more_alerts = alerts.len().saturating_sub(INDEX_ALERTS);
     alerts.truncate(INDEX_ALERTS);
     let mut suites: Vec<SuiteView> = Vec::new();

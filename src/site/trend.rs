@@ -42,6 +42,12 @@ pub struct Trend<'a> {
     pub notes: &'a [usize],
     /// ± relative noise band of the newest segment.
     pub noise_band: Option<f64>,
+    /// ± relative noise band of each level (first index, band) where it has its own noise
+    /// model: the band changes along the series. Empty: `noise_band` on the newest level.
+    pub bands: &'a [(usize, f64)],
+    /// Stretches that switch between two levels (first index, one past the last): shaded,
+    /// and marked once at their start as a distribution change.
+    pub unstable: &'a [(usize, usize)],
     /// A small multiple: no axes text, no hover marks.
     pub small: bool,
 }
@@ -295,11 +301,16 @@ pub fn svg(t: &Trend) -> String {
         };
         let (x0, x1) = (x(a as f64), x((b - 1) as f64));
         let last = k + 2 == bounds.len();
-        if last && let Some(band) = t.noise_band {
+        let band = if t.bands.is_empty() {
+            t.noise_band.filter(|_| last)
+        } else {
+            t.bands.iter().find(|b| b.0 == a).map(|b| b.1)
+        };
+        if let Some(band) = band {
             let (top, bottom) = (y(level * (1.0 + band)), y(level * (1.0 - band)));
             let _ = write!(
                 s,
-                "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{ORANGE}\" fill-opacity=\"0.10\"><title>noise band of the newest segment: level {} ± {:.1}% (99% of unchanged runs fall inside)</title></rect>",
+                "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{ORANGE}\" fill-opacity=\"0.10\"><title>noise band of this level: {} ± {:.1}% (99% of unchanged runs fall inside)</title></rect>",
                 (x1 - x0).max(1.0),
                 (bottom - top).max(0.5),
                 tick_label(level),
@@ -311,6 +322,17 @@ pub fn svg(t: &Trend) -> String {
             "<line x1=\"{x0:.1}\" x2=\"{x1:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#444\" stroke-width=\"1\" stroke-opacity=\"0.6\"><title>segment level (median) {}</title></line>",
             tick_label(level),
             yy = y(level)
+        );
+    }
+    for &(a, b) in t.unstable.iter().filter(|u| u.0 < n && u.1 > u.0) {
+        let (x0, x1) = (x(a as f64 - 0.5), x((b.min(n) - 1) as f64 + 0.5));
+        let _ = write!(
+            s,
+            "<rect class=\"unstable\" x=\"{x0:.1}\" y=\"{mt}\" width=\"{:.1}\" height=\"{ph}\" fill=\"#7f7f7f\" fill-opacity=\"0.08\"><title>unstable from #{}: the series switches between two levels here; no change point is called inside</title></rect><line class=\"distribution-change\" x1=\"{x0:.1}\" x2=\"{x0:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"#cc79a7\" stroke-width=\"2\" stroke-dasharray=\"1 3\"><title>distribution change at #{}: unstable from here</title></line>",
+            (x1 - x0).max(1.0),
+            t.points[a].run_no,
+            mt + ph,
+            t.points[a].run_no
         );
     }
     for &i in t.breaks.iter().filter(|&&i| i < n) {
@@ -553,6 +575,8 @@ mod tests {
             breaks: &[],
             notes: &[2],
             noise_band: Some(0.03),
+            bands: &[],
+            unstable: &[],
             small: false,
         });
         assert!(
@@ -565,7 +589,7 @@ mod tests {
         assert!(
             s.contains("segment level (median) 10<") && s.contains("segment level (median) 12<")
         );
-        assert!(s.contains("level 12 ± 3.0%"));
+        assert!(s.contains("noise band of this level: 12 ± 3.0%"));
         assert!(!s.contains("NaN"));
     }
 }

@@ -3,6 +3,7 @@
 //! maximises the energy statistic Q̂ is kept when a permutation test finds it significant, then
 //! each side is searched again.
 
+use super::noise::{CHANGE_FLOOR, CHANGE_SIGMAS};
 use super::{Rng, mean};
 
 /// A change: `index` is the first point after it (the first run with the new level).
@@ -11,9 +12,17 @@ pub struct ChangePoint {
     pub index: usize,
     pub mean_before: f64,
     pub mean_after: f64,
-    /// (after − before) / |before|.
+    /// The dominant level on each side ([`dominant_level`]): where a series visits a second
+    /// level now and then, the level it mostly sits at, not a mean pulled by the visits.
+    pub level_before: f64,
+    pub level_after: f64,
+    /// (level_after − level_before) / |level_before|.
     pub magnitude: f64,
     pub p_value: f64,
+    /// The local run-to-run σ it was judged against (the levels on either side, see
+    /// [`super::noise::local_sigma`]) and the threshold that gave ([`super::noise::change_threshold`]).
+    pub sigma: Option<f64>,
+    pub threshold: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -287,27 +296,318 @@ fn e_divisive_with<'s, P: FnMut(&[usize]) -> Option<f64>>(
     found
 }
 
-/// [`e_divisive`] with the level on each side of every change (the segments it separates).
+/// [`e_divisive`] with the level on each side of every change (the segments it separates):
+/// every significant split, before any noise or stability rule ([`detect`] applies those).
 pub fn change_points(series: &[f64], opts: &Options) -> Vec<ChangePoint> {
     let cuts = e_divisive(series, opts);
+    describe(series, &cuts, series.len())
+}
+
+/// The change points at `cuts` of `series[..end]`, each with the levels of the segments it
+/// separates and its local noise.
+fn describe(series: &[f64], cuts: &[(usize, f64)], end: usize) -> Vec<ChangePoint> {
+    describe_with(series, cuts, end, CHANGE_FLOOR)
+}
+
+/// [`describe`] with thresholds at least `floor`.
+fn describe_with(
+    series: &[f64],
+    cuts: &[(usize, f64)],
+    end: usize,
+    floor: f64,
+) -> Vec<ChangePoint> {
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(cuts.iter().map(|c| c.0))
-        .chain(std::iter::once(series.len()))
+        .chain(std::iter::once(end))
         .collect();
     cuts.iter()
         .enumerate()
         .map(|(i, &(index, p_value))| {
-            let before = mean(&series[bounds[i]..bounds[i + 1]]).unwrap_or(f64::NAN);
-            let after = mean(&series[bounds[i + 1]..bounds[i + 2]]).unwrap_or(f64::NAN);
+            let (l, r) = (
+                &series[bounds[i]..bounds[i + 1]],
+                &series[bounds[i + 1]..bounds[i + 2]],
+            );
+            let (level_before, level_after) = (dominant_level(l), dominant_level(r));
+            let sigma = local_sigma(series, l, r);
             ChangePoint {
                 index,
-                mean_before: before,
-                mean_after: after,
-                magnitude: (after - before) / before.abs(),
+                mean_before: mean(l).unwrap_or(f64::NAN),
+                mean_after: mean(r).unwrap_or(f64::NAN),
+                level_before,
+                level_after,
+                magnitude: (level_after - level_before) / level_before.abs(),
                 p_value,
+                sigma,
+                threshold: sigma.map_or(floor, |s| (CHANGE_SIGMAS * s).max(floor)),
             }
         })
         .collect()
+}
+
+/// The local run-to-run σ of a change between `l` and `r` (adjacent slices of `series`):
+/// from the deltas next to it on both sides ([`super::noise::local_sigma`]), else, with too
+/// few there, from the whole of `series`.
+fn local_sigma(series: &[f64], l: &[f64], r: &[f64]) -> Option<f64> {
+    super::noise::local_sigma(l, r).or_else(|| super::noise::history_sigma(series).map(|(s, _)| s))
+}
+
+/// The dominant level of `x`: its median, or, where it holds two levels ([`TwoModes`] with
+/// Ashman's D ≥ [`BIMODAL_D`], at least 2 % apart), the median of the level most of its runs
+/// sit at. Where a series sits at one level and visits another now and then, a median (and a
+/// mean more so) moves with the share of visits; this does not. NaN when empty.
+pub fn dominant_level(x: &[f64]) -> f64 {
+    match two_modes(x).filter(is_bimodal) {
+        Some(m) => {
+            let low = m.low_share >= 0.5;
+            let major: Vec<f64> = x
+                .iter()
+                .copied()
+                .filter(|&v| (v <= m.threshold) == low)
+                .collect();
+            super::median(&major).unwrap_or(f64::NAN)
+        }
+        None => super::median(x).unwrap_or(f64::NAN),
+    }
+}
+
+/// Two levels of a sample: the split of its sorted values into a low and a high group that
+/// leaves the least squared deviation from the two group means (1-D two-means, exact), each
+/// group at least [`MIN_SHARE`] of the values and 3 of them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TwoModes {
+    /// Values at or below it are in the low group.
+    pub threshold: f64,
+    pub low: f64,
+    pub high: f64,
+    pub low_share: f64,
+    /// Ashman's D: |high − low| / √((s_low² + s_high²)/2). A two-means split of unimodal
+    /// Gaussian noise gives D ≈ 2.7 (a uniform one ≈ 3.5); two levels apart by more than
+    /// [`BIMODAL_D`] = 4 of their own spreads are two modes.
+    pub ashman_d: f64,
+}
+
+/// The smallest share of a sample each of [`TwoModes`]' groups holds.
+pub const MIN_SHARE: f64 = 0.1;
+/// The share of its runs each side of a change must hold at each of two levels for the change
+/// to be a change of their mix ([`mode_mix`]).
+pub const MIX_SHARE: f64 = 0.2;
+/// Ashman's D above which two groups are two modes.
+pub const BIMODAL_D: f64 = 4.0;
+/// Fewest switches between the two levels (two visits and returns) that make a stretch of a
+/// series unstable, and the fewest runs it must span.
+pub const MIN_SWITCHES: usize = 4;
+pub const MIN_UNSTABLE_RUNS: usize = 12;
+/// Two changes of opposite sign within this many runs are an excursion, not two changes,
+/// unless both are at least [`EXCURSION_BOTH`].
+pub const EXCURSION_RUNS: usize = 10;
+pub const EXCURSION_BOTH: f64 = 0.10;
+
+/// [`TwoModes`] of `x`, or `None` with fewer than 6 values.
+pub fn two_modes(x: &[f64]) -> Option<TwoModes> {
+    let mut a: Vec<f64> = x.to_vec();
+    a.sort_by(f64::total_cmp);
+    let n = a.len();
+    let min = ((MIN_SHARE * n as f64).ceil() as usize).max(3);
+    if n < 2 * min {
+        return None;
+    }
+    let (mut s, mut s2) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+    for (i, v) in a.iter().enumerate() {
+        s[i + 1] = s[i] + v;
+        s2[i + 1] = s2[i] + v * v;
+    }
+    let sse = |i: usize, j: usize| {
+        let k = (j - i) as f64;
+        let sum = s[j] - s[i];
+        (s2[j] - s2[i] - sum * sum / k).max(0.0)
+    };
+    let j = (min..=n - min)
+        .min_by(|&i, &j| (sse(0, i) + sse(i, n)).total_cmp(&(sse(0, j) + sse(j, n))))?;
+    let (lo, hi) = (&a[..j], &a[j..]);
+    let (ml, mh) = (mean(lo)?, mean(hi)?);
+    let var =
+        |g: &[f64], m: f64| g.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (g.len() - 1) as f64;
+    let spread = ((var(lo, ml) + var(hi, mh)) / 2.0).sqrt();
+    Some(TwoModes {
+        threshold: (a[j - 1] + a[j]) / 2.0,
+        low: ml,
+        high: mh,
+        low_share: j as f64 / n as f64,
+        ashman_d: if spread > 0.0 {
+            (mh - ml) / spread
+        } else {
+            f64::INFINITY
+        },
+    })
+}
+
+/// Whether `m` is two modes: Ashman's D ≥ [`BIMODAL_D`] and the levels at least the ±2 %
+/// floor apart (two levels closer than that are no decision anyone acts on).
+fn is_bimodal(m: &TwoModes) -> bool {
+    m.ashman_d >= BIMODAL_D && (m.high - m.low) / m.low.abs() >= super::noise::FLOOR
+}
+
+/// A stretch of a series that switches between two levels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Unstable {
+    /// The first point at the second level (where the switching began).
+    pub start: usize,
+    /// One past its last point.
+    pub end: usize,
+    pub modes: TwoModes,
+    /// Switches between the two levels within it.
+    pub switches: usize,
+}
+
+/// Whether the segment `x` switches between two levels ([`TwoModes`] with D ≥ 4, levels
+/// ≥ 2 % apart, at least [`MIN_SWITCHES`] switches over at least [`MIN_UNSTABLE_RUNS`]
+/// runs): the span from its first value at the minority level to its end.
+pub fn unstable(x: &[f64]) -> Option<Unstable> {
+    if x.len() < MIN_UNSTABLE_RUNS {
+        return None;
+    }
+    let m = two_modes(x).filter(is_bimodal)?;
+    let high: Vec<bool> = x.iter().map(|&v| v > m.threshold).collect();
+    let switches = high.windows(2).filter(|w| w[0] != w[1]).count();
+    if switches < MIN_SWITCHES {
+        return None;
+    }
+    let minority_high = m.low_share >= 0.5;
+    let start = high.iter().position(|&h| h == minority_high)?;
+    Some(Unstable {
+        start,
+        end: x.len(),
+        modes: m,
+        switches,
+    })
+}
+
+/// Whether the change between `l` and `r` is a change of the mix of two levels both sides
+/// visit (each side holds at least [`MIX_SHARE`] of its values at each of the two modes of
+/// both together), not a move to a new level. A side that visits the other level less often
+/// than that sits at one level: a move of most of its runs to the other level is a change.
+fn mode_mix(l: &[f64], r: &[f64]) -> bool {
+    let both: Vec<f64> = l.iter().chain(r).copied().collect();
+    let Some(m) = two_modes(&both).filter(is_bimodal) else {
+        return false;
+    };
+    let low = |x: &[f64]| x.iter().filter(|&&v| v <= m.threshold).count() as f64 / x.len() as f64;
+    [low(l), low(r)]
+        .iter()
+        .all(|&f| (MIX_SHARE..=1.0 - MIX_SHARE).contains(&f))
+}
+
+/// Whether the change `c` into `r` is where the series began to switch between two levels,
+/// one of which is the level before: the onset of instability (shown as a distribution
+/// change), not a move to a new level.
+fn onset(c: &ChangePoint, r: &[f64]) -> bool {
+    unstable(r).is_some_and(|u| {
+        [u.modes.low, u.modes.high]
+            .iter()
+            .any(|m| ((c.level_before - m) / m.abs()).abs() < c.threshold)
+    })
+}
+
+/// What `history` calls in one segment (one benchmark version on one machine).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Detection {
+    pub changes: Vec<ChangePoint>,
+    /// Stretches that switch between two levels, in order (no change point lies inside one).
+    pub unstable: Vec<Unstable>,
+    /// Changes that pass every rule at the ±2 % floor but are under [`CHANGE_FLOOR`]: not
+    /// called alone, but many of them one way at one commit make that commit relevant
+    /// (`query::alerts::by_commit`).
+    pub minor: Vec<ChangePoint>,
+}
+
+/// The change points of one segment as `history` calls them, and where it is unstable.
+///
+/// 1. E-divisive's significant splits ([`e_divisive`], permutation p ≤ 0.01) are the
+///    candidates.
+/// 2. Each candidate is judged against the segments it separates, and the weakest one that
+///    fails is dropped and the rest judged again (backward elimination), until all pass:
+///    - its magnitude (between the dominant levels, [`dominant_level`]) is at least
+///      [`super::noise::change_threshold`] of the **local** noise: σ from the run-to-run deltas next to
+///      it on both sides, never from runs far away or across another change;
+///    - it is not half of an excursion: two changes of opposite sign within
+///      [`EXCURSION_RUNS`] runs where one is under [`EXCURSION_BOTH`];
+///    - it is not a change in the mix of two levels both sides visit ([`mode_mix`]), nor the
+///      onset of switching between the level before and another ([`onset`]).
+/// 3. Each segment between the kept changes that switches between two levels is
+///    [`unstable`] from its first run at the second level.
+pub fn detect(series: &[f64], opts: &Options) -> Detection {
+    let n = series.len();
+    let cuts = e_divisive(series, opts);
+    let changes = eliminate(series, cuts.clone(), CHANGE_FLOOR);
+    let minor = eliminate(series, cuts, super::noise::FLOOR)
+        .into_iter()
+        .filter(|m| m.magnitude.abs() < CHANGE_FLOOR && !changes.iter().any(|c| c.index == m.index))
+        .collect();
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(changes.iter().map(|c| c.index))
+        .chain(std::iter::once(n))
+        .collect();
+    let unstable = bounds
+        .windows(2)
+        .filter_map(|w| {
+            unstable(&series[w[0]..w[1]]).map(|u| Unstable {
+                start: w[0] + u.start,
+                end: w[1],
+                ..u
+            })
+        })
+        .collect();
+    Detection {
+        changes,
+        unstable,
+        minor,
+    }
+}
+
+/// Backward elimination of the candidate `cuts` ([`detect`]'s step 2) with thresholds at
+/// least `floor`: the change points that remain.
+fn eliminate(series: &[f64], mut kept: Vec<(usize, f64)>, floor: f64) -> Vec<ChangePoint> {
+    let n = series.len();
+    loop {
+        let cps = describe_with(series, &kept, n, floor);
+        let mut worst: Option<(f64, usize)> = None;
+        for (k, c) in cps.iter().enumerate() {
+            let mut score = c.magnitude.abs() / c.threshold;
+            if score.is_nan() {
+                score = 0.0;
+            }
+            let mut bad = score < 1.0;
+            for j in [k.wrapping_sub(1), k + 1] {
+                let Some(o) = cps.get(j) else { continue };
+                if o.index.abs_diff(c.index) <= EXCURSION_RUNS
+                    && c.magnitude * o.magnitude < 0.0
+                    && c.magnitude.abs().min(o.magnitude.abs()) < EXCURSION_BOTH
+                    && c.magnitude.abs() <= o.magnitude.abs()
+                {
+                    bad = true;
+                    score = score.min(0.5);
+                }
+            }
+            if !bad {
+                let from = if k == 0 { 0 } else { cps[k - 1].index };
+                let to = cps.get(k + 1).map_or(n, |o| o.index);
+                let (l, r) = (&series[from..c.index], &series[c.index..to]);
+                if mode_mix(l, r) || onset(c, r) {
+                    bad = true;
+                    score = score.min(0.9);
+                }
+            }
+            if bad && worst.is_none_or(|(s, _)| score < s) {
+                worst = Some((score, k));
+            }
+        }
+        match worst {
+            Some((_, k)) => {
+                kept.remove(k);
+            }
+            None => return cps,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -530,6 +830,117 @@ mod tests {
             }
         }
         assert!(clean >= 95, "clean in {clean}/100");
+    }
+
+    /// 60 quiet runs at 100, then 60 that switch between 100 and 112 every two runs (high at
+    /// 60, 61, low at 62, 63, …): unstable from run 60 (the first at the second level), 30
+    /// switches (at 60, 62, …, 118), no change point anywhere, one unstable stretch.
+    #[test]
+    fn a_series_turning_bimodal_halfway_is_unstable_from_there_without_change_points() {
+        let mut rng = Rng::new(5);
+        let s: Vec<f64> = (0..120)
+            .map(|i| {
+                let high = i >= 60 && ((i - 60) / 2) % 2 == 0;
+                (if high { 112.0 } else { 100.0 }) + 0.5 * rng.normal()
+            })
+            .collect();
+        let d = detect(&s, &Options::default());
+        assert!(d.changes.is_empty(), "{:?}", d.changes);
+        assert_eq!(d.unstable.len(), 1, "{:?}", d.unstable);
+        let u = d.unstable[0];
+        assert_eq!((u.start, u.end, u.switches), (60, 120, 30));
+        assert!((u.modes.low - 100.0).abs() < 0.5 && (u.modes.high - 112.0).abs() < 0.5);
+        assert!((u.modes.low_share - 0.75).abs() < 1e-12, "{u:?}");
+        assert!(u.modes.ashman_d > 10.0, "{u:?}");
+        // The same noise without the switching is no stretch and no change.
+        let quiet: Vec<f64> = (0..120).map(|_| 100.0 + 0.5 * rng.normal()).collect();
+        assert_eq!(detect(&quiet, &Options::default()), Detection::default());
+    }
+
+    /// A year of quiet runs (σ 1 %), a −18 % step at run 100, 60 quiet runs at the new level,
+    /// then 40 runs switching among three levels (σ of their deltas ≈ 15 %). The step is
+    /// judged by the noise around it: local σ ≈ 1 %, so the threshold is the 4 % floor
+    /// (2σ = 2 % is below it), and the step is called at 100 with the levels 100 → 82.
+    #[test]
+    fn a_step_is_judged_by_the_noise_around_it_not_the_newest_runs() {
+        let mut rng = Rng::new(9);
+        let mut s: Vec<f64> = (0..100)
+            .map(|_| 100.0 * (1.0 + 0.01 * rng.normal()))
+            .collect();
+        s.extend((0..60).map(|_| 82.0 * (1.0 + 0.01 * rng.normal())));
+        s.extend(
+            (0..40).map(|i| [82.0, 68.0, 57.0][(i * 7 % 5) % 3] * (1.0 + 0.01 * rng.normal())),
+        );
+        // The newest 30 deltas of the whole series say σ ≈ 15 %: the −18 % step would be
+        // inside a two-run band of ±54 %.
+        let (global, _) = super::super::noise::history_sigma(&s).unwrap();
+        assert!(global > 0.1, "{global}");
+        let d = detect(&s, &Options::default());
+        let c = d
+            .changes
+            .iter()
+            .find(|c| c.index == 100)
+            .unwrap_or_else(|| panic!("{d:?}"));
+        assert!(
+            (c.level_before - 100.0).abs() < 1.0 && (c.level_after - 82.0).abs() < 1.0,
+            "{c:?}"
+        );
+        assert!((c.magnitude + 0.18).abs() < 0.015, "{c:?}");
+        let sigma = c.sigma.unwrap();
+        assert!((0.005..0.015).contains(&sigma), "local σ {sigma}");
+        assert_eq!(c.threshold, CHANGE_FLOOR);
+    }
+
+    /// A +6 % excursion of 5 runs comes back: no change (a pair of opposite changes within 10
+    /// runs where one is under 10 %). A +15 % one that comes back after 5 runs is two changes.
+    #[test]
+    fn a_short_excursion_is_no_change_unless_both_halves_are_large() {
+        for (bump, want) in [(1.06, 0usize), (1.15, 2)] {
+            let mut rng = Rng::new(3);
+            let s: Vec<f64> = (0..85)
+                .map(|i| {
+                    let level = if (40..45).contains(&i) {
+                        100.0 * bump
+                    } else {
+                        100.0
+                    };
+                    level * (1.0 + 0.003 * rng.normal())
+                })
+                .collect();
+            // The candidates E-divisive would give, judged by the rules.
+            let kept = eliminate(&s, vec![(40, 0.005), (45, 0.005)], CHANGE_FLOOR);
+            let at: Vec<usize> = kept.iter().map(|c| c.index).collect();
+            assert_eq!(at.len(), want, "bump {bump}: {at:?}");
+            if want == 2 {
+                assert_eq!(at, [40, 45]);
+                assert!((kept[0].magnitude - 0.15).abs() < 0.01, "{kept:?}");
+            }
+            // The whole detector never calls the small one.
+            if want == 0 {
+                assert!(detect(&s, &Options::default()).changes.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn the_dominant_level_is_where_a_series_sits() {
+        // 7 runs at 10 and 3 visits to 20: two modes (D = ∞, 100 % apart), 70 % at 10.
+        let x = [10.0, 10.0, 20.0, 10.0, 20.0, 10.0, 10.0, 20.0, 10.0, 10.0];
+        assert_eq!(dominant_level(&x), 10.0);
+        // 5 runs at each: a median would be 15, between the levels; a tie goes to the low one.
+        assert_eq!(
+            dominant_level(&[10.0, 20.0, 10.0, 20.0, 10.0, 20.0, 10.0, 20.0, 10.0, 20.0]),
+            10.0
+        );
+        // Unimodal: the median.
+        assert_eq!(dominant_level(&[1.0, 2.0, 3.0]), 2.0);
+        let m = two_modes(&[1.0, 1.1, 0.9, 1.0, 5.0, 5.1, 4.9, 5.0, 1.0, 5.0]).unwrap();
+        assert_eq!(m.low_share, 0.5);
+        assert!(
+            (m.low - 1.0).abs() < 1e-12 && (m.high - 5.0).abs() < 1e-12,
+            "{m:?}"
+        );
+        assert!(two_modes(&[1.0; 5]).is_none());
     }
 
     #[test]

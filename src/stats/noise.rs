@@ -20,8 +20,9 @@
 //! distribution's shape.
 //!
 //! **History change points** must be significant (E-divisive's permutation test at α = 0.01)
-//! and move the level by at least [`change_threshold`] (1σ, at least 2 %): significance alone
-//! is not a decision.
+//! and move the dominant level by at least [`change_threshold`] of the noise **around the
+//! change** ([`local_sigma`]: the deltas next to it on both sides, not the newest runs of the
+//! series): significance alone is not a decision.
 //!
 //! Every threshold is at least [`FLOOR`] (±2 %), which is also the fallback when a series
 //! has too little data; callers report which source was used.
@@ -109,13 +110,7 @@ pub fn history_sigma(values: &[f64]) -> Option<(f64, usize)> {
         .filter(|d| d.is_finite())
         .collect();
     let deltas = &deltas[deltas.len().saturating_sub(WINDOW)..];
-    if deltas.len() < MIN_DELTAS {
-        return None;
-    }
-    let m = median(deltas)?;
-    let dev: Vec<f64> = deltas.iter().map(|d| (d - m).abs()).collect();
-    let mad = median(&dev)?;
-    Some((1.4826 * mad / std::f64::consts::SQRT_2, deltas.len()))
+    robust_sigma(deltas).map(|s| (s, deltas.len()))
 }
 
 /// The band a single run of an unchanged series stays in (relative, ±): `z·σ`, at least the
@@ -124,19 +119,60 @@ pub fn band(sigma: f64) -> f64 {
     (Z * sigma).max(FLOOR)
 }
 
-/// Run-to-run σs a change point must move a segment's level by (effect size d ≥ 1).
+/// Local run-to-run σs a change point must move a series' dominant level by.
 ///
 /// The false-positive target of history is held by E-divisive's permutation test (α = 0.01
 /// per series); this magnitude filter only drops significant changes too small to matter
-/// against the series' own noise. 1σ was tuned for F1 with `benches/changepoints.sh` (0.5 %
-/// A/A false positives over 200 synthetic A/A series; F1 0.89 vs Apache Otava's 0.88 on the
-/// synthetic grid, 0.63 vs 0.36 on the annotated Kedro history; 2.576σ gave F1 0.78 and 0.60).
-pub const CHANGE_SIGMAS: f64 = 1.0;
+/// against the noise **around them** ([`local_sigma`]). Tuned with `benches/changepoints.sh`
+/// (BENCHMARKS.md, "Local noise").
+pub const CHANGE_SIGMAS: f64 = 2.0;
 
-/// The smallest relative change a change point must show in a segment of run-to-run σ:
-/// `CHANGE_SIGMAS·σ`, at least the floor.
+/// The smallest change history calls, whatever the noise: asv's own default
+/// (`regressions_thresholds` 0.05 in asv.conf.json) is 5 %; below it, on a real history such as
+/// Kedro's, steps are mostly drift nobody acts on (a comparison of two runs still uses the ±2 %
+/// [`FLOOR`]).
+pub const CHANGE_FLOOR: f64 = 0.04;
+
+/// Run-to-run deltas read on each side of a change ([`local_sigma`]).
+pub const LOCAL_WINDOW: usize = 30;
+
+/// The smallest relative change a change point must show against local run-to-run σ:
+/// `CHANGE_SIGMAS·σ`, at least [`CHANGE_FLOOR`].
 pub fn change_threshold(sigma: f64) -> f64 {
-    (CHANGE_SIGMAS * sigma).max(FLOOR)
+    (CHANGE_SIGMAS * sigma).max(CHANGE_FLOOR)
+}
+
+/// The run-to-run σ around a change between the runs `before` and `after` (the segments it
+/// separates, in run order): the relative deltas between adjacent runs within each side,
+/// the [`LOCAL_WINDOW`] nearest the change on each, never the delta across it, pooled into
+/// `1.4826 · MAD / √2` as [`history_sigma`] does. `None` with fewer than [`MIN_DELTAS`].
+///
+/// A series that is quiet for a year and noisy now is judged by the noise of the year where
+/// the change happened, not by today's.
+pub fn local_sigma(before: &[f64], after: &[f64]) -> Option<f64> {
+    let rel = |w: &[f64]| {
+        (w[0] != 0.0)
+            .then(|| w[1] / w[0] - 1.0)
+            .filter(|d| d.is_finite())
+    };
+    let b = &before[before.len().saturating_sub(LOCAL_WINDOW + 1)..];
+    let a = &after[..after.len().min(LOCAL_WINDOW + 1)];
+    let deltas: Vec<f64> = b.windows(2).chain(a.windows(2)).filter_map(rel).collect();
+    robust_sigma(&deltas)
+}
+
+/// `1.4826 · MAD(Δ) / √2` of relative adjacent deltas, `None` with fewer than
+/// [`MIN_DELTAS`]. The deltas of an unchanged series centre on 0, so the MAD is taken about 0
+/// (the median of |Δ|), never about the deltas' own median: about their median it collapses
+/// to 0 where the deltas alternate between two values (a series that switches level every
+/// run: 20 deltas of −7.7 % and 18 of +8.3 % have the median −7.7 % and a MAD of 0 about it).
+fn robust_sigma(deltas: &[f64]) -> Option<f64> {
+    if deltas.len() < MIN_DELTAS {
+        return None;
+    }
+    let dev: Vec<f64> = deltas.iter().map(|d| d.abs()).collect();
+    let mad = median(&dev)?;
+    Some(1.4826 * mad / std::f64::consts::SQRT_2)
 }
 
 /// The threshold for one run against another run of the series: `z·√2·σ`, at least the floor.

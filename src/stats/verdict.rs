@@ -140,7 +140,11 @@ pub fn judge(
 ) -> Judged {
     let (na, nb) = (baseline.len(), candidate.len());
     let (ma, mb) = (median(baseline), median(candidate));
-    let ratio = ma.zip(mb).and_then(|(a, b)| (a != 0.0).then(|| b / a));
+    // No ratio against 0 on either side: a median of 0 is a value below the measurement's
+    // resolution (tokens sent in bursts give an ITL of 0), and "−100 %" would be no finding.
+    let ratio = ma
+        .zip(mb)
+        .and_then(|(a, b)| (a != 0.0 && b != 0.0).then(|| b / a));
     let ci = bootstrap_ratio_ci(baseline, candidate, opts.resamples, opts.level, opts.seed);
     let floor = min_p_value(na, nb);
     // The rank test where it can reach α; below that (3 vs 3 and fewer), Welch's t on logs,
@@ -160,7 +164,7 @@ pub fn judge(
         (Direction::Info, _, _) => (Verdict::Info, "shown for context".to_string()),
         (_, None, _) => (
             Verdict::Inconclusive,
-            "no samples, or a zero baseline median".to_string(),
+            "no samples, or a median of 0 on a side (no ratio against 0: below the measurement's resolution)".to_string(),
         ),
         (_, _, None) => (
             Verdict::Inconclusive,
@@ -207,26 +211,39 @@ pub fn judge(
                     (
                         judged,
                         format!(
-                            "CI {}…{} beyond ±{}, {test} p = {:.3}{why}",
+                            "CI {}…{} beyond ±{}, {test} {}{why}",
                             pct(lo),
                             pct(hi),
                             band_pct(t),
-                            p
+                            p_text(p)
                         ),
                     )
                 } else {
                     (
                         Verdict::Inconclusive,
                         format!(
-                            "CI {}…{} beyond ±{} but {test} p = {:.3} ≥ {}{why}",
+                            "CI {}…{} beyond ±{} but {test} {} ≥ {}{why}: inconclusive, the test does not confirm the CI",
                             pct(lo),
                             pct(hi),
                             band_pct(t),
-                            p,
+                            p_text(p),
                             opts.alpha
                         ),
                     )
                 }
+            } else if lo > 1.0 || hi < 1.0 {
+                // The CI excludes no change but reaches inside the noise band: say why that is
+                // not a verdict, in the row.
+                (
+                    Verdict::Inconclusive,
+                    format!(
+                        "CI {}…{} excludes 0 but reaches inside the ±{} noise band (a change this \
+                         series' run-to-run noise can make): not called; more repeats would decide",
+                        pct(lo),
+                        pct(hi),
+                        band_pct(t)
+                    ),
+                )
             } else {
                 (
                     Verdict::Inconclusive,
@@ -251,6 +268,15 @@ pub fn judge(
         test,
         verdict,
         reason,
+    }
+}
+
+/// A p-value in words: `p = 0.012`, or `p < 0.001` (never `p = 0.000`).
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".to_string()
+    } else {
+        format!("p = {p:.3}")
     }
 }
 
@@ -303,7 +329,7 @@ mod tests {
         assert_eq!(j.verdict, Verdict::Improved);
         assert!(
             j.reason.contains("no rank test can reach p < 0.05")
-                && j.reason.contains("Welch t on logs p = 0.000"),
+                && j.reason.contains("Welch t on logs p < 0.001"),
             "{}",
             j.reason
         );
@@ -345,7 +371,8 @@ mod tests {
         let b: Vec<f64> = (0..10).map(|i| 120.0 + i as f64).collect();
         let j = judge(&a, &b, Direction::HigherIsBetter, &o());
         assert_eq!(j.verdict, Verdict::Improved);
-        assert!(j.reason.contains("Mann-Whitney p = 0.000"), "{}", j.reason);
+        assert!(j.reason.contains("Mann-Whitney p < 0.001"), "{}", j.reason);
+        assert!(!j.reason.contains("0.000"), "{}", j.reason);
     }
 
     #[test]

@@ -67,6 +67,14 @@ pub enum WarehouseError {
     Location(String),
     #[error("run {run}: {what}: values that are not finite are never stored; nothing was written")]
     NonFinite { run: String, what: String },
+    /// A table file that cannot be read: every reading command stops on it, naming it.
+    #[error(
+        "{path}: damaged ({what}); nothing was read past it. `perfhouse check` lists every problem"
+    )]
+    Damaged { path: PathBuf, what: String },
+    /// A name or value past its bound, or one that cannot be a name (see `crate::model::names`).
+    #[error("run {run}: {what}; nothing was written")]
+    BadName { run: String, what: String },
 }
 
 type Result<T, E = WarehouseError> = std::result::Result<T, E>;
@@ -335,6 +343,51 @@ impl Warehouse {
         Ok(readers)
     }
 
+    /// Held (shared) by every writer from its first staged byte to its commit (`ingest`,
+    /// `run`): `gc` takes it exclusively, without waiting, before it removes what a writer may
+    /// be holding (unfinished runs in `.inflight/`, temporary blob copies, kept inputs no
+    /// committed run refers to yet). While any writer holds it, `gc` leaves all of those
+    /// alone, whatever the grace period: a writer's files are never removed under it.
+    pub fn writing(&self) -> Result<Lock> {
+        fs::create_dir_all(&self.root).map_err(io_err(&self.root))?;
+        Lock::take(&self.root.join(".writers.lock"), libc::LOCK_SH)
+    }
+
+    /// The first table file that is damaged on sight, without decoding it: 0 bytes, or not
+    /// Parquet at either end (truncated, overwritten). Two 4-byte reads a file, so every
+    /// reading command can afford it before it reads (a 0-byte `runs` file would otherwise
+    /// hide its runs without a word).
+    pub fn damage_on_sight(&self) -> Result<Option<(PathBuf, String)>> {
+        for table in Table::ALL {
+            for (_, path) in self.table_files(table)? {
+                if let Some(what) = parquet_ends(&path) {
+                    return Ok(Some((path, what)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first table file that fails to decode, reading each whole: called after a read
+    /// failed, to name the file (the engine's own message does not).
+    pub fn find_damage(&self) -> Option<(PathBuf, String)> {
+        for table in Table::ALL {
+            for (_, path) in self.table_files(table).ok()? {
+                if let Some(what) = parquet_ends(&path) {
+                    return Some((path, what));
+                }
+                if let Err(e) = Self::read_file(&path) {
+                    let what = match e {
+                        WarehouseError::Parquet { source, .. } => source.to_string(),
+                        other => other.to_string(),
+                    };
+                    return Some((path, what));
+                }
+            }
+        }
+        None
+    }
+
     pub fn find_by_digest(&self, digest: &str) -> Result<Option<RunEntry>> {
         Ok(self.runs()?.into_iter().find(|r| r.input_digest == digest))
     }
@@ -430,6 +483,41 @@ impl Warehouse {
         }
     }
 
+    /// Removes the kept inputs `stored` (paths relative to the root, as in `artifacts`) that a
+    /// writer created and then failed to commit, unless some `artifacts` row refers to them
+    /// (another writer of the same bytes committed meanwhile). Under the commit lock, so no
+    /// commit comes between the look and the removal; a writer that found the blob stored
+    /// before it was removed fails its commit on it ("kept input vanished") and lands nothing.
+    pub fn discard_blobs(&self, stored: &[String]) -> Result<()> {
+        if stored.is_empty() {
+            return Ok(());
+        }
+        let _lock = Lock::acquire(&self.root)?;
+        let mut referenced = std::collections::HashSet::new();
+        for (_, path) in self.table_files(Table::Artifacts)? {
+            // An unreadable artifacts file may be what refers to them: keep them all.
+            let batches = Self::read_file(&path)?;
+            for b in &batches {
+                let paths = utf8_column(b, "stored_path", &path)?;
+                for i in 0..b.num_rows() {
+                    referenced.insert(paths.value(i).to_string());
+                }
+            }
+        }
+        for rel in stored.iter().filter(|r| !referenced.contains(*r)) {
+            let path = self.root.join(rel);
+            match fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err(&path)(e)),
+            }
+            if let Some(dir) = path.parent() {
+                let _ = fs::remove_dir(dir);
+            }
+        }
+        Ok(())
+    }
+
     /// Appends one run atomically: every table's file first, `runs` last. When a run with the
     /// same `input_digest` is already committed, nothing is written and that run is returned
     /// (checked under the lock, so two concurrent ingests of one input add it once).
@@ -465,6 +553,12 @@ impl Warehouse {
         let mut outcome = Vec::with_capacity(runs.len());
         let mut fresh = Vec::new();
         for (run, data) in runs {
+            if let Some(what) = crate::model::names::run_problem(run, data) {
+                return Err(WarehouseError::BadName {
+                    run: run.run_id.clone(),
+                    what,
+                });
+            }
             if let Some(m) = data.metrics.iter().find(|m| !m.value.is_finite()) {
                 return Err(WarehouseError::NonFinite {
                     run: run.run_id.clone(),
@@ -560,8 +654,33 @@ impl Warehouse {
             push(Table::Runs, 1, batch::runs(run))?;
         }
         // Streamed parts first, then one file per table; `runs` is last in the list: until
-        // its file lands, none of these rows is visible.
-        for (run, data) in &fresh {
+        // its file lands, none of these rows is visible. A commit that fails before then (disk
+        // full, read-only) removes what it landed: a failed ingest leaves no bytes behind.
+        let mut landed = Vec::new();
+        let runs_file = self
+            .partition_dir(Table::Runs, suite)
+            .join(format!("{}-0.parquet", lead.run_id));
+        let committed = self.land_all(&fresh, tables, suite, &lead.run_id, &mut landed);
+        if committed.is_err() && !runs_file.exists() {
+            for path in landed.iter().rev() {
+                let _ = fs::remove_file(path);
+            }
+        }
+        committed?;
+        Ok(outcome)
+    }
+
+    /// The file moves and writes of [`Warehouse::append_runs`]' commit, in order, each landed
+    /// file's path pushed to `landed`.
+    fn land_all(
+        &self,
+        fresh: &[(&Run, &RunData)],
+        tables: Vec<(Table, Vec<RecordBatch>)>,
+        suite: &str,
+        lead: &str,
+        landed: &mut Vec<PathBuf>,
+    ) -> Result<()> {
+        for (run, data) in fresh {
             // A kept input removed between storing and committing (a `gc` racing an ingest of
             // an old, unreferenced blob): fail the commit rather than refer to nothing.
             for a in &data.artifacts {
@@ -573,15 +692,22 @@ impl Warehouse {
                     )));
                 }
             }
-            self.land_inflight(&run.run_id)?;
+            self.land_inflight(&run.run_id, landed)?;
         }
         for (table, batches) in tables {
             if !batches.is_empty() {
                 let dir = self.partition_dir(table, suite);
-                write_atomic(&dir, &format!("{}-0.parquet", lead.run_id), &batches)?;
+                // A fault-test hook: the disk fills as this table's file is written
+                // (`benches/faults.sh` and the tests use it where no small tmpfs can be had).
+                if std::env::var("PERFHOUSE_FAULT_ENOSPC").is_ok_and(|t| t == table.name()) {
+                    return Err(io_err(&dir)(io::Error::from_raw_os_error(libc::ENOSPC)));
+                }
+                let name = format!("{lead}-0.parquet");
+                write_atomic(&dir, &name, &batches)?;
+                landed.push(dir.join(name));
             }
         }
-        Ok(outcome)
+        Ok(())
     }
 
     /// Starts writing a run whose rows are too many to hold (requests streamed from a large
@@ -605,7 +731,7 @@ impl Warehouse {
 
     /// Moves the part files a run streamed under `.inflight/<run_id>/` into their partitions
     /// (without replacing anything). Called under the lock, before any other file of the run.
-    fn land_inflight(&self, run_id: &str) -> Result<()> {
+    fn land_inflight(&self, run_id: &str, landed: &mut Vec<PathBuf>) -> Result<()> {
         let dir = self.inflight_dir(run_id);
         if !dir.is_dir() {
             return Ok(());
@@ -628,6 +754,7 @@ impl Warehouse {
                         && let Some(name) = file.file_name()
                     {
                         rename_noreplace(&file, &live.join(name))?;
+                        landed.push(live.join(name));
                     }
                 }
                 fsync_dir(&live)?;
@@ -837,6 +964,33 @@ pub struct GcReport {
     pub spared: Vec<String>,
 }
 
+/// What is wrong with a Parquet file seen from its ends (`None`: both magic numbers there).
+fn parquet_ends(path: &Path) -> Option<String> {
+    use std::os::unix::fs::FileExt;
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) => return Some(e.to_string()),
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len == 0 {
+        return Some("0 bytes".to_string());
+    }
+    if len < 12 {
+        return Some(format!("{len} bytes, too short to be Parquet"));
+    }
+    let (mut head, mut tail) = ([0u8; 4], [0u8; 4]);
+    if file.read_exact_at(&mut head, 0).is_err() || file.read_exact_at(&mut tail, len - 4).is_err()
+    {
+        return Some("cannot be read".to_string());
+    }
+    if &head != b"PAR1" || &tail != b"PAR1" {
+        return Some(
+            "not a Parquet file at its start or end (truncated or overwritten)".to_string(),
+        );
+    }
+    None
+}
+
 fn age(path: &Path) -> Duration {
     fs::symlink_metadata(path)
         .and_then(|m| m.modified())
@@ -1035,6 +1189,8 @@ impl Warehouse {
     /// With `dry_run`, only says what it would remove.
     pub fn gc(&self, grace: Duration, dry_run: bool) -> Result<GcReport> {
         let _lock = Lock::acquire(&self.root)?;
+        // Held until gc returns: a writer starting meanwhile waits for it (see `writing`).
+        let writers = Lock::try_take(&self.root.join(".writers.lock"), libc::LOCK_EX)?;
         let mut report = GcReport::default();
         let committed: std::collections::HashSet<String> =
             self.runs()?.into_iter().map(|r| r.run_id).collect();
@@ -1108,6 +1264,13 @@ impl Warehouse {
                 continue;
             }
             let blob = path.starts_with(self.root.join("artifacts"));
+            if writers.is_none() {
+                report.spared.push(format!(
+                    "{}: {what}; a writer is running (it holds .writers.lock): left for a gc when none is",
+                    path.display()
+                ));
+                continue;
+            }
             if blob && blobs_unsure {
                 report.spared.push(format!(
                     "{}: {what}, kept while an artifacts file cannot be read",
@@ -1166,13 +1329,21 @@ impl StagedBlob {
     /// Moves the copy to its content address (or, where those bytes are stored already, makes
     /// that blob young again so `gc`'s grace period spares it until the run commits) and
     /// returns the artifact row.
-    pub fn keep(mut self, name: &str) -> Result<Artifact> {
+    pub fn keep(self, name: &str) -> Result<Artifact> {
+        Ok(self.keep_created(name)?.0)
+    }
+
+    /// [`StagedBlob::keep`], also saying whether this call created the blob (true) or found
+    /// those bytes stored already (false): a writer whose commit then fails removes what it
+    /// created ([`Warehouse::discard_blobs`]).
+    pub fn keep_created(mut self, name: &str) -> Result<(Artifact, bool)> {
+        let mut created = false;
         match self.tmp.take() {
             Some(tmp) => {
                 // A copy staged in `incoming/` lands in a directory that may not exist yet.
                 fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
                 match rename_noreplace(&tmp, &self.dest) {
-                    Ok(()) => {}
+                    Ok(()) => created = true,
                     // Another writer stored the same bytes first.
                     Err(WarehouseError::Exists(_)) => {
                         let _ = fs::remove_file(&tmp);
@@ -1209,16 +1380,19 @@ impl StagedBlob {
                     });
                 }
                 file.sync_all().map_err(io_err(&tmp))?;
-                return self.keep(name);
+                return self.keep_created(name);
             }
         }
-        Ok(Artifact {
-            trial_id: None,
-            name: name.to_string(),
-            sha256: self.sha.clone(),
-            bytes: self.bytes,
-            stored_path: self.rel.clone(),
-        })
+        Ok((
+            Artifact {
+                trial_id: None,
+                name: name.to_string(),
+                sha256: self.sha.clone(),
+                bytes: self.bytes,
+                stored_path: self.rel.clone(),
+            },
+            created,
+        ))
     }
 }
 
@@ -1598,18 +1772,25 @@ pub fn write_atomic(dir: &Path, name: &str, batches: &[RecordBatch]) -> Result<(
         path: tmp.clone(),
         source,
     };
-    let file = File::create(&tmp).map_err(io_err(&tmp))?;
-    let props = part_props();
-    let schema = batches[0].schema();
-    let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(perr)?;
-    for b in batches {
-        writer.write(b).map_err(perr)?;
+    let written = (|| {
+        let file = File::create(&tmp).map_err(io_err(&tmp))?;
+        let props = part_props();
+        let schema = batches[0].schema();
+        let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(perr)?;
+        for b in batches {
+            writer.write(b).map_err(perr)?;
+        }
+        let mut file = writer.into_inner().map_err(perr)?;
+        file.flush().map_err(io_err(&tmp))?;
+        file.sync_all().map_err(io_err(&tmp))?;
+        drop(file);
+        rename_noreplace(&tmp, &path)
+    })();
+    if written.is_err() {
+        // A failed write (disk full, read-only) leaves nothing behind.
+        let _ = fs::remove_file(&tmp);
     }
-    let mut file = writer.into_inner().map_err(perr)?;
-    file.flush().map_err(io_err(&tmp))?;
-    file.sync_all().map_err(io_err(&tmp))?;
-    drop(file);
-    rename_noreplace(&tmp, &path)?;
+    written?;
     fsync_dir(dir)
 }
 

@@ -104,8 +104,16 @@ fn commit_href(urls: &BTreeMap<&str, String>, run_id: &str, commit: &Option<Stri
     }
 }
 
+/// The alerts of one page of history: each alert, and the open ones by commit (newest
+/// first, stale ones last) for the index.
+pub(crate) struct AlertViews {
+    pub alerts: Vec<AlertView>,
+    pub commits: Vec<AlertView>,
+}
+
 /// Suite and series pages; returns every alert (change points and triaged ones, open first)
-/// for the index and the feed. `commit_urls`: run id → its `commit_url` label.
+/// for the feed and the open ones by commit for the index. `commit_urls`: run id → its
+/// `commit_url` label.
 pub(crate) async fn history_pages(
     w: &mut Writer,
     query: &Query,
@@ -113,7 +121,7 @@ pub(crate) async fn history_pages(
     notes: &BTreeMap<&str, Vec<&NoteRow>>,
     commit_urls: &BTreeMap<&str, String>,
     all: &[crate::query::history::Series],
-) -> Result<(Vec<AlertView>, BTreeMap<String, (Vec<HeadlineView>, usize)>), SiteError> {
+) -> Result<(AlertViews, BTreeMap<String, (Vec<HeadlineView>, usize)>), SiteError> {
     let mut headlines: BTreeMap<String, (Vec<HeadlineView>, usize)> = BTreeMap::new();
     let mut hrefs: BTreeMap<(String, String, String, crate::model::Params), (String, String)> =
         BTreeMap::new();
@@ -166,6 +174,18 @@ pub(crate) async fn history_pages(
             dashboard(&series, &open_series, &hrefs, &layout),
         );
     }
+    let open: Vec<crate::query::alerts::Alert> = alerts
+        .iter()
+        .filter(|a| crate::query::alerts::is_open(&a.state))
+        .cloned()
+        .collect();
+    // The index lists the relevant commits (`query::alerts::by_commit`'s rule); every alert
+    // stays on its series' page and in the feed.
+    let commits = crate::query::alerts::by_commit(&open, all)
+        .into_iter()
+        .filter(|c| c.relevant)
+        .map(|c| commit_view(c, &hrefs, commit_urls))
+        .collect();
     let views = alerts
         .into_iter()
         .map(|a| {
@@ -194,10 +214,9 @@ pub(crate) async fn history_pages(
                 run: a.run_no.map_or(String::new(), |n| format!("#{n}")),
                 run_href: format!("runs/{}/index.html", a.run_id),
                 commit: short_commit(&a.git_commit),
-                commit_href: commit_urls
-                    .get(a.run_id.as_str())
-                    .cloned()
-                    .unwrap_or_default(),
+                // The commit's page: the run's `commit_url` + the commit (the URL alone linked
+                // every alert to `…/commit/`).
+                commit_href: commit_href(commit_urls, &a.run_id, &a.git_commit),
                 started: a.started_at.clone().unwrap_or_default(),
                 series: if series.is_empty() {
                     format!("{} · {}", a.metric, a.arm)
@@ -213,7 +232,135 @@ pub(crate) async fn history_pages(
             }
         })
         .collect();
-    Ok((views, headlines))
+    Ok((
+        AlertViews {
+            alerts: views,
+            commits,
+        },
+        headlines,
+    ))
+}
+
+/// A commit's alerts as one row of the index's alert table: how many series moved which way,
+/// the geometric mean and range, the worst few (the first linked), its age.
+fn commit_view(
+    c: crate::query::alerts::CommitAlert,
+    hrefs: &BTreeMap<(String, String, String, crate::model::Params), (String, String)>,
+    commit_urls: &BTreeMap<&str, String>,
+) -> AlertView {
+    let pct = |v: f64| format!("{:+.1}%", v * 100.0);
+    let label = |a: &crate::query::alerts::Alert| {
+        hrefs
+            .get(&(
+                a.suite.clone(),
+                a.metric.clone(),
+                a.arm.clone(),
+                a.params.clone(),
+            ))
+            .map_or_else(|| a.metric.clone(), |h| h.1.clone())
+    };
+    let worst: Vec<String> = c
+        .alerts
+        .iter()
+        .take(3)
+        .map(|a| format!("{} {}", label(a), pct(a.magnitude)))
+        .collect();
+    let href = c
+        .alerts
+        .first()
+        .and_then(|a| {
+            hrefs.get(&(
+                a.suite.clone(),
+                a.metric.clone(),
+                a.arm.clone(),
+                a.params.clone(),
+            ))
+        })
+        .map_or(String::new(), |h| h.0.clone());
+    let (kind, class) = match (c.regressions, c.improvements) {
+        (0, 0) if c.minor.iter().all(|m| m.regression) => ("regression", "verdict-regressed"),
+        (0, 0) if c.minor.iter().all(|m| !m.regression) => ("improvement", "verdict-improved"),
+        (_, 0) => ("regression", "verdict-regressed"),
+        (0, _) => ("improvement", "verdict-improved"),
+        _ => ("mixed", "verdict-info"),
+    };
+    let moved = if c.series > 0 {
+        format!(
+            "{} series ({} regressed, {} improved){}: {}",
+            c.series,
+            c.regressions,
+            c.improvements,
+            if c.minor.is_empty() {
+                String::new()
+            } else {
+                format!(" + {} under the floor", c.minor.len())
+            },
+            worst.join(", ")
+        )
+    } else {
+        c.why.clone()
+    };
+    let date: String = c
+        .started_at
+        .as_deref()
+        .unwrap_or_default()
+        .chars()
+        .take(10)
+        .collect();
+    AlertView {
+        open: c.open,
+        class: class.into(),
+        kind: kind.into(),
+        change: if c.series > 1 || c.series == 0 {
+            format!(
+                "{} (geometric mean; {} … {})",
+                pct(c.geomean),
+                pct(c.min),
+                pct(c.max)
+            )
+        } else {
+            pct(c.geomean)
+        },
+        run: format!(
+            "{}{}{}",
+            c.run_no.map_or(String::new(), |n| format!("#{n}")),
+            c.runs_ago.map_or(String::new(), |n| match n {
+                0 => " · the newest run".to_string(),
+                1 => " · 1 run ago".to_string(),
+                n => format!(" · {n} runs ago"),
+            }),
+            if date.is_empty() {
+                String::new()
+            } else {
+                format!(" · {date}")
+            }
+        ),
+        run_href: format!("runs/{}/index.html", c.run_id),
+        commit: short_commit(&c.git_commit),
+        commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
+        started: c.started_at.clone().unwrap_or_default(),
+        series: moved,
+        href,
+        id: c
+            .alerts
+            .iter()
+            .take(3)
+            .map(|a| a.alert_id.clone())
+            .collect::<Vec<_>>()
+            .join(" "),
+        state: if c.stale {
+            "stale".into()
+        } else {
+            "open".into()
+        },
+        suite: c.suites.join(", "),
+        note: if c.stale {
+            "no recent run of these series".into()
+        } else {
+            String::new()
+        },
+        updated: String::new(),
+    }
 }
 
 /// Headline series shown per suite on the index.
@@ -274,7 +421,23 @@ fn dashboard(
             // The previous comparable run: the one before, unless a break lies between.
             let prev = (n >= 2 && !s.breaks.contains(&(n - 1))).then(|| s.points[n - 2].value);
             let threshold = s.noise.map(|no| crate::stats::noise::two_run_threshold(no.sigma));
+            let unstable = s.unstable_now();
             let (change, verdict, class, why) = match prev {
+                Some(p) if p != 0.0 && unstable.is_some() => {
+                    let u = unstable.expect("checked");
+                    (
+                        format!("{:+.1}%", (latest / p - 1.0) * 100.0),
+                        "unstable",
+                        "verdict-info",
+                        format!(
+                            "switches between {} and {} since run #{} ({} switches): a move between them is no change",
+                            fmt_value(Some(u.low)),
+                            fmt_value(Some(u.high)),
+                            u.run_no,
+                            u.switches
+                        ),
+                    )
+                }
                 Some(p) if p != 0.0 => {
                     let d = latest / p - 1.0;
                     let t = threshold.unwrap_or(crate::stats::noise::FLOOR);
@@ -292,7 +455,7 @@ fn dashboard(
                     };
                     let why = match (threshold, s.noise) {
                         (Some(t), Some(no)) => format!(
-                            "one run against the previous: ±{:.1}% (z·√2·σ, σ {:.2}% over {} runs, 1% target)",
+                            "one run against the previous: ±{:.1}% (z·√2·σ, σ {:.2}% over the newest level's {} runs, 1% target)",
                             t * 100.0,
                             no.sigma * 100.0,
                             no.deltas
@@ -501,7 +664,7 @@ fn render_series(
         &s.unit
     };
     let description = format!(
-        "{} over {} runs of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), grey lines each segment's level, the shaded box the newest segment's noise band, triangles runs with notes.",
+        "{} over {} runs of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), grey lines each level (its dominant value), the shaded boxes each level's own noise band, grey shading stretches where the series switches between two levels (unstable; a dotted pink line marks where that began), triangles runs with notes.",
         s.metric,
         values.len(),
         if params.is_empty() {
@@ -510,6 +673,14 @@ fn render_series(
             format!(" at {params}")
         }
     );
+    // Each level's own noise band (the band changes along the series), and the unstable
+    // stretches.
+    let bands: Vec<(usize, f64)> = s
+        .levels
+        .iter()
+        .filter_map(|l| l.noise.map(|n| (l.start, n.band)))
+        .collect();
+    let unstable: Vec<(usize, usize)> = s.unstable.iter().map(|u| (u.start, u.end)).collect();
     let spec = trend::Trend {
         title: &title,
         description: &description,
@@ -519,6 +690,8 @@ fn render_series(
         breaks: &s.breaks,
         notes: &noted,
         noise_band: s.noise.map(|n| n.band),
+        bands: &bands,
+        unstable: &unstable,
         small: false,
     };
     let chart = trend::svg(&spec);
@@ -580,32 +753,72 @@ fn render_series(
         chart,
         hover,
         older: s.points.len().saturating_sub(TABLE_ROWS),
-        changes: s
-            .changes
-            .iter()
-            .map(|c| ChangeView {
-                href: format!("../../runs/{}/index.html", c.run_id),
-                run: format!("#{}", c.run_no),
-                commit: short_commit(&c.git_commit),
-                commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
-                before: fmt_value(Some(c.mean_before)),
-                after: fmt_value(Some(c.mean_after)),
-                change: format!("{:+.1}%", c.magnitude * 100.0),
-                p: format!("{:.3}", c.p_value),
-                class: if c.regression {
-                    "verdict-regressed"
-                } else {
-                    "verdict-improved"
-                }
-                .into(),
-                kind: if c.regression {
-                    "regression"
-                } else {
-                    "improvement"
-                }
-                .into(),
-            })
-            .collect(),
+        changes: {
+            // Change points and, once each, where the series began to switch between two
+            // levels (a distribution change), in run order.
+            let mut rows: Vec<(u64, ChangeView)> = s
+                .changes
+                .iter()
+                .map(|c| {
+                    (
+                        c.run_no,
+                        ChangeView {
+                            href: format!("../../runs/{}/index.html", c.run_id),
+                            run: format!("#{}", c.run_no),
+                            commit: short_commit(&c.git_commit),
+                            commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
+                            before: fmt_value(Some(c.level_before)),
+                            after: fmt_value(Some(c.level_after)),
+                            change: format!("{:+.1}%", c.magnitude * 100.0),
+                            p: format!("{:.3}", c.p_value),
+                            class: if c.regression {
+                                "verdict-regressed"
+                            } else {
+                                "verdict-improved"
+                            }
+                            .into(),
+                            kind: format!(
+                                "{} (threshold ±{:.1}%{})",
+                                if c.regression {
+                                    "regression"
+                                } else {
+                                    "improvement"
+                                },
+                                c.threshold * 100.0,
+                                c.sigma.map_or(String::new(), |sg| format!(
+                                    ", local σ {:.2}%",
+                                    sg * 100.0
+                                ))
+                            ),
+                        },
+                    )
+                })
+                .collect();
+            rows.extend(s.unstable.iter().map(|u| {
+                (
+                    u.run_no,
+                    ChangeView {
+                        href: format!("../../runs/{}/index.html", u.run_id),
+                        run: format!("#{}", u.run_no),
+                        commit: short_commit(&u.git_commit),
+                        commit_href: commit_href(commit_urls, &u.run_id, &u.git_commit),
+                        before: fmt_value(Some(u.high.min(u.low))),
+                        after: fmt_value(Some(u.high.max(u.low))),
+                        change: format!("{:.0}% low", u.low_share * 100.0),
+                        p: String::new(),
+                        class: "verdict-info".into(),
+                        kind: format!(
+                            "distribution change: unstable from here{} ({} switches between the two levels; Ashman's D {:.1})",
+                            if u.ongoing { " to date" } else { "" },
+                            u.switches,
+                            u.ashman_d
+                        ),
+                    },
+                )
+            }));
+            rows.sort_by_key(|r| r.0);
+            rows.into_iter().map(|r| r.1).collect()
+        },
         points: s
             .points
             .iter()

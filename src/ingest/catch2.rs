@@ -1,0 +1,189 @@
+//! Catch2 console reporter benchmark output (v2 and v3; `BENCHMARK` in a `TEST_CASE`):
+//! under a header `benchmark name  samples  iterations  estimated|est run time` / `mean …` /
+//! `std dev …`, each benchmark is three lines: name, samples, iterations, estimated run time;
+//! mean, low mean, high mean; std dev, low std dev, high std dev.
+//!
+//! Each benchmark is one trial; the arm is its name (a long name wrapped onto the second line
+//! is joined with a space) and param `test_case` is the test case (and its sections, joined
+//! with ` / `) it ran in, so one name in two test cases stays two series. Metrics, normalised
+//! to ns (lower is better): `mean_time`, `mean_time_low`, `mean_time_high` (Catch2's bootstrap
+//! bounds of the mean), `std_dev_time`, `std_dev_time_low`, `std_dev_time_high`. Samples,
+//! iterations and the estimated run time are not kept. The `-r xml` reporter is not read (no
+//! real file to hold it to was found).
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::text::{metric, no_benchmarks, to_ns};
+use super::{IngestError, ParsedTrial};
+use crate::model::Better;
+
+static FIRST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(.*?)\s+(\d+)\s+(\d+)\s+([\d.]+(?:e[-+]?\d+)?) (ns|us|ms|s)\s*$").unwrap()
+});
+static TRIPLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(.*?)\s*([\d.]+(?:e[-+]?\d+)?) (ns|us|ms|s)\s+([\d.]+(?:e[-+]?\d+)?) (ns|us|ms|s)\s+([\d.]+(?:e[-+]?\d+)?) (ns|us|ms|s)\s*$")
+        .unwrap()
+});
+
+fn is_rule(line: &str, c: char) -> bool {
+    line.len() >= 10 && line.chars().all(|x| x == c)
+}
+
+fn is_header(lines: &[&str], i: usize) -> bool {
+    lines[i].trim_start().starts_with("benchmark name")
+        && lines
+            .get(i + 1)
+            .is_some_and(|l| l.trim_start().starts_with("mean"))
+}
+
+pub fn sniff(text: &str) -> bool {
+    let lines: Vec<&str> = text.lines().take(10_000).collect();
+    (0..lines.len()).any(|i| is_header(&lines, i))
+}
+
+/// Three values of a `<v> <unit>  <v> <unit>  <v> <unit>` line, in ns, and the text before.
+fn triple(line: &str) -> Option<(String, [f64; 3])> {
+    let c = TRIPLE.captures(line)?;
+    let v = |n: usize| to_ns(&c[n], &c[n + 1]);
+    Some((c[1].trim().to_string(), [v(2)?, v(4)?, v(6)?]))
+}
+
+pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
+    let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
+    let mut trials = Vec::new();
+    let mut test_case: Option<String> = None;
+    let mut in_table = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if is_rule(line, '.') && i >= 3 {
+            // `----` / title lines / `----` / file:line / `....`: the test case and sections.
+            let mut j = i - 2;
+            let mut title = Vec::new();
+            while j > 0 && !is_rule(lines[j - 1], '-') {
+                j -= 1;
+                title.push(lines[j].trim());
+            }
+            title.reverse();
+            test_case = Some(title.join(" / "));
+            in_table = false;
+            i += 1;
+            continue;
+        }
+        if is_header(&lines, i) {
+            in_table = true;
+            i += 3;
+            continue;
+        }
+        if !in_table || line.trim().is_empty() || is_rule(line, '-') {
+            i += 1;
+            continue;
+        }
+        if is_rule(line, '=') {
+            in_table = false;
+            i += 1;
+            continue;
+        }
+        let Some(first) = FIRST.captures(line) else {
+            i += 1;
+            continue;
+        };
+        let expected = |n: usize, what: &str| IngestError::Parse {
+            path: path.to_path_buf(),
+            line: n + 1,
+            message: format!("expected the benchmark's {what} (three `<value> <ns|us|ms|s>`)"),
+        };
+        let (more, mean) = lines
+            .get(i + 1)
+            .and_then(|l| triple(l))
+            .ok_or_else(|| expected(i + 1, "mean, low mean and high mean"))?;
+        let (_, sd) = lines
+            .get(i + 2)
+            .and_then(|l| triple(l))
+            .ok_or_else(|| expected(i + 2, "std dev, low std dev and high std dev"))?;
+        let mut name = first[1].trim().to_string();
+        if !more.is_empty() {
+            name = format!("{name} {more}");
+        }
+        let m = |n: &str, v: f64| metric("catch2", n, v, "ns", Better::Lower);
+        let mut t = ParsedTrial {
+            arm: Some(name),
+            metrics: vec![
+                m("mean_time", mean[0]),
+                m("mean_time_low", mean[1]),
+                m("mean_time_high", mean[2]),
+                m("std_dev_time", sd[0]),
+                m("std_dev_time_low", sd[1]),
+                m("std_dev_time_high", sd[2]),
+            ],
+            ..Default::default()
+        };
+        if let Some(tc) = &test_case {
+            t.params.insert("test_case".to_string(), tc.clone());
+        }
+        trials.push(t);
+        i += 3;
+    }
+    if trials.is_empty() {
+        return Err(no_benchmarks(
+            path,
+            "Catch2 console benchmark tables under `benchmark name  samples  iterations …`",
+        ));
+    }
+    Ok(trials)
+}
+
+/// Catch2 console benchmark output as an [`super::adapter::Adapter`].
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
+    name: "catch2",
+    description: "Catch2 console benchmark output (v2/v3): each benchmark is a trial",
+    hint: "Catch2 benchmark console text",
+    claims: super::adapter::no_name,
+    walks: super::adapter::text_file,
+    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
+    parse: super::adapter::Reader::Text(|path, text| {
+        Ok(super::adapter::Parsed::trials(parse(path, text)?))
+    }),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapped_name_mixed_units_and_test_case() {
+        let text = "\
+-------------------------------------------------------------------------------
+Even More Fibonacci
+  With a long name
+-------------------------------------------------------------------------------
+D:\\a\\x\\catch2_bench.cpp(26)
+...............................................................................
+
+benchmark name                       samples       iterations    estimated
+                                     mean          low mean      high mean
+                                     std dev       low std dev   high std dev
+-------------------------------------------------------------------------------
+Fibonacci 10 with                                         100           208     7.1968 ms 
+a long name                                            344 ns        341 ns        349 ns 
+                                                        19 ns         11 ns         29 ns 
+                                                                                          
+Fibonacci 20                                              100             2     8.3712 ms 
+                                                    41.731 us      41.25 us     42.622 us 
+                                                     3.256 us      2.163 us      5.353 us 
+";
+        let t = parse(Path::new("x"), text).unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].arm.as_deref(), Some("Fibonacci 10 with a long name"));
+        assert_eq!(
+            t[0].params["test_case"],
+            "Even More Fibonacci / With a long name"
+        );
+        assert_eq!(t[0].metrics[0].value, 344.0);
+        assert_eq!(t[1].metrics[0].value, 41731.0);
+        assert_eq!(t[1].metrics[4].value, 2163.0);
+    }
+}

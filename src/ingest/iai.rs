@@ -1,0 +1,291 @@
+//! iai, iai-callgrind and gungraun (its successor) benchmark output, as Bencher reads it.
+//!
+//! Text: a benchmark name line, then two-space-indented metric lines, optionally under tool
+//! banners (`  ======= DHAT ====…`): iai 0.1 writes `  Instructions:  1243 (+1.139138%)`,
+//! iai-callgrind ≥ 0.13 / gungraun `  Instructions:  1734|1650  (+5.09090%) [+1.04844x]`
+//! (new|old; only the new value, left of `|`, is this run's). ANSI colours are removed; a
+//! name spread over several lines (an id holding newlines) is joined with spaces. JSON
+//! (`--output-format=json|pretty-json`): one summary object per benchmark
+//! (`module_path`, `id`, `details`, `profiles[].summaries.total.summary.<Tool>.<Metric>`),
+//! after any libtest preamble and before any trailing text.
+//!
+//! Each benchmark is one trial: the arm is the module path (`crate::group::function`); the
+//! id after it becomes param `id` and its arguments (`short:10` → `id=short`, `args=10`)
+//! param `args`. Metrics are named by their label in snake case (`Instructions` →
+//! `instructions`, `L1 Hits` → `l1_hits`, `Total read+write` → `total_read_write`; JSON
+//! keys map to the same: `Ir` → `instructions`, `TotalRW` → `total_read_write`), prefixed by
+//! the tool for tools other than callgrind/cachegrind (`dhat.total_bytes`,
+//! `memcheck.errors`). Units: `B` for byte counts, `%` for rates, `count` otherwise; all
+//! lower is better but hit rates. Baselines (`old`), percentages and factors are not kept.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::text::{metric, no_benchmarks, slug, strip_ansi};
+use super::{IngestError, ParsedTrial};
+use crate::model::{Better, Metric};
+
+static METRIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^  ([A-Za-z0-9][A-Za-z0-9 +/().-]*?):\s+([\d.]+|N/A)(?:\|([\d.]+|N/A))?(?:\s+\(([^)]*)\))?(?:\s+\[[^\]]*\])?\s*$")
+        .unwrap()
+});
+/// What only iai's own lines look like (for detection).
+static IAI_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^  (?:(?:Instructions|L1 Accesses|L2 Accesses|RAM Accesses|Estimated Cycles):\s+\d+(?:\s+\((?:[+-][\d.]+%|No change)\))?|[A-Za-z0-9 +/().-]+:\s+(?:[\d.]+|N/A)\|(?:[\d.]+|N/A)\s+\(.*\).*)\s*$")
+        .unwrap()
+});
+static BANNER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^  =+ ([A-Z]+) =+\s*$").unwrap());
+
+pub fn sniff(text: &str) -> bool {
+    (text.contains("\"module_path\"") && text.contains("\"metrics_summary\""))
+        || text
+            .lines()
+            .any(|l| IAI_LINE.is_match(&strip_ansi(l.trim_end_matches('\r'))))
+}
+
+fn unit_and_better(label: &str) -> (&'static str, Better) {
+    let l = label.to_ascii_lowercase();
+    if l.contains("rate") {
+        let better = if l.contains("hit") {
+            Better::Higher
+        } else {
+            Better::Lower
+        };
+        ("%", better)
+    } else if l.contains("bytes") {
+        ("B", Better::Lower)
+    } else {
+        ("count", Better::Lower)
+    }
+}
+
+fn iai_metric(tool: Option<&str>, name: &str, value: f64) -> Metric {
+    let (unit, better) = unit_and_better(name);
+    let name = match tool.map(str::to_ascii_lowercase) {
+        Some(t) if t != "callgrind" && t != "cachegrind" => format!("{t}.{name}"),
+        _ => name.to_string(),
+    };
+    metric("iai", &name, value, unit, better)
+}
+
+/// `crate::group::function id:args` → the trial with arm and params.
+fn trial(name: &str) -> ParsedTrial {
+    let mut t = ParsedTrial::default();
+    let (arm, rest) = name.split_once(' ').unwrap_or((name, ""));
+    t.arm = Some(arm.to_string());
+    let rest = rest.trim();
+    if !rest.is_empty() {
+        match rest.split_once(':') {
+            Some((id, args)) => {
+                t.params.insert("id".to_string(), id.trim().to_string());
+                if !args.trim().is_empty() {
+                    t.params.insert("args".to_string(), args.trim().to_string());
+                }
+            }
+            None => {
+                t.params.insert("id".to_string(), rest.to_string());
+            }
+        }
+    }
+    t
+}
+
+/// A JSON metric key in the text's snake case (`D1MissRate` → `d1_miss_rate`).
+fn json_name(key: &str) -> String {
+    match key {
+        "Ir" => return "instructions".to_string(),
+        "TotalRW" => return "total_read_write".to_string(),
+        "L1hits" => return "l1_hits".to_string(),
+        "LLhits" => return "ll_hits".to_string(),
+        "RamHits" => return "ram_hits".to_string(),
+        _ => {}
+    }
+    let chars: Vec<char> = key.chars().collect();
+    let mut out = String::new();
+    for (i, c) in chars.iter().enumerate() {
+        let prev_lower = i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
+        let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+        if c.is_uppercase() && i > 0 && (prev_lower || next_lower && chars[i - 1].is_uppercase()) {
+            out.push('_');
+        }
+        out.extend(c.to_lowercase());
+    }
+    slug(&out)
+}
+
+fn parse_json(path: &Path, text: &str, start: usize) -> Result<Vec<ParsedTrial>, IngestError> {
+    let mut trials = Vec::new();
+    let stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    for v in stream {
+        let Ok(v) = v else { break }; // trailing text after the summaries
+        let Some(module) = v.get("module_path").and_then(Value::as_str) else {
+            continue;
+        };
+        let mut t = trial(module);
+        let id = v.get("id").and_then(Value::as_str);
+        if let Some(id) = id {
+            t.params.insert("id".to_string(), id.to_string());
+        }
+        if let Some(d) = v.get("details").and_then(Value::as_str) {
+            t.params.insert("args".to_string(), d.to_string());
+        }
+        for p in v
+            .get("profiles")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let tool = p.get("tool").and_then(Value::as_str);
+            let summary = p
+                .pointer("/summaries/total/summary")
+                .and_then(Value::as_object);
+            for kinds in summary.into_iter().flat_map(|s| s.values()) {
+                for (key, m) in kinds.as_object().into_iter().flatten() {
+                    let metrics = m.get("metrics");
+                    let new = metrics.and_then(|x| {
+                        x.get("Left")
+                            .or_else(|| x.get("Both").and_then(|b| b.get(0)))
+                    });
+                    let value = new.and_then(|n| {
+                        n.get("Int")
+                            .or_else(|| n.get("Float"))
+                            .and_then(Value::as_f64)
+                    });
+                    if let Some(value) = value {
+                        t.metrics.push(iai_metric(tool, &json_name(key), value));
+                    }
+                }
+            }
+        }
+        trials.push(t);
+    }
+    if trials.is_empty() {
+        return Err(IngestError::Parse {
+            path: path.to_path_buf(),
+            line: text[..start].lines().count() + 1,
+            message:
+                "expected gungraun/iai-callgrind JSON summaries with `module_path` and `profiles`"
+                    .to_string(),
+        });
+    }
+    Ok(trials)
+}
+
+pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
+    if text.contains("\"module_path\"") {
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            if line.starts_with('{') {
+                return parse_json(path, text, offset);
+            }
+            offset += line.len();
+        }
+    }
+    let mut trials = Vec::new();
+    let mut current: Option<ParsedTrial> = None;
+    let mut name_lines: Vec<String> = Vec::new();
+    let mut tool: Option<String> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = strip_ansi(raw.trim_end_matches('\r'));
+        if line.trim().is_empty() {
+            trials.extend(current.take());
+            name_lines.clear();
+            continue;
+        }
+        if let Some(b) = BANNER.captures(&line) {
+            tool = Some(b[1].to_string());
+            continue;
+        }
+        if let Some(c) = METRIC.captures(&line) {
+            if current.is_none() {
+                if name_lines.is_empty() {
+                    return Err(IngestError::Parse {
+                        path: path.to_path_buf(),
+                        line: i + 1,
+                        message: "expected a benchmark name line before this metric line"
+                            .to_string(),
+                    });
+                }
+                current = Some(trial(&name_lines.join(" ")));
+                name_lines.clear();
+            }
+            if &c[2] == "N/A" {
+                continue;
+            }
+            let value: f64 = c[2].parse().map_err(|_| IngestError::Parse {
+                path: path.to_path_buf(),
+                line: i + 1,
+                message: format!("expected a number for `{}`, found `{}`", &c[1], &c[2]),
+            })?;
+            if let Some(t) = current.as_mut() {
+                t.metrics
+                    .push(iai_metric(tool.as_deref(), &slug(&c[1]), value));
+            }
+            continue;
+        }
+        if !line.starts_with(' ') {
+            trials.extend(current.take());
+            tool = None;
+            name_lines.push(line.trim().to_string());
+        }
+    }
+    trials.extend(current);
+    if trials.is_empty() {
+        return Err(no_benchmarks(
+            path,
+            "iai/iai-callgrind/gungraun output: a benchmark name, then `  Instructions:  <n>` lines",
+        ));
+    }
+    Ok(trials)
+}
+
+/// iai / iai-callgrind / gungraun output as an [`super::adapter::Adapter`].
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
+    name: "iai",
+    description: "iai, iai-callgrind and gungraun output (text or JSON summaries): each benchmark is a trial",
+    hint: "iai / iai-callgrind / gungraun output",
+    claims: super::adapter::no_name,
+    walks: super::adapter::text_file,
+    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
+    parse: super::adapter::Reader::Text(|path, text| {
+        Ok(super::adapter::Parsed::trials(parse(path, text)?))
+    }),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_line_names_tools_and_old_values() {
+        let text = "running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n\
+            m::g::f id:string with two\nlines\n  ======= DHAT ====\n  Total bytes:  29499|N/A  (*********)\n  ======= CALLGRIND ====\n  Instructions:  1734|1650  (+5.09090%) [+1.04844x]\n\
+            \x20 LL Hit Rate:  99.5|N/A  (*********)\niai_short\n  Instructions:                1243 (+1.139138%)\n  RAM Accesses:  2 (No change)\n";
+        let t = parse(Path::new("x"), text).unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].arm.as_deref(), Some("m::g::f"));
+        assert_eq!(t[0].params["args"], "string with two lines");
+        let m: Vec<_> = t[0]
+            .metrics
+            .iter()
+            .map(|m| (m.name.as_str(), m.value, m.unit.as_str()))
+            .collect();
+        assert_eq!(
+            m,
+            [
+                ("dhat.total_bytes", 29499.0, "B"),
+                ("instructions", 1734.0, "count"),
+                ("ll_hit_rate", 99.5, "%")
+            ]
+        );
+        assert_eq!(t[0].metrics[2].better, Better::Higher);
+        assert_eq!(t[1].arm.as_deref(), Some("iai_short"));
+        assert_eq!(t[1].metrics[1].name, "ram_accesses");
+        assert_eq!(json_name("D1MissRate"), "d1_miss_rate");
+        assert_eq!(json_name("SuppressedContexts"), "suppressed_contexts");
+        assert!(!sniff("  iterations       : 20 (warmup 3)\n"));
+    }
+}

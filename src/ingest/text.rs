@@ -1,0 +1,189 @@
+//! Helpers the benchmark-text and benchmark-JSON adapters share (go_bench, libtest_bench,
+//! catch2, jmh, benchmarkdotnet, benchmarkjs, julia_benchmarktools, iai, gab_custom, bmf):
+//! metric construction, number and unit parsing, and the "no benchmark" error.
+
+use std::path::Path;
+
+use super::IngestError;
+use crate::model::{Better, Metric};
+
+/// A metric of `origin` (trial id assigned later).
+pub fn metric(origin: &str, name: &str, value: f64, unit: &str, better: Better) -> Metric {
+    Metric {
+        trial_id: 0,
+        name: name.to_string(),
+        value,
+        unit: unit.to_string(),
+        better,
+        origin: origin.to_string(),
+        version: None,
+    }
+}
+
+/// Nanoseconds per one `unit` of time (`ns`, `us`/`µs`/`μs`, `ms`, `s`).
+pub fn ns_per(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "ns" => 1.0,
+        "us" | "µs" | "μs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    })
+}
+
+/// The power of ten that turns one `unit` of time into ns (`us` → 3).
+pub fn ns_exp(unit: &str) -> Option<i32> {
+    Some(match unit {
+        "ns" => 0,
+        "us" | "µs" | "μs" => 3,
+        "ms" => 6,
+        "s" => 9,
+        _ => return None,
+    })
+}
+
+/// The decimal `s` (`,` separators allowed) times 10^`exp`, rounded once (`41.731` us →
+/// exactly 41731 ns, where `41.731 * 1e3` is 41731.00000000001).
+pub fn scaled(s: &str, exp: i32) -> Option<f64> {
+    let s = s.trim().replace(',', "");
+    number(&s)?;
+    let (mantissa, e) = match s.split_once(['e', 'E']) {
+        Some((m, e)) => (m.to_string(), e.parse::<i32>().ok()?),
+        None => (s, 0),
+    };
+    format!("{mantissa}e{}", e + exp).parse().ok()
+}
+
+/// A time `s` in `unit` as ns, rounded once.
+pub fn to_ns(s: &str, unit: &str) -> Option<f64> {
+    scaled(s, ns_exp(unit)?)
+}
+
+/// A number that may carry `,` thousands separators (`13,967,756.30`).
+pub fn number(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if s.is_empty() || !s.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c)) {
+        return None;
+    }
+    s.replace(',', "").parse::<f64>().ok()
+}
+
+/// A metric name made of a free-form label or unit: `/` reads "per", anything else that is
+/// not alphanumeric becomes `_` (`allocs/op` → `allocs_per_op`, `Total read+write` →
+/// `total_read_write`), lowercased.
+pub fn slug(label: &str) -> String {
+    let mut out = String::new();
+    for c in label.trim().chars() {
+        if c == '/' {
+            out.push_str("_per_");
+        } else if c.is_alphanumeric() || c == '.' {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push('_');
+        }
+    }
+    let mut squashed = String::new();
+    for c in out.chars() {
+        if !(c == '_' && squashed.ends_with('_')) {
+            squashed.push(c);
+        }
+    }
+    squashed.trim_matches('_').to_string()
+}
+
+/// Removes ANSI escape sequences (`ESC[1;34m`).
+pub fn strip_ansi(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\u{1b}') {
+        return line.into();
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for d in chars.by_ref() {
+                    if d.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out.into()
+}
+
+/// The error for a file of `what` that holds no benchmark result.
+pub fn no_benchmarks(path: &Path, what: &str) -> IngestError {
+    IngestError::Parse {
+        path: path.to_path_buf(),
+        line: 1,
+        message: format!("no benchmark lines found (expected {what})"),
+    }
+}
+
+/// The error of a JSON document that does not parse, at its line.
+pub fn json_error(path: &Path, e: &serde_json::Error, what: &str) -> IngestError {
+    IngestError::Parse {
+        path: path.to_path_buf(),
+        line: e.line(),
+        message: format!("{e} (expected {what})"),
+    }
+}
+
+/// A malformed field of a JSON document (line 0: the whole document).
+pub fn field_error(path: &Path, field: impl Into<String>, expected: &str) -> IngestError {
+    IngestError::Field {
+        path: path.to_path_buf(),
+        line: 0,
+        field: field.into(),
+        expected: expected.to_string(),
+    }
+}
+
+/// gbench's split of a `/`-separated benchmark name after the first part: `key=value` (or
+/// `key:value`) parts as params, bare parts as `arg0`, `arg1`….
+pub fn name_params(parts: &[&str]) -> crate::model::Params {
+    let mut params = crate::model::Params::new();
+    let mut arg = 0;
+    for p in parts {
+        let kv = p.split_once('=').or_else(|| p.split_once(':'));
+        match kv {
+            Some((k, v))
+                if !k.is_empty()
+                    && k.chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.') =>
+            {
+                params.insert(k.to_string(), v.to_string());
+            }
+            _ => {
+                params.insert(format!("arg{arg}"), p.to_string());
+                arg += 1;
+            }
+        }
+    }
+    params
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_numbers_and_ansi() {
+        assert_eq!(slug("allocs/op"), "allocs_per_op");
+        assert_eq!(slug("Total read+write"), "total_read_write");
+        assert_eq!(slug("At t-gmax bytes"), "at_t_gmax_bytes");
+        assert_eq!(number("13,967,756.30"), Some(13967756.3));
+        assert_eq!(number("N/A"), None);
+        assert_eq!(to_ns("41.731", "us"), Some(41731.0));
+        assert_eq!(to_ns("1.2e-3", "s"), Some(1.2e6));
+        assert_eq!(to_ns("13,967.5", "ns"), Some(13967.5));
+        assert_eq!(strip_ansi("\u{1b}[1m  1734\u{1b}[0m|N/A"), "  1734|N/A");
+        let p = name_params(&["text=opticks", "size=100K", "my_tabled_benchmark_-_10"]);
+        assert_eq!(p["text"], "opticks");
+        assert_eq!(p["arg0"], "my_tabled_benchmark_-_10");
+    }
+}

@@ -1,0 +1,365 @@
+//! The demo site in a real browser (Debian's chromium, headless), served under a subpath on
+//! loopback as GitHub Pages serves `https://org.github.io/repo/`: every page loads with zero
+//! console errors and zero failed requests; every link and anchor resolves; screenshots of the
+//! index, a run page and a compare page are kept in target/tmp/browser/.
+
+use crate::common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use common::*;
+
+const PREFIX: &str = "/repo/";
+
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+/// Serves `root` under PREFIX; records every request and its status.
+/// Every request served: (path, status).
+type RequestLog = Arc<Mutex<Vec<(String, u16)>>>;
+
+fn serve(root: PathBuf, extra: BTreeMap<String, String>) -> (u16, RequestLog) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let seen = log.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let root = root.clone();
+            let seen = seen.clone();
+            let extra = extra.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                if reader.read_line(&mut line).is_err() {
+                    return;
+                }
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+                        break;
+                    }
+                }
+                let path = line
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or("/")
+                    .split('?')
+                    .next()
+                    .unwrap()
+                    .to_string();
+                let rel = path.strip_prefix(PREFIX).map(|p| {
+                    if p.is_empty() || p.ends_with('/') {
+                        format!("{p}index.html")
+                    } else {
+                        p.to_string()
+                    }
+                });
+                let body = rel.as_ref().and_then(|r| {
+                    extra.get(r).map(|s| s.clone().into_bytes()).or_else(|| {
+                        let p = root.join(r);
+                        (!r.contains("..")).then(|| fs::read(p).ok()).flatten()
+                    })
+                });
+                let mut s = stream;
+                let status = if body.is_some() { 200 } else { 404 };
+                seen.lock().unwrap().push((path.clone(), status));
+                let ctype = match path.rsplit('.').next() {
+                    Some("html") => "text/html; charset=utf-8",
+                    Some("css") => "text/css",
+                    Some("svg") => "image/svg+xml",
+                    _ => "application/octet-stream",
+                };
+                let body = body.unwrap_or_else(|| b"not found".to_vec());
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = s.write_all(&body);
+            });
+        }
+    });
+    (port, log)
+}
+
+fn pages(site: &Path) -> Vec<String> {
+    let mut v: Vec<String> = walkdir::WalkDir::new(site)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
+        .map(|e| {
+            e.path()
+                .strip_prefix(site)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs headless chromium on `url`; returns its log (console messages and JS errors).
+fn open(bin: &str, url: &str, extra: &[&str]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let o = Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args([
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=20000",
+        ])
+        .args(extra)
+        .arg(url)
+        .output()
+        .expect("chromium runs");
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn console_errors(log: &str) -> Vec<String> {
+    log.lines()
+        .filter(|l| {
+            (l.contains("CONSOLE")
+                && (l.contains("error") || l.contains("Error") || l.contains("Uncaught")))
+                || l.contains("Uncaught")
+        })
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let site = dir.path().join("site");
+    ok(
+        &wh,
+        &[
+            "demo",
+            "--datasets",
+            // The Kedro history's pages link commits to GitHub (tests/it/kedro.rs checks them);
+            // every other link of the site must be relative.
+            datasets_without(&["kedro-asv"]).path().to_str().unwrap(),
+            "--out",
+            site.to_str().unwrap(),
+        ],
+    );
+    let all = pages(&site);
+    assert!(all.len() >= 10, "{all:?}");
+
+    // Link check (no browser needed): every href/src/data resolves to a file, every #anchor to an id.
+    let mut ids: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for p in &all {
+        let html = fs::read_to_string(site.join(p)).unwrap();
+        ids.insert(
+            p.clone(),
+            html.split(" id=\"")
+                .skip(1)
+                .map(|s| s[..s.find('"').unwrap()].to_string())
+                .collect(),
+        );
+    }
+    let mut broken = Vec::new();
+    for p in &all {
+        let html = fs::read_to_string(site.join(p)).unwrap();
+        for attr in ["href=\"", "src=\"", "data=\""] {
+            for chunk in html.split(attr).skip(1) {
+                let link = &chunk[..chunk.find('"').unwrap()];
+                if link.starts_with("data:") {
+                    continue;
+                }
+                assert!(
+                    !link.contains("://") && !link.starts_with('/'),
+                    "{p}: non-relative link {link}"
+                );
+                let (file, anchor) = link.split_once('#').unwrap_or((link, ""));
+                let base = Path::new(p).parent().unwrap();
+                let target = if file.is_empty() {
+                    PathBuf::from(p)
+                } else {
+                    normalize(&base.join(file))
+                };
+                let t = target.to_string_lossy().into_owned();
+                if !site.join(&target).is_file() {
+                    broken.push(format!("{p}: {link}"));
+                } else if !anchor.is_empty() && !ids.get(&t).is_some_and(|s| s.contains(anchor)) {
+                    broken.push(format!("{p}: {link} (no such anchor)"));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links: {broken:#?}");
+
+    let Some(bin) = chromium() else {
+        skip(
+            "chromium",
+            "no chromium: the browser part did not run (tests/run.sh installs Debian's chromium)",
+        );
+        return;
+    };
+    // One page that loads every page in an iframe, so one browser start covers them all.
+    let frames: String = all
+        .iter()
+        .map(|p| format!("<iframe src=\"{p}\" width=\"1000\" height=\"300\"></iframe>\n"))
+        .collect();
+    let mut extra = BTreeMap::new();
+    extra.insert("__all.html".to_string(), format!("<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head><body>{frames}</body></html>"));
+    extra.insert("__control.html".to_string(), "<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head><body><script>console.error('perfhouse-control-error')</script><img src=\"missing.png\"></body></html>".to_string());
+    let (port, log) = serve(site.clone(), extra);
+    let base = format!("http://127.0.0.1:{port}{PREFIX}");
+
+    // The method can fail: a page with a console error and a missing image is caught.
+    let control = open(bin, &format!("{base}__control.html"), &["--dump-dom"]);
+    assert!(
+        control.contains("perfhouse-control-error"),
+        "console errors are not visible in chromium's log:\n{control}"
+    );
+    assert!(
+        log.lock()
+            .unwrap()
+            .iter()
+            .any(|(p, s)| p.ends_with("missing.png") && *s == 404)
+    );
+    log.lock().unwrap().clear();
+
+    let out = open(bin, &format!("{base}__all.html"), &["--dump-dom"]);
+    let errors = console_errors(&out);
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    let requests = log.lock().unwrap().clone();
+    let failed: Vec<_> = requests.iter().filter(|(_, s)| *s != 200).collect();
+    assert!(failed.is_empty(), "failed requests: {failed:?}");
+    let loaded: BTreeSet<String> = requests
+        .iter()
+        .map(|(p, _)| p.trim_start_matches(PREFIX).to_string())
+        .collect();
+    for p in &all {
+        assert!(loaded.contains(p), "{p} was never requested");
+    }
+
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser");
+    fs::create_dir_all(&shots).unwrap();
+    let run = all
+        .iter()
+        .find(|p| p.starts_with("runs/") && p.ends_with("/index.html"))
+        .unwrap();
+    let compare = all.iter().find(|p| p.contains("/compare-")).unwrap();
+    let suite = all
+        .iter()
+        .find(|p| p.starts_with("suites/") && p.ends_with("/index.html"))
+        .unwrap();
+    let series = all
+        .iter()
+        .find(|p| p.starts_with("suites/") && !p.ends_with("/index.html"))
+        .unwrap();
+    let transfer = all.iter().find(|p| p.ends_with("/transfer.html")).unwrap();
+    let kinds = [
+        ("index", "index.html"),
+        ("suite", suite.as_str()),
+        ("series", series.as_str()),
+        ("run", run.as_str()),
+        ("compare", compare.as_str()),
+        ("transfer", transfer.as_str()),
+    ];
+    // Every kind of page, on a desktop and on a phone, as artifacts of the test.
+    for (name, page) in kinds {
+        for (width, height) in [(1400, 1800), (390, 1600)] {
+            let png = shots.join(format!("{name}-{width}.png"));
+            let _ = fs::remove_file(&png);
+            open(
+                bin,
+                &format!("{base}{page}"),
+                &[
+                    &format!("--screenshot={}", png.display()),
+                    &format!("--window-size={width},{height}"),
+                ],
+            );
+            let bytes = fs::read(&png).unwrap_or_default();
+            assert!(
+                bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000,
+                "{name} at {width} px screenshot: {} bytes",
+                bytes.len()
+            );
+        }
+    }
+    // No page body is wider than its viewport (wide tables scroll inside themselves): each
+    // page in a 390 px and a 1400 px frame, measured after load.
+    let frames: String = kinds
+        .iter()
+        .flat_map(|(_, p)| {
+            [390, 1400]
+                .map(|w| format!("<iframe src=\"{p}\" width=\"{w}\" height=\"600\"></iframe>"))
+        })
+        .collect::<String>()
+        // The method can fail: this frame is too wide and must be caught.
+        + "<iframe srcdoc=\"<div style='width:2000px'>wide</div>\" width=\"390\" height=\"100\"></iframe>";
+    let check = format!(
+        "<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head><body>{frames}<script>\
+         window.addEventListener('load', () => {{ let n = 0; for (const f of document.querySelectorAll('iframe')) {{ \
+         const d = f.contentDocument.documentElement; n++; \
+         if (d.scrollWidth > d.clientWidth + 1) console.error('perfhouse-too-wide ' + (f.getAttribute('src') || 'control') + ' at ' + f.width + 'px: ' + d.scrollWidth + ' > ' + d.clientWidth); }} \
+         console.error('perfhouse-width-checked ' + n); }});</script></body></html>"
+    );
+    fs::write(site.join("__width.html"), check).unwrap();
+    let out = open(bin, &format!("{base}__width.html"), &["--dump-dom"]);
+    let lines: Vec<String> = out
+        .lines()
+        .filter(|l| l.contains("CONSOLE"))
+        .map(String::from)
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(&format!("perfhouse-width-checked {}", kinds.len() * 2 + 1))),
+        "the width check did not run: {out}"
+    );
+    let wide: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("perfhouse-too-wide"))
+        .collect();
+    assert!(
+        wide.iter()
+            .any(|l| l.contains("perfhouse-too-wide control")),
+        "the too-wide control frame was not caught: {lines:#?}"
+    );
+    let pages: Vec<&&String> = wide.iter().filter(|l| !l.contains("control")).collect();
+    assert!(
+        pages.is_empty(),
+        "pages wider than their viewport: {pages:#?}"
+    );
+}
+
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}

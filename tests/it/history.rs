@@ -1,0 +1,337 @@
+//! `perfhouse history` finds a planted level shift at the first run after it and nothing in
+//! noise. The series is synthetic (seeded noise around a level), labelled so.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use perfhouse::model::*;
+use perfhouse::stats::Rng;
+use perfhouse::warehouse::Warehouse;
+
+fn run_with_metrics(wh: &Warehouse, i: usize, metrics: &[(&str, f64)]) {
+    let run = Run {
+        run_id: format!("run-{i:03}"),
+        suite: "synthetic".into(),
+        started_at_us: 1_700_000_000_000_000 + i as i64 * 60_000_000,
+        finished_at_us: 1_700_000_000_000_000 + i as i64 * 60_000_000 + 1,
+        ingested_at_us: 0,
+        source: "test:synthetic".into(),
+        git_commit: Some(format!("{i:040x}")),
+        git_branch: None,
+        git_dirty: None,
+        host: None,
+        env_fingerprint: None,
+        env: "{}".into(),
+        labels: BTreeMap::new(),
+        input_digest: format!("synthetic-{i}"),
+        status: perfhouse::model::RunStatus::Ok,
+    };
+    let data = RunData {
+        trials: vec![Trial {
+            exit_code: Some(0),
+            ..Trial::measured(
+                0,
+                "main",
+                BTreeMap::from([("payload".to_string(), "64".to_string())]),
+                0,
+            )
+        }],
+        metrics: metrics
+            .iter()
+            .map(|(name, value)| Metric {
+                trial_id: 0,
+                name: name.to_string(),
+                value: *value,
+                unit: "GB/s".into(),
+                better: Better::Higher,
+                origin: "test".into(),
+                version: None,
+            })
+            .collect(),
+        ..Default::default()
+    };
+    wh.append_run(&run, &data).unwrap();
+}
+
+#[test]
+fn planted_regression_is_flagged_at_its_first_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    let mut rng = Rng::new(11);
+    for i in 0..30 {
+        // 12.0 GB/s ± 0.1, dropping 8 % from the 21st run on.
+        let level = if i < 20 { 12.0 } else { 11.04 };
+        let (gbps, noise) = (level + 0.1 * rng.normal(), 5.0 + 0.1 * rng.normal());
+        run_with_metrics(&wh, i, &[("gbps", gbps), ("noise", noise)]);
+    }
+    let out = ok(
+        dir.path(),
+        &["history", "--suite", "synthetic", "--format", "json"],
+    );
+    let series: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let series = series.as_array().unwrap();
+    assert_eq!(series.len(), 2);
+    let gbps = series.iter().find(|s| s["metric"] == "gbps").unwrap();
+    assert_eq!(gbps["points"].as_array().unwrap().len(), 30);
+    let changes = gbps["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(changes[0]["run_no"], 21);
+    assert_eq!(changes[0]["run_id"], "run-020");
+    assert_eq!(changes[0]["regression"], true);
+    let m = changes[0]["magnitude"].as_f64().unwrap();
+    assert!((m + 0.08).abs() < 0.01, "{m}");
+    let noise = series.iter().find(|s| s["metric"] == "noise").unwrap();
+    assert!(noise["changes"].as_array().unwrap().is_empty());
+
+    let table = ok(dir.path(), &["history", "--changes-only"]);
+    assert!(table.contains("regression at #21"), "{table}");
+    assert!(!table.contains("noise"), "{table}");
+}
+
+/// `n` runs of three series: `gbps` drops 8 % at run 21 (σ 0.8 %), `noisy` alternates ±4 %
+/// around a level that rises 5 % at the middle run (significant to the detector over 50 + 50
+/// runs, but its run-to-run deltas of ±8 % give it a σ of 8.4 %: the rise is within its
+/// noise), `flat` is noise.
+fn three_series(wh: &Warehouse, n: usize) {
+    let mut rng = Rng::new(5);
+    for i in 0..n {
+        let gbps = if i < 20 { 12.0 } else { 11.04 } + 0.1 * rng.normal();
+        let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+        let noisy = if i < n / 2 { 100.0 } else { 105.0 } * (1.0 + 0.04 * sign);
+        let flat = 5.0 + 0.05 * rng.normal();
+        run_with_metrics(wh, i, &[("gbps", gbps), ("noisy", noisy), ("flat", flat)]);
+    }
+}
+
+#[test]
+fn a_significant_change_within_its_series_noise_is_no_alert() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    three_series(&wh, 100);
+    let series: serde_json::Value = serde_json::from_str(&ok(
+        dir.path(),
+        &["history", "--suite", "synthetic", "--format", "json"],
+    ))
+    .unwrap();
+    let get = |m: &str| {
+        series
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["metric"] == m)
+            .unwrap()
+            .clone()
+    };
+    let noisy = get("noisy");
+    let values: Vec<f64> = noisy["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .collect();
+    // The detector alone calls the 5 % rise (significance) …
+    let raw = perfhouse::stats::changepoint::change_points(&values, &Default::default());
+    assert!(
+        raw.iter().any(|c| (47..=53).contains(&c.index)),
+        "the permutation test finds it: {raw:?}"
+    );
+    // … but it is smaller than the series' change threshold (2σ of its run-to-run deltas):
+    // deltas +8.33 % / −7.69 % → median |Δ| 8.33 % (of 30: 15 each way, the median between
+    // 7.69 and 8.33 is 8.01 %) → σ = 1.4826 · 8.01 % / √2 = 8.4 %, threshold 16.8 %.
+    let threshold = noisy["noise"]["threshold"].as_f64().unwrap();
+    assert!((threshold - 0.168).abs() < 0.004, "threshold {threshold}");
+    let sigma = noisy["noise"]["sigma"].as_f64().unwrap();
+    assert!((sigma - 0.084).abs() < 0.002, "σ {sigma}");
+    let band = noisy["noise"]["band"].as_f64().unwrap();
+    assert!((band / sigma - 2.5758).abs() < 1e-3, "band = z·σ: {band}");
+    assert!(noisy["changes"].as_array().unwrap().is_empty(), "{noisy:#}");
+    let gbps = get("gbps");
+    assert_eq!(gbps["changes"].as_array().unwrap().len(), 1);
+    assert!(get("flat")["changes"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn triage_states_are_kept_and_accepting_starts_a_new_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    three_series(&wh, 40);
+    let alerts = |all: bool| -> Vec<serde_json::Value> {
+        let mut args = vec!["alerts", "--format", "json"];
+        if all {
+            args.push("--all");
+        }
+        serde_json::from_str::<serde_json::Value>(&ok(dir.path(), &args))
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let open = alerts(false);
+    assert_eq!(open.len(), 1, "{open:#?}");
+    let a = &open[0];
+    assert_eq!(
+        (a["metric"].as_str(), a["state"].as_str()),
+        (Some("gbps"), Some("new"))
+    );
+    assert_eq!(a["run_id"], "run-020");
+    assert_eq!(a["regression"], true);
+    let id = a["alert_id"].as_str().unwrap().to_string();
+
+    // Bad input is refused by name; nothing is written.
+    let o = perfhouse(dir.path(), &["triage", &id, "bogus"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("expected one of new, acknowledged, invalid, fixed, accepted"));
+    let o = perfhouse(dir.path(), &["triage", "ffffffffffff", "fixed"]);
+    assert!(stderr(&o).contains("no such alert"), "{}", stderr(&o));
+
+    ok(
+        dir.path(),
+        &["triage", &id[..6], "acknowledged", "--note", "looking"],
+    );
+    let open = alerts(false);
+    assert_eq!(
+        (open.len(), open[0]["state"].as_str()),
+        (1, Some("acknowledged"))
+    );
+    assert_eq!(open[0]["note"], "looking");
+
+    ok(
+        dir.path(),
+        &[
+            "triage",
+            &id,
+            "accepted",
+            "--note",
+            "new allocator: expected",
+        ],
+    );
+    assert!(alerts(false).is_empty());
+    let all = alerts(true);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0]["state"], "accepted");
+    assert_eq!(
+        all[0]["detected"], false,
+        "an accepted change is a break now"
+    );
+    // The series has a new segment at run 21 and no change across it.
+    let series: serde_json::Value = serde_json::from_str(&ok(
+        dir.path(),
+        &["history", "--metric", "gbps", "--format", "json"],
+    ))
+    .unwrap();
+    assert_eq!(series[0]["breaks"], serde_json::json!([20]));
+    assert!(series[0]["changes"].as_array().unwrap().is_empty());
+
+    // The site lists no open alert and the feed carries the triaged one.
+    let site = dir.path().join("site");
+    ok(dir.path(), &["site", "--out", site.to_str().unwrap()]);
+    let feed = std::fs::read_to_string(site.join("feed.xml")).unwrap();
+    assert!(
+        feed.contains(&format!("<id>urn:perfhouse:alert:{id}</id>")),
+        "{feed}"
+    );
+    assert!(feed.contains("<category term=\"accepted\"/>"), "{feed}");
+    assert!(feed.contains("new allocator: expected"));
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(!index.contains("Open alerts"), "no open alert left");
+    // Compacting keeps every triage event (they are rows like any other).
+    ok(dir.path(), &["compact"]);
+    assert_eq!(alerts(true)[0]["state"], "accepted");
+    let check = ok(dir.path(), &["check"]);
+    assert!(check.contains("0 problems"), "{check}");
+}
+
+#[test]
+fn a_triage_writer_that_died_mid_write_leaves_nothing_a_reader_sees() {
+    // The alert write path is create-only: the event is written as `<name>.tmp` and renamed
+    // into place. A writer killed before the rename leaves a torn temp file: readers must not
+    // see it, `check` lists it as a leftover, `gc` removes it, and the ledger is unchanged.
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    three_series(&wh, 40);
+    let list: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["alerts", "--format", "json"])).unwrap();
+    let id = list[0]["alert_id"].as_str().unwrap().to_string();
+    ok(dir.path(), &["triage", &id, "acknowledged"]);
+    let part = dir.path().join("alerts").join("suite=synthetic");
+    let landed: Vec<_> = std::fs::read_dir(&part).unwrap().flatten().collect();
+    assert_eq!(landed.len(), 1, "one event file");
+    let bytes = std::fs::read(landed[0].path()).unwrap();
+    let torn = part.join(format!(
+        "{}-alert-torn.parquet.tmp",
+        list[0]["run_id"].as_str().unwrap()
+    ));
+    std::fs::write(&torn, &bytes[..bytes.len() / 2]).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    std::fs::File::options()
+        .write(true)
+        .open(&torn)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let after: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["alerts", "--format", "json"])).unwrap();
+    assert_eq!(
+        after[0]["state"], "acknowledged",
+        "the torn event is not read"
+    );
+    let check = ok(dir.path(), &["check"]);
+    assert!(check.contains("leftover"), "{check}");
+    ok(dir.path(), &["gc"]);
+    assert!(!torn.exists(), "gc removes the torn temp file");
+    let again: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["alerts", "--all", "--format", "json"])).unwrap();
+    assert_eq!(again.as_array().unwrap().len(), 1);
+    assert_eq!(again[0]["state"], "acknowledged");
+}
+
+/// A series that turns bimodal halfway (30 quiet runs at 100 ± 0.3, then runs switching
+/// between 100 and 112 every two runs): `history` calls no change point, marks it unstable
+/// from run #31 (the first run at 112) to date, once; `noise` says so, and judges its σ from
+/// the newest level.
+#[test]
+fn a_series_turning_bimodal_is_unstable_from_there_and_noise_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    let mut rng = Rng::new(17);
+    for i in 0..60 {
+        let high = i >= 30 && ((i - 30) / 2) % 2 == 0;
+        let lat = if high { 112.0 } else { 100.0 } + 0.3 * rng.normal();
+        run_with_metrics(&wh, i, &[("lat", lat)]);
+    }
+    let series: serde_json::Value = serde_json::from_str(&ok(
+        dir.path(),
+        &["history", "--suite", "synthetic", "--format", "json"],
+    ))
+    .unwrap();
+    let s = &series[0];
+    assert!(s["changes"].as_array().unwrap().is_empty(), "{s:#}");
+    let spans = s["unstable"].as_array().unwrap();
+    assert_eq!(spans.len(), 1, "{spans:#?}");
+    let u = &spans[0];
+    assert_eq!(
+        (u["run_no"].as_u64(), u["start"].as_u64()),
+        (Some(31), Some(30))
+    );
+    assert_eq!(
+        (u["end"].as_u64(), u["ongoing"].as_bool()),
+        (Some(60), Some(true))
+    );
+    // Switches at runs 31, 33, …, 59 (every second run from the 31st): 15.
+    assert_eq!(u["switches"], 15);
+    // 30 quiet runs and 14 of the 30 after at 100: 44 of 60 low.
+    assert!(
+        (u["low_share"].as_f64().unwrap() - 44.0 / 60.0).abs() < 1e-12,
+        "{u}"
+    );
+    let table = ok(dir.path(), &["history", "--suite", "synthetic"]);
+    assert_eq!(table.matches("unstable from #31").count(), 1, "{table}");
+    let noise: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["noise", "--format", "json"])).unwrap();
+    let e = &noise[0];
+    assert_eq!(e["unstable_since"], 31, "{e:#}");
+    assert_eq!(e["since_run"], 1, "one level: no change point");
+    assert!(ok(dir.path(), &["noise"]).contains("#31"));
+}

@@ -1,0 +1,675 @@
+//! The benchmark formats of issue 30 item 1 (go test -bench, libtest, Catch2, JMH,
+//! BenchmarkDotNet, benchmark.js, BenchmarkTools, iai/gungraun, github-action-benchmark
+//! custom JSON, BMF): every real fixture of every format is detected as its own format, and
+//! each format's fixtures land the values the files hold (read by hand).
+
+use std::path::Path;
+
+use crate::common;
+
+use common::*;
+
+/// What detection must say of one fixture file (`rel`: its path under tests/fixtures/).
+enum Expect {
+    /// Detected as this format.
+    Format(&'static str),
+    /// A real output of this format whose detection another part of issue 30 (item 2) fixes,
+    /// or a file read only as part of its directory (asv's per-commit results, criterion's
+    /// side files): it must be this format or not detected, never another format.
+    Pending(&'static str),
+    /// Not a tool output (a README says so, a helper script, /proc captures).
+    Skip,
+}
+
+fn expect(rel: &str) -> Expect {
+    use Expect::*;
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let top = rel.split('/').next().unwrap_or("");
+    let criterion_side = || name != "estimates.json" || rel.contains("/change/");
+    match top {
+        "go-bench" => Format("go-bench"),
+        "libtest-bench" => Format("libtest-bench"),
+        "catch2" => Format("catch2"),
+        "jmh" => Format("jmh"),
+        "benchmarkdotnet" => Format("benchmarkdotnet"),
+        "benchmarkjs" => Format("benchmarkjs"),
+        "julia-benchmarktools" => Format("julia-benchmarktools"),
+        "iai" => Format("iai"),
+        "gab-custom" => Format("gab-custom"),
+        // bmf/README.md: the schema "Not tool output; included as the format's reference".
+        "bmf" if name == "bencher_bmf_schema.json" => Skip,
+        "bmf" => Format("bmf"),
+        "hyperfine" => Format("hyperfine"),
+        "guidellm" => Format("guidellm"),
+        "vllm-bench" => Format("vllm-bench"),
+        "lmcache" if name.ends_with(".log") => Format("lmcache-transfer"),
+        "asv" if name == "benchmarks.json" => Format("asv"),
+        // Read through their results directory, never alone.
+        "asv" => Pending("asv"),
+        "criterion" | "criterion-bare" if criterion_side() => Pending("criterion"),
+        "criterion" => Format("criterion"),
+        "criterion-bare" if rel.contains("/new/") => Format("criterion"),
+        "criterion-bare" => Pending("criterion"),
+        "aiperf-multirun" if name.starts_with("profile_export.jsonl") => Format("aiperf"),
+        "aiperf-multirun" if name == "profile_export_aiperf.json" => Format("aiperf-summary"),
+        "aiperf-multirun" => Pending("aiperf-summary"),
+        "perf-script-old" => Pending("perf-script"),
+        "folded-comments" => Pending("folded"),
+        "guidellm-extra" => Pending("guidellm"),
+        "gab-data-js" => Pending("gab-data-js"),
+        "samples" => {
+            let sub = rel.split('/').nth(1).unwrap_or("");
+            match sub {
+                "google-benchmark" => Format("gbench"),
+                "pytest-benchmark" => Format("pytest-benchmark"),
+                "perf-script" => Format("perf-script"),
+                "folded" => Format("folded"),
+                "aiperf" if name.ends_with(".jsonl") => Format("aiperf"),
+                "aiperf" => Format("aiperf-summary"),
+                "criterion" if criterion_side() => Pending("criterion"),
+                "criterion" => Format("criterion"),
+                // /proc captures for the runner's sampler, not a benchmark tool's output.
+                _ => Skip,
+            }
+        }
+        // burn.c, github-api/server.py, lmcache/make.py: code, not outputs.
+        _ => Skip,
+    }
+}
+
+/// The formats of issue 30 item 1.
+const NEW: [&str; 10] = [
+    "go-bench",
+    "libtest-bench",
+    "catch2",
+    "jmh",
+    "benchmarkdotnet",
+    "benchmarkjs",
+    "julia-benchmarktools",
+    "iai",
+    "gab-custom",
+    "bmf",
+];
+
+fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_fixture_is_detected_as_its_own_format() {
+    let root = repo().join("tests/fixtures");
+    let mut all = Vec::new();
+    files(&root, &mut all);
+    all.sort();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for path in &all {
+        let rel = path
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let name = rel.rsplit('/').next().unwrap();
+        if name == "README.md" || name == "NEW_FORMATS.md" {
+            continue;
+        }
+        let got = perfhouse::ingest::detect(path).map(|f| f.name().to_string());
+        match expect(&rel) {
+            Expect::Skip => continue,
+            Expect::Format(f) => {
+                checked += 1;
+                if got.as_deref().ok() != Some(f) {
+                    wrong.push(format!("{rel}: expected {f}, detected {got:?}"));
+                } else if NEW.contains(&f) {
+                    // Every real file of the new formats also parses (the one without a
+                    // benchmark is refused, saying so).
+                    let parsed =
+                        perfhouse::ingest::parse_file(path, perfhouse::ingest::Format::AUTO);
+                    match parsed {
+                        Ok(p) if !p.trials.is_empty() => {}
+                        Err(e) if name == "bencher_zero.txt" => {
+                            assert!(e.to_string().contains("no benchmark lines found"), "{e}")
+                        }
+                        other => wrong.push(format!("{rel}: does not parse: {:?}", other.err())),
+                    }
+                }
+            }
+            Expect::Pending(f) => {
+                if let Ok(g) = &got
+                    && g != f
+                {
+                    wrong.push(format!(
+                        "{rel}: expected {f} (or not yet detected), detected {g}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {checked} misdetected:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert!(checked >= 100, "only {checked} fixtures checked");
+}
+
+/// One metric row of a warehouse.
+struct Row {
+    arm: String,
+    params: serde_json::Value,
+    repeat: i64,
+    name: String,
+    value: f64,
+    unit: String,
+    better: String,
+}
+
+/// Ingests `files` (under tests/fixtures/) as one run of suite `s`; every metric row.
+fn ingest(wh: &Path, files: &[&str]) -> Vec<Row> {
+    let mut args = vec!["ingest".to_string(), "--suite".to_string(), "s".to_string()];
+    args.extend(files.iter().map(|f| fixture(f)));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(wh, &args);
+    query(
+        wh,
+        "select t.arm, t.params, t.repeat, m.name, m.value, m.unit, m.better \
+         from metrics m join trials t using (run_id, trial_id) order by t.trial_id, m.name",
+    )
+    .into_iter()
+    .map(|r| Row {
+        arm: r["arm"].as_str().unwrap().to_string(),
+        params: serde_json::from_str(r["params"].as_str().unwrap_or("{}")).unwrap(),
+        repeat: r["repeat"].as_i64().unwrap(),
+        name: r["name"].as_str().unwrap().to_string(),
+        value: r["value"].as_f64().unwrap(),
+        unit: r["unit"].as_str().unwrap().to_string(),
+        better: r["better"].as_str().unwrap().to_string(),
+    })
+    .collect()
+}
+
+/// Rows of `arm` and `metric` whose params include `params`.
+fn find<'a>(rows: &'a [Row], arm: &str, params: &[(&str, &str)], metric: &str) -> Vec<&'a Row> {
+    rows.iter()
+        .filter(|r| {
+            r.arm == arm
+                && r.name == metric
+                && params
+                    .iter()
+                    .all(|(k, v)| r.params[*k].as_str() == Some(*v))
+        })
+        .collect()
+}
+
+/// The one value of `arm`/`metric` with `params`.
+fn one(rows: &[Row], arm: &str, params: &[(&str, &str)], metric: &str) -> f64 {
+    let f = find(rows, arm, params, metric);
+    assert_eq!(f.len(), 1, "{arm} {params:?} {metric}: {} rows", f.len());
+    f[0].value
+}
+
+fn refused(file: &str, message: &str) {
+    let wh = tempfile::tempdir().unwrap();
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", &fixture(file)]);
+    assert!(!o.status.success(), "{file} landed");
+    assert!(stderr(&o).contains(message), "{}", stderr(&o));
+}
+
+#[test]
+fn go_bench_lines_procs_benchmem_and_count_repeats() {
+    let wh = tempfile::tempdir().unwrap();
+    // BenchmarkFib10-8   5604217   210.2 ns/op
+    let r = ingest(wh.path(), &["go-bench/bencher_three.txt"]);
+    assert_eq!(
+        one(
+            &r,
+            "BenchmarkFib10",
+            &[("procs", "8"), ("pkg", "bencher.dev")],
+            "time_per_op"
+        ),
+        210.2
+    );
+    assert_eq!(
+        one(&r, "BenchmarkFib20WithAuxMetric", &[], "auxmetricunits"),
+        4.0
+    );
+    assert_eq!(find(&r, "BenchmarkFib20", &[], "time_per_op")[0].unit, "ns");
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["go-bench/gab_go_output.txt"]);
+    // BenchmarkFib11-16  4587789  262.7 ns/op  3.000 auxMetricUnits
+    assert_eq!(
+        one(&r, "BenchmarkFib11", &[("procs", "16")], "time_per_op"),
+        262.7
+    );
+    assert_eq!(one(&r, "BenchmarkFib11", &[], "auxmetricunits"), 3.0);
+    // BenchmarkFib20 (no -N suffix)  30000  40537.123 ns/op
+    let f = find(&r, "BenchmarkFib20", &[], "time_per_op");
+    assert_eq!((f[0].value, f[0].params.get("procs")), (40537.123, None));
+    // BenchmarkFib/my_tabled_benchmark_-_10-8: only the final -8 is GOMAXPROCS.
+    assert_eq!(
+        one(
+            &r,
+            "BenchmarkFib",
+            &[("arg0", "my_tabled_benchmark_-_10"), ("procs", "8")],
+            "time_per_op"
+        ),
+        325.0
+    );
+
+    // -count 10 -benchmem: ten repeats of one arm × params.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["go-bench/golang-perf_suffixarray.bench"]);
+    let p = [
+        ("text", "opticks"),
+        ("size", "100K"),
+        ("bits", "32"),
+        ("procs", "8"),
+    ];
+    let t = find(&r, "BenchmarkNew", &p, "time_per_op");
+    assert_eq!(t.len(), 10);
+    assert_eq!(
+        t.iter().map(|r| r.repeat).collect::<Vec<_>>(),
+        (0..10).collect::<Vec<_>>()
+    );
+    // First line: 295  4052123 ns/op  24.68 MB/s  401490 B/op  2 allocs/op; last: 4775885 ns/op.
+    assert_eq!((t[0].value, t[9].value), (4052123.0, 4775885.0));
+    let mb = find(&r, "BenchmarkNew", &p, "mb_per_s");
+    assert_eq!(
+        (mb[0].value, mb[0].unit.as_str(), mb[0].better.as_str()),
+        (24.68, "MB/s", "higher")
+    );
+    let b = find(&r, "BenchmarkNew", &p, "bytes_per_op");
+    assert_eq!(
+        (b[0].value, b[0].unit.as_str(), b[0].better.as_str()),
+        (401490.0, "B", "lower")
+    );
+    assert_eq!(find(&r, "BenchmarkNew", &p, "allocs_per_op")[0].value, 2.0);
+
+    // The same name in two packages stays two series.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["go-bench/gab_go_fiber_duplicate_names_output.txt"],
+    );
+    let cache = [("pkg", "github.com/gofiber/fiber/v3/middleware/cache")];
+    let csrf = [("pkg", "github.com/gofiber/fiber/v3/middleware/csrf")];
+    assert_eq!(
+        one(&r, "BenchmarkAppendMsgitem", &cache, "time_per_op"),
+        55.76
+    );
+    assert_eq!(
+        one(&r, "BenchmarkAppendMsgitem", &csrf, "time_per_op"),
+        0.3733
+    );
+    assert_eq!(
+        one(&r, "BenchmarkAppendMsgitem", &csrf, "mb_per_s"),
+        2678.46
+    );
+}
+
+#[test]
+fn libtest_bench_times_in_ns_with_ranges() {
+    let wh = tempfile::tempdir().unwrap();
+    // test bench_fib_20 ... bench:      18,149 ns/iter (+/- 755)
+    let r = ingest(wh.path(), &["libtest-bench/gab_cargo_output.txt"]);
+    assert_eq!(one(&r, "bench_fib_10", &[], "time_per_iter"), 135.0);
+    assert_eq!(one(&r, "bench_fib_20", &[], "time_per_iter"), 18149.0);
+    assert_eq!(one(&r, "bench_fib_20", &[], "time_per_iter_range"), 755.0);
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["libtest-bench/bencher_issue_390.txt"]);
+    // 13,967,756.30 ns/iter (+/- 266,769.64)
+    assert_eq!(
+        one(
+            &r,
+            "bleu::benchmark::bench_batch_bleu",
+            &[],
+            "time_per_iter"
+        ),
+        13967756.3
+    );
+    assert_eq!(
+        one(
+            &r,
+            "bleu::benchmark::bench_batch_bleu",
+            &[],
+            "time_per_iter_range"
+        ),
+        266769.64
+    );
+    assert_eq!(
+        r.len(),
+        8,
+        "4 benches × 2 metrics; ignored tests land nothing"
+    );
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["libtest-bench/bencher_many.txt"]);
+    assert_eq!(one(&r, "tests::one_digit", &[], "time_per_iter"), 1000.0); // 1 μs
+    assert_eq!(one(&r, "tests::two_digit", &[], "time_per_iter"), 22e6); // 22 ms
+    assert_eq!(one(&r, "tests::three_digit", &[], "time_per_iter"), 333e9); // 333 s
+
+    refused("libtest-bench/bencher_zero.txt", "no benchmark lines found");
+}
+
+#[test]
+fn catch2_console_means_and_std_devs_in_ns() {
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["catch2/gab_catch2_output_v2.txt"]);
+    // Fibonacci 20 … 41.731 us  41.25 us  42.622 us / 3.256 us  2.163 us  5.353 us
+    let p = [("test_case", "Fibonacci")];
+    assert_eq!(one(&r, "Fibonacci 20", &p, "mean_time"), 41731.0);
+    assert_eq!(one(&r, "Fibonacci 20", &p, "mean_time_low"), 41250.0);
+    assert_eq!(one(&r, "Fibonacci 20", &p, "mean_time_high"), 42622.0);
+    assert_eq!(one(&r, "Fibonacci 20", &p, "std_dev_time"), 3256.0);
+    assert_eq!(
+        one(
+            &r,
+            "Fibonacci~ 5!",
+            &[("test_case", "More Fibonacci")],
+            "mean_time"
+        ),
+        36.0
+    );
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["catch2/bencher_issue_351.txt"]);
+    let long = [("test_case", "Even More Fibonacci / With a long name")];
+    assert_eq!(
+        one(&r, "Fibonacci 10 with a long name", &long, "mean_time"),
+        344.0
+    );
+    assert_eq!(
+        one(
+            &r,
+            "Fibonacci 10",
+            &[("test_case", "Unit_assignment / Construction")],
+            "std_dev_time_high"
+        ),
+        29.0
+    );
+    assert_eq!(
+        find(&r, "Fibonacci 20", &[], "mean_time").len(),
+        2,
+        "two test cases"
+    );
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["catch2/gab_catch2_output_v3.txt"]);
+    assert_eq!(one(&r, "Fibonacci-15_bench", &[], "mean_time"), 3789.0);
+}
+
+#[test]
+fn jmh_scores_params_and_modes() {
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["jmh/gab_jmh_output_2.json"]);
+    let arm = "org.openjdk.jmh.samples.JMHSample_01_HelloWorld.wellHelloThere";
+    let p = [
+        ("paramA", "17"),
+        ("paramB", "33"),
+        ("mode", "thrpt"),
+        ("threads", "1"),
+    ];
+    assert_eq!(one(&r, arm, &p, "throughput"), 3.3762388731228185E9);
+    assert_eq!(one(&r, arm, &p, "throughput_error"), 1.4287985743935993E7);
+    let f = find(&r, arm, &p, "throughput");
+    assert_eq!(
+        (f[0].unit.as_str(), f[0].better.as_str()),
+        ("ops/s", "higher")
+    );
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["jmh/bencher_six.json"]);
+    assert_eq!(r.len(), 12, "6 benchmarks × score and error");
+    assert_eq!(
+        one(
+            &r,
+            "com.github.caffeine.caffeine.cache.ComputeBenchmark.compute_sameKey",
+            &[("computeType", "Caffeine")],
+            "throughput"
+        ),
+        152520132.34402195
+    );
+
+    // A time-per-operation unit lands as ns, lower is better.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["jmh/bencher_latency.json"]);
+    let f = find(&r, arm, &[], "time_per_op");
+    assert_eq!((f[0].unit.as_str(), f[0].better.as_str()), ("ns", "lower"));
+}
+
+#[test]
+fn benchmarkdotnet_statistics_memory_and_job() {
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["benchmarkdotnet/gab_benchmarkdotnet.json"]);
+    let p = [("job", "DefaultJob")];
+    assert_eq!(
+        one(&r, "Sample.Benchmarks.Fib10", &p, "mean_time"),
+        24.4202085009643
+    );
+    assert_eq!(
+        one(&r, "Sample.Benchmarks.Fib20", &p, "mean_time"),
+        51.52008151549559
+    );
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["benchmarkdotnet/bencher_memory.json"]);
+    let arm = "BenchmarkDotNet.Samples.Memory.AllocEmptyList";
+    let p = [(
+        "job",
+        "ShortRun(IterationCount=3, LaunchCount=1, WarmupCount=3)",
+    )];
+    assert_eq!(one(&r, arm, &p, "mean_time"), 77.49449412027995);
+    assert_eq!(one(&r, arm, &p, "bytes_allocated_per_op"), 368.0);
+    // Gen0Collections 184 over TotalOperations 8388608, per 1000 operations (= its Metrics' Gen0Collects).
+    assert_eq!(
+        one(&r, arm, &p, "gen0_collections_per_1k_op"),
+        0.02193450927734375
+    );
+    assert_eq!(
+        one(
+            &r,
+            "BenchmarkDotNet.Samples.Memory.AllocExactList",
+            &[],
+            "bytes_allocated_per_op"
+        ),
+        184.0
+    );
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["benchmarkdotnet/bencher_two.json"]);
+    assert_eq!(
+        one(
+            &r,
+            "BenchmarkDotNet.Samples.Intro.IntroJsonExport.Sleep10",
+            &[],
+            "mean_time"
+        ),
+        10362283.085796878
+    );
+}
+
+#[test]
+fn benchmarkjs_ops_per_sec() {
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["benchmarkjs/gab_benchmarkjs_output.txt"]);
+    assert_eq!(one(&r, "fib(10)", &[], "ops_per_sec"), 1431759.0);
+    assert_eq!(one(&r, "fib(10)", &[], "rme"), 0.74);
+    assert_eq!(
+        one(
+            &r,
+            "createObjectBuffer with 200 comments",
+            &[],
+            "ops_per_sec"
+        ),
+        81.61
+    );
+    assert_eq!(find(&r, "fib(20)", &[], "ops_per_sec")[0].better, "higher");
+    assert_eq!(r.len(), 6);
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["benchmarkjs/bencher_issue_506.txt"]);
+    assert_eq!(
+        one(&r, "sha512 wasm from string utf16", &[], "ops_per_sec"),
+        19.23
+    );
+    assert_eq!(one(&r, "text encoder utf16", &[], "rme"), 16.6);
+    assert_eq!(r.len(), 12);
+}
+
+#[test]
+fn julia_benchmarktools_estimates() {
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["julia-benchmarktools/gab_julia_output.json"]);
+    // "fib" → "20": TrialEstimate time 31028.0, "10": 246.03846153846155.
+    assert_eq!(one(&r, "fib", &[("arg0", "20")], "time"), 31028.0);
+    assert_eq!(
+        one(&r, "fib", &[("arg0", "10")], "time"),
+        246.03846153846155
+    );
+    assert_eq!(one(&r, "fib", &[("arg0", "10")], "memory"), 0.0);
+    assert_eq!(find(&r, "fib", &[], "time")[0].unit, "ns");
+}
+
+#[test]
+fn iai_and_gungraun_text_and_json() {
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["iai/bencher_iai_two.txt"]);
+    assert_eq!(
+        one(&r, "bench_fibonacci_short", &[], "instructions"),
+        1735.0
+    );
+    assert_eq!(
+        one(&r, "bench_fibonacci_long", &[], "estimated_cycles"),
+        35638668.0
+    );
+    assert_eq!(
+        one(&r, "bench_fibonacci_long", &[], "l1_accesses"),
+        35638623.0
+    );
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["iai/bencher_gungraun_with-summary-and-regressions.txt"],
+    );
+    let arm = "rust_iai_callgrind::bench_fibonacci_group::bench_fibonacci";
+    // `Instructions:  1734|1650`: this run's value is left of `|`.
+    assert_eq!(
+        one(&r, arm, &[("id", "short"), ("args", "10")], "instructions"),
+        1734.0
+    );
+    assert_eq!(
+        one(
+            &r,
+            arm,
+            &[("id", "long"), ("args", "30")],
+            "total_read_write"
+        ),
+        35638622.0
+    );
+    assert_eq!(r.len(), 12);
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["iai/bencher_gungraun_dhat-then-callgrind.txt"]);
+    let f = find(&r, arm, &[("id", "short")], "dhat.total_bytes");
+    assert_eq!((f[0].value, f[0].unit.as_str()), (29499.0, "B"));
+    assert_eq!(
+        one(&r, arm, &[("id", "long")], "dhat.writes_bytes"),
+        37733810.0
+    );
+    assert_eq!(one(&r, arm, &[("id", "long")], "instructions"), 26214734.0);
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["iai/bencher_gungraun_ansi-escapes.txt"]);
+    assert_eq!(one(&r, arm, &[("id", "long")], "l1_hits"), 35638619.0);
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["iai/bencher_gungraun_json_multiple_benchmarks.txt"],
+    );
+    let arm = "play_game::bench_play_game_group::bench_play_game_100";
+    assert_eq!(one(&r, arm, &[("id", "first_id")], "d1mr"), 6.0);
+    assert_eq!(one(&r, arm, &[("id", "second_id")], "memcheck.errors"), 1.0);
+}
+
+#[test]
+fn gab_custom_direction_from_the_tool_name() {
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["gab-custom/gab_customBiggerIsBetter_output.json"],
+    );
+    let f = find(
+        &r,
+        "My Custom Bigger Is Better Benchmark - Throughput",
+        &[],
+        "value",
+    );
+    assert_eq!(
+        (f[0].value, f[0].unit.as_str(), f[0].better.as_str()),
+        (70.0, "req/s", "higher")
+    );
+    let arm = "My Custom Bigger Is Better Benchmark - Free Memory";
+    assert_eq!(one(&r, arm, &[], "value"), 150.0);
+    assert_eq!(one(&r, arm, &[], "range"), 3.0);
+    assert_eq!(find(&r, arm, &[], "value")[0].better, "higher");
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["gab-custom/gab_customSmallerIsBetter_output2.json"],
+    );
+    let f = find(&r, "Binary file", &[], "value");
+    assert_eq!(
+        (f[0].value, f[0].unit.as_str(), f[0].better.as_str()),
+        (3886.75, "ns", "lower")
+    );
+    assert_eq!(one(&r, "Binary file", &[], "range"), 87.1657);
+    assert_eq!(one(&r, "No instrumentation", &[], "value"), 90.9439);
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["gab-custom/gab_customSmallerIsBetter_output.json"],
+    );
+    // "range": "5%" of 50.
+    assert_eq!(
+        one(
+            &r,
+            "My Custom Smaller Is Better Benchmark - CPU Load",
+            &[],
+            "range"
+        ),
+        2.5
+    );
+}
+
+#[test]
+fn bmf_measures_and_bounds() {
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["bmf/bencher_report_latency.json"]);
+    let f = find(&r, "tests::benchmark_a", &[], "latency");
+    assert_eq!(
+        (f[0].value, f[0].unit.as_str(), f[0].better.as_str()),
+        (3247.0, "ns", "lower")
+    );
+    assert_eq!(one(&r, "tests::benchmark_a", &[], "latency_lower"), 1044.0);
+    assert_eq!(one(&r, "tests::benchmark_c", &[], "latency_upper"), 1093.0);
+
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["bmf/bencher_report_dhat.json"]);
+    assert_eq!(one(&r, "bench_play_game", &[], "total_bytes"), 662.0);
+    assert_eq!(one(&r, "bench_play_game", &[], "max_blocks"), 1.0);
+    assert_eq!(r.len(), 6);
+}

@@ -1,0 +1,42 @@
+//! The integration tests, one binary (as ripgrep's tests/tests.rs): DataFusion links once.
+//! Each module is one area; `common` holds the helpers they share.
+
+mod common;
+
+mod browser;
+mod check;
+mod compact;
+mod compare;
+mod decisions;
+mod docs;
+mod engines;
+mod figures;
+mod github_action;
+mod golden;
+mod history;
+mod ingest_aiperf;
+mod ingest_aiperf_multirun;
+mod ingest_aiperf_summary;
+mod ingest_asv;
+mod ingest_folded;
+mod ingest_formats;
+mod ingest_guidellm;
+mod ingest_history;
+mod ingest_lmcache;
+mod ingest_new_formats;
+mod ingest_perf_script;
+mod ingest_streaming;
+mod ingest_vllm;
+mod interop;
+mod kedro;
+mod nothing_lost;
+mod object_store;
+mod publish;
+mod reliability;
+mod report;
+mod runner;
+mod runner_seam;
+mod site;
+mod sweep;
+mod validity;
+mod views;
