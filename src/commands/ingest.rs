@@ -146,33 +146,91 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         return ingest_history(wh, opts, history);
     }
     let files = ingest::discover(&opts.paths, opts.format)?;
-    let groups = ingest::artifact_groups(&files);
     // Inputs are hashed and copied into the blob store under temporary names on another core
     // while they are parsed on this one; only the inputs of a run about to commit are moved
     // to their content address (`StagedBlob::keep`), the others' copies are removed.
-    let hasher = {
-        let files = files.clone();
-        let wh = wh.clone();
-        Hasher(Some(std::thread::spawn(move || {
-            files
-                .into_iter()
-                .map(|f| {
-                    let kept = wh.hash_and_stage(&f);
-                    (f, kept)
-                })
-                .collect::<Vec<_>>()
-        })))
-    };
+    let hasher = Hasher::spawn(wh, &files);
     let run_id = uuid::Uuid::now_v7().to_string();
     // Streamed rows wait outside the tables until the run commits (removed if it never does).
     let inflight = wh.begin_run(&run_id)?;
-    let mut parsed: Vec<ingest::ParsedFile> = Vec::with_capacity(files.len());
+    let read = read_files(&files, opts, &inflight, &run_id)?;
+    let file_commit = file_commit(&read.parsed);
+    let (mut data, sources) = ingest::assemble(read.parsed, &opts.defaults)?;
+    if !opts.allow_empty {
+        refuse_empty(&data, read.streamed, &sources)?;
+    }
+    let (digest, kept) = digest(wh, hasher, &sources, &read.formats, &data, opts)?;
+    if let Some(existing) = wh.find_by_digest(&digest)? {
+        return Ok(IngestOutcome::existing(
+            existing,
+            read.warnings,
+            read.failed,
+        ));
+    }
+    let requests = data.requests.len() + read.streamed;
+    let created = keep_inputs(kept, &sources, &mut data)?;
+    data.notes.extend(opts.note.iter().cloned());
+    let run = run_row(run_id, opts, &data, &read.formats, file_commit, digest);
+    let appended = match wh.append_run(&run, &data) {
+        Ok(a) => a,
+        Err(e) => {
+            // Nothing of a failed ingest stays behind (a killed one's leftovers are gc's).
+            if let Err(d) = wh.discard_blobs(&created) {
+                eprintln!("warning: {d} (run `perfhouse gc` to remove the kept inputs)");
+            }
+            return Err(e.into());
+        }
+    };
+    if let Some(existing) = appended {
+        return Ok(IngestOutcome::existing(
+            existing,
+            read.warnings,
+            read.failed,
+        ));
+    }
+    drop(inflight);
+    Ok(IngestOutcome {
+        run_id: run.run_id,
+        suite: run.suite,
+        added: true,
+        trials: data.trials.len(),
+        requests,
+        warnings: read.warnings,
+        failed: read.failed,
+        summary: None,
+    })
+}
+
+/// What reading the input files gave.
+struct Read {
+    parsed: Vec<ingest::ParsedFile>,
+    warnings: Vec<String>,
+    /// The formats the files were read as (the run's `source` names them).
+    formats: std::collections::BTreeSet<&'static str>,
+    /// Files left out under `--keep-going`, with why.
+    failed: Vec<String>,
+    /// Request rows streamed to the run's in-flight part files.
+    streamed: usize,
+}
+
+/// Detects and parses every file (aiperf requests streamed to `inflight` in bounded chunks);
+/// an aiperf summary joins the trial of the JSONL of its artifact directory.
+fn read_files(
+    files: &[PathBuf],
+    opts: &IngestOptions,
+    inflight: &crate::warehouse::InFlight,
+    run_id: &str,
+) -> Result<Read> {
+    let groups = ingest::artifact_groups(files);
+    let mut read = Read {
+        parsed: Vec::with_capacity(files.len()),
+        warnings: Vec::new(),
+        formats: Default::default(),
+        failed: Vec::new(),
+        streamed: 0,
+    };
     let mut index_of: Vec<Option<usize>> = vec![None; files.len()];
-    let mut warnings = Vec::new();
-    let mut formats = std::collections::BTreeSet::new();
-    let mut failed = Vec::new();
     let mut next_trial = 0i32;
-    let mut streamed = 0usize;
     // Files that stand alone first (their trials are numbered in this order), then the aiperf
     // summaries that join a JSONL's trial; a summary whose JSONL failed stands alone.
     let order: Vec<usize> = (0..files.len())
@@ -180,97 +238,113 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         .chain((0..files.len()).filter(|i| groups[*i].is_some()))
         .collect();
     for i in order {
-        let f = &files[i];
         let host = groups[i].and_then(|j| index_of[j]);
-        let format = if opts.format == Format::AUTO {
-            match ingest::detect(f) {
-                Ok(fmt) => fmt,
-                Err(e) if opts.keep_going => {
-                    failed.push(e.to_string());
-                    continue;
-                }
-                Err(e) => return Err(e.into()),
-            }
-        } else {
-            opts.format
-        };
-        // aiperf requests stream to a Parquet part file in bounded chunks.
-        let mut part: Option<crate::warehouse::PartWriter> = None;
-        let trial_id = next_trial;
-        let mut sink = |mut chunk: Vec<crate::model::Request>| -> Result<(), ingest::IngestError> {
-            let store =
-                |e: crate::warehouse::WarehouseError| ingest::IngestError::Store(e.to_string());
-            if part.is_none() {
-                part = Some(
-                    inflight
-                        .part_writer(Table::Requests, &opts.suite, &run_id, i)
-                        .map_err(store)?,
-                );
-            }
-            for r in &mut chunk {
-                r.trial_id = trial_id;
-            }
-            let b = crate::warehouse::batch::requests(&run_id, &chunk)
-                .map_err(|e| ingest::IngestError::Store(e.to_string()))?;
-            part.as_mut().expect("opened").write(&b).map_err(store)
-        };
-        let result = if format.adapter().is_some_and(|a| a.streams()) && host.is_none() {
-            ingest::parse_file_with(f, format, Some(&mut sink))
-        } else {
-            ingest::parse_file(f, format)
-        };
-        let p = match result {
+        // With --keep-going a bad file is left out (nothing of it lands) and reported.
+        let p = match read_file(&files[i], i, host, next_trial, opts, inflight, run_id) {
             Ok(p) => p,
-            // With --keep-going a bad file is left out (nothing of it lands) and reported.
-            Err(e) if opts.keep_going => {
-                failed.push(e.to_string());
+            // (an input's fault only: a store that fails stops the ingest)
+            Err(e) if opts.keep_going && e.downcast_ref::<ingest::IngestError>().is_some() => {
+                read.failed.push(e.to_string());
                 continue;
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         };
-        if let Some(w) = part {
-            w.finish()?;
-        }
-        streamed += p
+        read.streamed += p
             .trials
             .iter()
             .filter_map(|t| t.streamed.as_ref())
             .map(|s| s.count)
             .sum::<usize>();
-        warnings.extend(p.warnings.iter().cloned());
-        formats.insert(p.format.name());
+        read.warnings.extend(p.warnings.iter().cloned());
+        read.formats.insert(p.format.name());
         match host {
-            Some(h) => parsed[h].join(p),
+            Some(h) => read.parsed[h].join(p),
             None => {
                 next_trial += p.trials.len() as i32;
-                index_of[i] = Some(parsed.len());
-                parsed.push(p);
+                index_of[i] = Some(read.parsed.len());
+                read.parsed.push(p);
             }
         }
     }
-    if parsed.is_empty() {
-        bail!("no input could be read:\n  {}", failed.join("\n  "));
+    if read.parsed.is_empty() {
+        bail!("no input could be read:\n  {}", read.failed.join("\n  "));
     }
-    // A commit the files name (pytest-benchmark's commit_info) when --commit does not; files
-    // that disagree name none.
+    Ok(read)
+}
+
+/// Reads file `i` (trials numbered from `trial_id`): its requests stream to a part file of
+/// the run where its format streams and it joins no other file's trial.
+fn read_file(
+    f: &std::path::Path,
+    i: usize,
+    host: Option<usize>,
+    trial_id: i32,
+    opts: &IngestOptions,
+    inflight: &crate::warehouse::InFlight,
+    run_id: &str,
+) -> Result<ingest::ParsedFile, anyhow::Error> {
+    let format = if opts.format == Format::AUTO {
+        ingest::detect(f)?
+    } else {
+        opts.format
+    };
+    let mut part: Option<crate::warehouse::PartWriter> = None;
+    let mut sink = |mut chunk: Vec<crate::model::Request>| -> Result<(), ingest::IngestError> {
+        let store = |e: WarehouseError| ingest::IngestError::Store(e.to_string());
+        if part.is_none() {
+            part = Some(
+                inflight
+                    .part_writer(Table::Requests, &opts.suite, run_id, i)
+                    .map_err(store)?,
+            );
+        }
+        for r in &mut chunk {
+            r.trial_id = trial_id;
+        }
+        let b = crate::warehouse::batch::requests(run_id, &chunk)
+            .map_err(|e| ingest::IngestError::Store(e.to_string()))?;
+        part.as_mut().expect("opened").write(&b).map_err(store)
+    };
+    let p = if format.adapter().is_some_and(|a| a.streams()) && host.is_none() {
+        ingest::parse_file_with(f, format, Some(&mut sink))?
+    } else {
+        ingest::parse_file(f, format)?
+    };
+    if let Some(w) = part {
+        w.finish()?;
+    }
+    Ok(p)
+}
+
+/// A commit the files name (pytest-benchmark's commit_info), when they agree on one:
+/// (id, branch, dirty).
+type FileCommit = (String, Option<String>, Option<bool>);
+
+fn file_commit(parsed: &[ingest::ParsedFile]) -> Option<FileCommit> {
     let named: std::collections::BTreeSet<_> = parsed
         .iter()
         .filter_map(|p| p.commit.as_ref())
         .map(|c| (c.id.clone(), c.branch.clone(), c.dirty))
         .collect();
-    let file_commit = (named.len() == 1).then(|| named.into_iter().next().expect("one"));
-    let (mut data, sources) = ingest::assemble(parsed, &opts.defaults)?;
-    if !opts.allow_empty {
-        refuse_empty(&data, streamed, &sources)?;
-    }
+    (named.len() == 1).then(|| named.into_iter().next().expect("one"))
+}
 
-    // The digest covers what the run means: each file's content and trials, and the options.
-    // Each input is hashed once: the same (sha256, bytes) name its blob below.
+/// The run's digest: what the run means (each file's content and trials, and the options).
+/// Each input is hashed once (by the hasher, or here for a file it did not take): the same
+/// (sha256, bytes) name its blob when kept. Returns the staged inputs with it.
+fn digest(
+    wh: &Warehouse,
+    hasher: Hasher,
+    sources: &[ingest::FileTrials],
+    formats: &std::collections::BTreeSet<&'static str>,
+    data: &crate::model::RunData,
+    opts: &IngestOptions,
+) -> Result<(String, Vec<(PathBuf, StagedBlob)>)> {
     let mut precomputed: std::collections::HashMap<PathBuf, _> =
         hasher.join().into_iter().collect();
     let mut kept = Vec::with_capacity(sources.len());
     let mut files_identity = Vec::with_capacity(sources.len());
-    for (path, trial_ids) in &sources {
+    for (path, trial_ids) in sources {
         let staged = match precomputed.remove(path) {
             Some(h) => h?,
             None => wh.hash_and_stage(path)?,
@@ -289,28 +363,45 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         "commit": opts.commit,
         "branch": opts.branch,
     });
-    let digest = hex::encode(Sha256::digest(identity.to_string().as_bytes()));
-    if let Some(existing) = wh.find_by_digest(&digest)? {
-        return Ok(IngestOutcome::existing(existing, warnings, failed));
-    }
-    let requests = data.requests.len() + streamed;
+    Ok((
+        hex::encode(Sha256::digest(identity.to_string().as_bytes())),
+        kept,
+    ))
+}
 
-    // Kept inputs this ingest stored first: removed again if its commit fails.
+/// Moves each staged input to its content address and adds its artifact row (a file of one
+/// trial belongs to it, a file of many to the run). Returns the blobs this ingest stored
+/// first, which a failed commit removes again.
+fn keep_inputs(
+    kept: Vec<(PathBuf, StagedBlob)>,
+    sources: &[ingest::FileTrials],
+    data: &mut crate::model::RunData,
+) -> Result<Vec<String>> {
     let mut created = Vec::new();
     for ((_, trial_ids), (path, staged)) in sources.iter().zip(kept) {
         let (mut artifact, new) = staged.keep_created(&path.to_string_lossy())?;
         if new {
             created.push(artifact.stored_path.clone());
         }
-        // A file of one trial belongs to it; a file of many belongs to the run.
         artifact.trial_id = match trial_ids.as_slice() {
             [one] => Some(*one),
             _ => None,
         };
         data.artifacts.push(artifact);
     }
-    data.notes.extend(opts.note.iter().cloned());
+    Ok(created)
+}
 
+/// The run's `runs` row: its time span from its trials' (now where none says), `source` the
+/// formats read, the commit from `--commit` or, failing that, the one the files name.
+fn run_row(
+    run_id: String,
+    opts: &IngestOptions,
+    data: &crate::model::RunData,
+    formats: &std::collections::BTreeSet<&'static str>,
+    file_commit: Option<FileCommit>,
+    digest: String,
+) -> Run {
     let now = now_us();
     let started = data
         .trials
@@ -324,17 +415,16 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         .filter_map(|t| t.finished_at_us)
         .max()
         .unwrap_or(now);
-    let source = format!(
-        "ingest:{}",
-        formats.into_iter().collect::<Vec<_>>().join("+")
-    );
-    let run = Run {
-        run_id: run_id.clone(),
+    Run {
+        run_id,
         suite: opts.suite.clone(),
         started_at_us: started,
         finished_at_us: finished,
         ingested_at_us: now,
-        source,
+        source: format!(
+            "ingest:{}",
+            formats.iter().copied().collect::<Vec<_>>().join("+")
+        ),
         git_commit: opts
             .commit
             .clone()
@@ -353,31 +443,7 @@ pub fn ingest(wh: &Warehouse, opts: &IngestOptions) -> Result<IngestOutcome> {
         labels: opts.labels.clone(),
         input_digest: digest,
         status: RunStatus::of(&data.trials),
-    };
-    let appended = match wh.append_run(&run, &data) {
-        Ok(a) => a,
-        Err(e) => {
-            // Nothing of a failed ingest stays behind (a killed one's leftovers are gc's).
-            if let Err(d) = wh.discard_blobs(&created) {
-                eprintln!("warning: {d} (run `perfhouse gc` to remove the kept inputs)");
-            }
-            return Err(e.into());
-        }
-    };
-    if let Some(existing) = appended {
-        return Ok(IngestOutcome::existing(existing, warnings, failed));
     }
-    drop(inflight);
-    Ok(IngestOutcome {
-        run_id: run.run_id,
-        suite: run.suite,
-        added: true,
-        trials: data.trials.len(),
-        requests,
-        warnings,
-        failed,
-        summary: None,
-    })
 }
 
 /// Refuses a run that would land no figure: trials without a metric, request, stack or CPU
@@ -418,10 +484,27 @@ fn refuse_empty(
 /// The thread that hashes and stages the inputs while they are parsed. Joined when dropped,
 /// so an ingest that fails removes the copies it staged (each [`StagedBlob`] removes its copy
 /// when dropped) before the process exits, instead of leaving a detached thread mid-copy.
-struct Hasher(Option<std::thread::JoinHandle<Vec<(PathBuf, WarehouseResult<StagedBlob>)>>>);
+struct Hasher(Option<std::thread::JoinHandle<Hashed>>);
+
+/// Each input with what hashing and staging it gave.
+type Hashed = Vec<(PathBuf, WarehouseResult<StagedBlob>)>;
 
 impl Hasher {
-    fn join(mut self) -> Vec<(PathBuf, WarehouseResult<StagedBlob>)> {
+    fn spawn(wh: &Warehouse, files: &[PathBuf]) -> Hasher {
+        let files = files.to_vec();
+        let wh = wh.clone();
+        Hasher(Some(std::thread::spawn(move || {
+            files
+                .into_iter()
+                .map(|f| {
+                    let kept = wh.hash_and_stage(&f);
+                    (f, kept)
+                })
+                .collect::<Vec<_>>()
+        })))
+    }
+
+    fn join(mut self) -> Hashed {
         self.0
             .take()
             .expect("joined once")

@@ -357,7 +357,8 @@ async fn dispatch(cli: Cli) -> Result<()> {
             )
             .await?;
             if args.changes_only {
-                series.retain(|s| !s.changes.is_empty());
+                // Change points, and where a series began to switch between two levels.
+                series.retain(|s| !s.changes.is_empty() || !s.unstable.is_empty());
             }
             let text = match args.format {
                 OutputFormat::Json => serde_json::to_string_pretty(&series)? + "\n",

@@ -74,6 +74,12 @@ pub trait Adapter: Sync {
     /// Whether the content is of this format (`--format auto`, when no name claimed it).
     fn sniff(&self, input: &Sniff) -> bool;
 
+    /// For content no adapter took: whether it came close to this format, and what failed
+    /// (`vllm-bench: has duration, lacks request_throughput`), for "unrecognised input".
+    fn near(&self, _input: &Sniff) -> Option<String> {
+        None
+    }
+
     /// Parses one file; `sink`, when given, takes streamed requests (aiperf).
     fn parse(
         &self,
@@ -209,6 +215,60 @@ impl Adapter for Document {
     }
 }
 
+/// A [`Document`] that also says when content came close to it ([`Adapter::near`]).
+pub struct Near {
+    pub document: Document,
+    pub near: fn(&Sniff) -> Option<String>,
+}
+
+impl Adapter for Near {
+    fn name(&self) -> &'static str {
+        self.document.name()
+    }
+
+    fn description(&self) -> &'static str {
+        self.document.description()
+    }
+
+    fn hint(&self) -> &'static str {
+        self.document.hint()
+    }
+
+    fn claims_name(&self, path: &Path, name: &str) -> bool {
+        self.document.claims_name(path, name)
+    }
+
+    fn walks(&self, path: &Path, name: &str) -> bool {
+        self.document.walks(path, name)
+    }
+
+    fn sniff(&self, input: &Sniff) -> bool {
+        self.document.sniff(input)
+    }
+
+    fn near(&self, input: &Sniff) -> Option<String> {
+        (self.near)(input).map(|why| format!("closest format: {} ({why})", self.name()))
+    }
+
+    fn parse(
+        &self,
+        path: &Path,
+        input: Box<dyn BufRead>,
+        sink: Option<RequestSink>,
+    ) -> Result<Parsed, IngestError> {
+        self.document.parse(path, input, sink)
+    }
+}
+
+/// A line of input as messages show it: trimmed, at most 80 characters, in backticks.
+pub fn shown(line: &str) -> String {
+    let line = line.trim();
+    match line.char_indices().nth(80) {
+        Some((i, _)) => format!("`{}…`", &line[..i]),
+        None => format!("`{line}`"),
+    }
+}
+
 /// Never claims a file by its name alone.
 pub fn no_name(_: &Path, _: &str) -> bool {
     false
@@ -291,6 +351,37 @@ impl<'a> Sniff<'a> {
                     .or_else(|| serde_json::from_str(&super::gbench::sanitize(self.text()?)).ok())
             })
             .as_ref()
+    }
+
+    /// What the content is, for "unrecognised input" when no adapter came close: a JSON
+    /// document's top-level keys, else the first non-blank line (numbered, truncated).
+    pub fn seen(&self) -> String {
+        if let Some(doc) = self.doc() {
+            return match doc {
+                serde_json::Value::Object(m) => {
+                    let keys: Vec<String> = m.keys().take(8).map(|k| format!("`{k}`")).collect();
+                    let more = if m.len() > 8 { ", …" } else { "" };
+                    format!(
+                        "it is a JSON object with keys {}{more}, which no format requires together",
+                        keys.join(", ")
+                    )
+                }
+                serde_json::Value::Array(a) => {
+                    format!(
+                        "it is a JSON array of {} items that no format reads",
+                        a.len()
+                    )
+                }
+                _ => "it is a bare JSON value".to_string(),
+            };
+        }
+        let Some(text) = self.text() else {
+            return "it is not UTF-8 text".to_string();
+        };
+        match text.lines().enumerate().find(|(_, l)| !l.trim().is_empty()) {
+            Some((i, l)) => format!("line {}, {}, starts no known format", i + 1, shown(l)),
+            None => "it is empty".to_string(),
+        }
     }
 
     /// The first line that is neither blank nor a `#` comment, of a file that is not JSON.

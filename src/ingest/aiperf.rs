@@ -243,7 +243,7 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
                 // A time past ±2^63 ns (292 years) would be stored as the largest integer:
                 // refused, naming the field, rather than landed wrong.
                 let ns = (v * scale).round();
-                if !(ns.abs() < I64_BOUND) {
+                if !ns.is_finite() || ns.abs() >= I64_BOUND {
                     return Err(field_err(
                         &format!("metrics.{name}.value"),
                         &format!(
@@ -260,7 +260,7 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
         match rec.metrics.get(names) {
             Some((name, MetricEntry { value: Some(v), .. })) => {
                 let n = v.round();
-                if !(n.abs() < I64_BOUND) {
+                if !n.is_finite() || n.abs() >= I64_BOUND {
                     return Err(field_err(
                         &format!("metrics.{name}.value"),
                         &format!("a count that fits in a 64-bit integer, found {v}"),

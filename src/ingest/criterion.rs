@@ -9,6 +9,14 @@
 //! `slope`, `std_dev`, `median_abs_dev` (criterion ≥ 0.3 keys; the 0.2-era capitalised `Mean`,
 //! `Median`, `Slope`, `StdDev`, `MedianAbsDev` are read the same). A `null` slope (flat
 //! sampling) is left out.
+//!
+//! Other `estimates.json` files of criterion's tree: `base/` (the previous run, kept for
+//! comparison) and `--save-baseline <name>` directories hold the same schema; a directory walk
+//! skips them (they were the `new/` of an earlier run), and one given by path (or a bare
+//! `estimates.json` found by its content) lands with params `baseline = <directory>` when it
+//! is not `new`. The arm is still the benchmark (`benchmark.json`'s `function_id`, else the
+//! directory above `new/`/`base/`, else the file's own directory), never `new`/`base`.
+//! `change/estimates.json` holds relative changes (fractions, new vs base), not times: refused.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -40,6 +48,27 @@ pub fn is_estimates(path: &Path) -> bool {
             .is_some_and(|n| n == "new")
 }
 
+/// Whether a JSON document is criterion's estimates of a measurement (mean and std_dev or
+/// median_abs_dev point estimates, as `new/`, `base/` and named baselines hold them).
+pub fn sniff(doc: &serde_json::Value) -> bool {
+    let estimate = |k: &str, legacy: &str| {
+        doc.get(k)
+            .or_else(|| doc.get(legacy))
+            .is_some_and(|e| e.get("point_estimate").is_some_and(|v| v.is_number()))
+    };
+    estimate("mean", "Mean")
+        && (estimate("std_dev", "StdDev") || estimate("median_abs_dev", "MedianAbsDev"))
+}
+
+/// Whether a JSON document is criterion's `change/estimates.json`: mean and median estimates
+/// only (relative changes), none of the spread a measurement has.
+pub fn is_change(doc: &serde_json::Value) -> bool {
+    doc.get("mean")
+        .is_some_and(|e| e.get("point_estimate").is_some())
+        && doc.get("median").is_some()
+        && !sniff(doc)
+}
+
 const KEYS: &[(&str, &str)] = &[
     ("mean", "Mean"),
     ("median", "Median"),
@@ -54,6 +83,22 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         line: e.line(),
         message: format!("{e} (expected {what})"),
     };
+    let dir = path.parent().expect("estimates.json has a parent");
+    let dir_name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let change = dir_name == "change"
+        || serde_json::from_str::<serde_json::Value>(text).is_ok_and(|d| is_change(&d));
+    if change {
+        return Err(IngestError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "criterion's change/estimates.json holds relative changes (new vs base, as \
+                      fractions), not times; ingest the benchmark's new/estimates.json instead"
+                .to_string(),
+        });
+    }
     let raw: BTreeMap<String, Option<Estimate>> = serde_json::from_str(text).map_err(|e| {
         parse_err(
             e,
@@ -82,8 +127,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             expected: "criterion point estimates (mean, median, slope, std_dev)".to_string(),
         });
     }
-    let new_dir = path.parent().expect("estimates.json has a parent");
-    let id_path = new_dir.join("benchmark.json");
+    let id_path = dir.join("benchmark.json");
     let (arm, mut params) = match fs::read_to_string(&id_path) {
         Ok(text) => {
             let id: BenchmarkId = serde_json::from_str(&text).map_err(|e| IngestError::Parse {
@@ -97,17 +141,26 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             }
             (id.function_id.unwrap_or(id.group_id), p)
         }
-        // Without benchmark.json, the directories say it: <group>/<function>/<value>/new.
+        // Without benchmark.json, the directories say it: <group>/<function>/<value>/new (or
+        // base/); a bare estimates.json elsewhere is named by its own directory.
         Err(_) => {
-            let dirs: Vec<String> = new_dir
-                .ancestors()
-                .skip(1)
-                .take(3)
-                .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .collect();
-            (dirs.first().cloned().unwrap_or_default(), BTreeMap::new())
+            let bench = if matches!(dir_name.as_str(), "new" | "base") {
+                dir.parent()
+            } else {
+                Some(dir)
+            };
+            let arm = bench
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (arm, BTreeMap::new())
         }
     };
+    // A saved baseline (`base/`, `--save-baseline <name>`) says which; `new/` is the current
+    // measurement. A bare file without benchmark.json is taken as the current measurement.
+    if dir_name != "new" && (dir_name == "base" || id_path.exists()) {
+        params.insert("baseline".to_string(), dir_name.clone());
+    }
     params.retain(|_, v| !v.is_empty());
     Ok(vec![ParsedTrial {
         arm: Some(arm),
@@ -117,15 +170,34 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     }])
 }
 
+
+/// For "unrecognised input": criterion's `change/estimates.json` (relative changes), or an
+/// estimates document without the spread a measurement has.
+fn near(input: &super::adapter::Sniff) -> Option<String> {
+    let doc = input.doc()?;
+    doc.get("mean")?.get("point_estimate")?;
+    Some(if is_change(doc) {
+        "mean and median only: criterion's change/estimates.json, relative changes not times; \
+         give new/estimates.json"
+            .to_string()
+    } else {
+        "has a `mean` estimate, lacks `std_dev` and `median_abs_dev`".to_string()
+    })
+}
+
 /// criterion as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "criterion",
-    description: "criterion.rs target/criterion/**/new/estimates.json: one trial per benchmark",
-    hint: "new/estimates.json",
-    claims: |path, _| is_estimates(path),
-    walks: |path, _| is_estimates(path),
-    sniff: |_| false, // known by its path only
-    parse: super::adapter::Reader::Text(|path, text| {
-        Ok(super::adapter::Parsed::trials(parse(path, text)?))
-    }),
+pub static ADAPTER: super::adapter::Near = super::adapter::Near {
+    document: super::adapter::Document {
+        name: "criterion",
+        description: "criterion.rs target/criterion/**/new/estimates.json (or a baseline's estimates.json given by path): one trial per benchmark",
+        hint: "new/estimates.json",
+        claims: |path, _| is_estimates(path),
+        walks: |path, _| is_estimates(path),
+        // `new/estimates.json` is known by its path; other estimates files by their content.
+        sniff: |input| input.doc().is_some_and(sniff),
+        parse: super::adapter::Reader::Text(|path, text| {
+            Ok(super::adapter::Parsed::trials(parse(path, text)?))
+        }),
+    },
+    near,
 };

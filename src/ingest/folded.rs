@@ -6,7 +6,8 @@
 //! the stack, so frames may contain spaces (C++ templates, `[T; 4]`). Lines that do not end in a
 //! number are skipped and counted, as inferno does, and reported once. Differential files (two
 //! counts per line, inferno-diff-folded's output) are refused: they are a comparison, not a
-//! profile.
+//! profile. Lines starting with `#` are comments (austin writes `# key: value` metadata
+//! before and after its samples) and are neither stacks nor counted as invalid.
 //!
 //! Kind: `offcpu` (weights in µs, bcc's unit) when the file name says `offcpu`/`offcputime`,
 //! otherwise `oncpu` (weights are samples); `--stack-kind` says it explicitly. The content
@@ -57,7 +58,9 @@ pub fn parse(path: &Path, reader: impl BufRead) -> Result<Folded, IngestError> {
             source,
         })?;
         let line = line.trim_end();
-        if line.trim().is_empty() {
+        // Blank lines and `#` comments (austin's `# interval: 100`, `# duration: 23873`,
+        // header and footer, even after samples) are not stacks, and not malformed lines.
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
             continue;
         }
         let Some((stack, weight)) = line.rsplit_once(' ') else {
@@ -112,19 +115,37 @@ pub fn parse(path: &Path, reader: impl BufRead) -> Result<Folded, IngestError> {
     Ok(out)
 }
 
+
+/// For "unrecognised input": text whose first stack-like line (frames joined by `;`) does not
+/// end in a count names that line.
+fn near(input: &super::adapter::Sniff) -> Option<String> {
+    let line = input.first_text_line(true)?;
+    if !line.contains(';') {
+        return None;
+    }
+    let n = input.text()?.lines().position(|l| std::ptr::eq(l, line))? + 1;
+    Some(format!(
+        "line {n}, {}, has `;`-joined frames but does not end in a count (`frame;frame count`)",
+        super::adapter::shown(line)
+    ))
+}
+
 /// Folded stacks as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "folded",
-    description: "Folded stacks (stackcollapse/inferno, bcc offcputime -f): one profile per file",
-    hint: "stack count",
-    claims: super::adapter::no_name,
-    walks: |_, name| {
-        [".folded", ".collapsed", ".txt"]
-            .iter()
-            .any(|e| name.ends_with(e))
+pub static ADAPTER: super::adapter::Near = super::adapter::Near {
+    document: super::adapter::Document {
+        name: "folded",
+        description: "Folded stacks (stackcollapse/inferno, bcc offcputime -f): one profile per file",
+        hint: "stack count",
+        claims: super::adapter::no_name,
+        walks: |_, name| {
+            [".folded", ".collapsed", ".txt"]
+                .iter()
+                .any(|e| name.ends_with(e))
+        },
+        sniff: |input| input.first_text_line(true).is_some_and(sniff),
+        parse: super::adapter::Reader::Stacks(parse),
     },
-    sniff: |input| input.first_text_line(false).is_some_and(sniff),
-    parse: super::adapter::Reader::Stacks(parse),
+    near,
 };
 
 #[cfg(test)]

@@ -14,6 +14,14 @@
 //! of the successful requests (mean, median, std_dev, p50, p90, p95, p99) and the request
 //! totals, value for value: they restate the records (`restates_requests`), so comparisons use
 //! the records.
+//!
+//! The same report written as YAML (`--output-path benchmarks.yaml`) is read the same
+//! (serde_norway, into the JSON tree). Reports of GuideLLM 0.3–0.4 (no `metadata`; each
+//! benchmark `type_: generative_benchmark`) map onto the same trials: the strategy from
+//! `args.strategy` (not `config.strategy`), request totals from the benchmark's
+//! `request_totals` (not `metrics.request_totals`), request records' `start_time` /
+//! `end_time` and `scheduler_info.targeted_start_time`; their distributions have no `p50`
+//! (the `median` stands) and their records no `cached_tokens`, so neither lands.
 
 use std::path::Path;
 
@@ -26,11 +34,62 @@ use crate::model::{Better, Metric, Request};
 pub fn sniff(doc: &Value) -> bool {
     doc.pointer("/metadata/guidellm_version").is_some()
         && doc.get("benchmarks").is_some_and(Value::is_array)
+        || is_v03(doc)
+}
+
+/// A report of GuideLLM 0.3–0.4 (before report schema 2): `{"benchmarks": [...]}` alone, no
+/// `metadata`, each benchmark `type_: generative_benchmark` with its `args`.
+fn is_v03(doc: &Value) -> bool {
+    doc.get("metadata").is_none()
+        && doc
+            .get("benchmarks")
+            .and_then(Value::as_array)
+            .is_some_and(|b| {
+                !b.is_empty()
+                    && b.iter().all(|b| {
+                        b["type_"] == "generative_benchmark" && b.get("args").is_some()
+                    })
+            })
+}
+
+/// Whether text is GuideLLM's YAML report (`--output-path benchmarks.yaml`): a YAML document
+/// whose top-level `benchmarks:` holds GuideLLM benchmarks. Only text that is not JSON and has a
+/// `benchmarks:` line at the top level is parsed as YAML.
+pub fn sniff_yaml(text: &str) -> bool {
+    text.lines().any(|l| l.starts_with("benchmarks:")) && yaml(text).is_ok_and(|d| sniff(&d))
+}
+
+fn yaml(text: &str) -> Result<Value, serde_norway::Error> {
+    serde_norway::from_str(text)
+}
+
+/// The report as JSON, from its JSON or YAML text (GuideLLM writes the same tree as either).
+fn document(path: &Path, text: &str) -> Result<Value, IngestError> {
+    let json = serde_json::from_str(text);
+    if let Ok(doc) = json {
+        return Ok(doc);
+    }
+    if text.trim_start().starts_with(['{', '[']) {
+        let e = json.unwrap_err();
+        return Err(IngestError::Parse {
+            path: path.to_path_buf(),
+            line: e.line(),
+            message: format!("{e} (expected GuideLLM's benchmarks.json)"),
+        });
+    }
+    yaml(text).map_err(|e| IngestError::Parse {
+        path: path.to_path_buf(),
+        line: e.location().map_or(1, |l| l.line()),
+        message: format!("{e} (expected GuideLLM's benchmarks.json or benchmarks.yaml)"),
+    })
 }
 
 #[derive(Deserialize)]
 struct Req {
+    /// `start_time` / `end_time` in 0.3-era reports.
+    #[serde(alias = "start_time")]
     request_start_time: Option<f64>,
+    #[serde(alias = "end_time")]
     request_end_time: Option<f64>,
     request_latency: Option<f64>,
     time_to_first_token_ms: Option<f64>,
@@ -39,6 +98,12 @@ struct Req {
     output_tokens: Option<i64>,
     #[serde(default)]
     info: Value,
+    /// 0.3-era: the scheduler's timings (`targeted_start_time`).
+    #[serde(default)]
+    scheduler_info: Value,
+    /// 0.3-era: an errored request's error text.
+    #[serde(default)]
+    error: Value,
 }
 
 const STATS: &[&str] = &["mean", "median", "std_dev"];
@@ -61,29 +126,31 @@ fn unit_and_better(metric: &str) -> (&'static str, Better) {
 }
 
 pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: e.line(),
-        message: format!("{e} (expected GuideLLM's benchmarks.json)"),
-    })?;
+    let doc = document(path, text)?;
     let field = |field: String, expected: &str| IngestError::Field {
         path: path.to_path_buf(),
         line: 0,
         field,
         expected: expected.to_string(),
     };
-    if doc.pointer("/metadata/version").and_then(Value::as_i64) != Some(2) {
+    let v03 = is_v03(&doc);
+    if !v03 && doc.pointer("/metadata/version").and_then(Value::as_i64) != Some(2) {
         return Err(field(
             "metadata.version".into(),
-            "GuideLLM report schema version 2 (GuideLLM ≥ 0.5)",
+            "GuideLLM report schema version 2 (GuideLLM ≥ 0.5), or a GuideLLM 0.3/0.4 report \
+             (`benchmarks` of `type_: generative_benchmark`)",
         ));
     }
-    let benchmarks = doc["benchmarks"].as_array().expect("sniffed");
+    let Some(benchmarks) = doc["benchmarks"].as_array() else {
+        return Err(field("benchmarks".into(), "a list of GuideLLM benchmarks"));
+    };
     let mut trials = Vec::new();
     for (i, b) in benchmarks.iter().enumerate() {
-        let strategy = b.pointer("/config/strategy").ok_or_else(|| {
+        // Schema 2 keeps the strategy under `config`, 0.3 under `args`.
+        let at = if v03 { "args" } else { "config" };
+        let strategy = b.pointer(&format!("/{at}/strategy")).ok_or_else(|| {
             field(
-                format!("benchmarks[{i}].config.strategy"),
+                format!("benchmarks[{i}].{at}.strategy"),
                 "the benchmark's scheduling strategy",
             )
         })?;
@@ -96,7 +163,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             "concurrent" => {
                 let n = strategy["streams"].as_i64().ok_or_else(|| {
                     field(
-                        format!("benchmarks[{i}].config.strategy.streams"),
+                        format!("benchmarks[{i}].{at}.strategy.streams"),
                         "an integer",
                     )
                 })?;
@@ -140,6 +207,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                     credit_ns: ns(r
                         .info
                         .pointer("/timings/targeted_start")
+                        .or_else(|| r.scheduler_info.get("targeted_start_time"))
                         .and_then(Value::as_f64)),
                     start_ns,
                     end_ns: ns(r.request_end_time),
@@ -153,6 +221,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                         r.info
                             .pointer("/error")
                             .and_then(Value::as_str)
+                            .or_else(|| r.error.as_str())
                             .unwrap_or("errored")
                             .to_string()
                     }),
@@ -175,8 +244,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                 });
             }
         };
+        // Schema 2 counts requests in `metrics.request_totals`, 0.3 in `request_totals`.
+        let totals = b.get("request_totals").map(|t| ("request_totals", t));
         if let Some(m) = b["metrics"].as_object() {
-            for (name, v) in m {
+            for (name, v) in m.iter().map(|(k, v)| (k.as_str(), v)).chain(totals) {
                 if name == "request_totals" {
                     for k in ["successful", "errored", "incomplete", "total"] {
                         put(
@@ -217,18 +288,23 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             Better::Lower,
         );
         // Prompt tokens the server reported read from its prefix cache (`cached_tokens`) and
-        // all prompt tokens, over the saved successful requests: the prefix-cache check.
+        // all prompt tokens, over the saved successful requests: the prefix-cache check. A sum
+        // lands only where some request holds the value (0.3-era reports have no
+        // `cached_tokens`): a sum over nothing is not a figure the file gives.
         if let Some(list) = b.pointer("/requests/successful").and_then(Value::as_array) {
-            let sum = |k: &str| list.iter().filter_map(|r| r[k].as_f64()).sum::<f64>();
+            let sum = |k: &str| {
+                let values: Vec<f64> = list.iter().filter_map(|r| r[k].as_f64()).collect();
+                (!values.is_empty()).then(|| values.iter().fold(0.0, |a, b| a + b))
+            };
             put(
                 "guidellm.prompt_tokens.sum".into(),
-                Some(sum("prompt_tokens")),
+                sum("prompt_tokens"),
                 "tokens",
                 Better::Lower,
             );
             put(
                 "guidellm.cached_tokens.sum".into(),
-                Some(sum("cached_tokens")),
+                sum("cached_tokens"),
                 "tokens",
                 Better::Lower,
             );
@@ -244,10 +320,34 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     Ok(trials)
 }
 
-/// GuideLLM's report as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document =
-    super::adapter::json_document!(
-        "guidellm",
-        "GuideLLM benchmarks.json (report schema 2): one trial per benchmark, its saved requests and distributions",
-        "benchmarks.json"
-    );
+
+/// For "unrecognised input": a JSON document with `benchmarks` that is neither report form.
+fn near(input: &super::adapter::Sniff) -> Option<String> {
+    let doc = input.doc()?;
+    doc.get("benchmarks")?;
+    Some(
+        "has `benchmarks`, but no `metadata.guidellm_version` (report schema 2) and its \
+         benchmarks are not `type_: generative_benchmark` with `args` (GuideLLM 0.3/0.4)"
+            .to_string(),
+    )
+}
+
+/// GuideLLM's report as an [`super::adapter::Adapter`]: `benchmarks.json`, or the same report
+/// as `benchmarks.yaml`.
+pub static ADAPTER: super::adapter::Near = super::adapter::Near {
+    document: super::adapter::Document {
+        name: "guidellm",
+        description: "GuideLLM benchmarks.json / benchmarks.yaml (report schema 2, and 0.3–0.4 reports): one trial per benchmark, its saved requests and distributions",
+        hint: "benchmarks.json",
+        claims: super::adapter::no_name,
+        walks: |_, name| [".json", ".yaml", ".yml"].iter().any(|e| name.ends_with(e)),
+        sniff: |input| match input.doc() {
+            Some(doc) => sniff(doc),
+            None => input.text().is_some_and(sniff_yaml),
+        },
+        parse: super::adapter::Reader::Text(|path, text| {
+            Ok(super::adapter::Parsed::trials(parse(path, text)?))
+        }),
+    },
+    near,
+};

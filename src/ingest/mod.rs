@@ -73,8 +73,14 @@ pub enum IngestError {
         field: String,
         expected: String,
     },
-    #[error("{path}: unrecognised input; known formats: {known}. Give --format explicitly")]
-    Unknown { path: PathBuf, known: String },
+    /// No format took the file: `saw` says what it resembled (an adapter's
+    /// [`adapter::Adapter::near`]) or what it is, naming the line that failed.
+    #[error("{path}: unrecognised input; known formats: {known}. {saw}. Give --format explicitly")]
+    Unknown {
+        path: PathBuf,
+        known: String,
+        saw: String,
+    },
     #[error("{path}: no input files found here (looked for {looked_for})")]
     NothingFound { path: PathBuf, looked_for: String },
     #[error("{path}: {kind}; give a regular file or a directory")]
@@ -324,9 +330,14 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
     if let Some(a) = ADAPTERS.iter().find(|a| a.sniff(&sniff)) {
         return Ok(Format::of(*a));
     }
+    let saw = ADAPTERS
+        .iter()
+        .find_map(|a| a.near(&sniff))
+        .unwrap_or_else(|| sniff.seen());
     Err(IngestError::Unknown {
         path: path.to_path_buf(),
         known: known(),
+        saw,
     })
 }
 
@@ -448,6 +459,7 @@ fn parse_any(
     let adapter = format.adapter().ok_or_else(|| IngestError::Unknown {
         path: path.to_path_buf(),
         known: known(),
+        saw: "no format was detected".to_string(),
     })?;
     let parsed = adapter.parse(path, open_input(path)?, sink)?;
     Ok(ParsedFile {

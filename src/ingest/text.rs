@@ -186,4 +186,45 @@ mod tests {
         assert_eq!(p["text"], "opticks");
         assert_eq!(p["arg0"], "my_tabled_benchmark_-_10");
     }
+
+    /// Every new parser on every prefix of every fixture of these formats: errors, never panics.
+    #[test]
+    fn no_prefix_of_a_fixture_makes_a_parser_panic() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let dirs = [
+            "go-bench",
+            "libtest-bench",
+            "catch2",
+            "jmh",
+            "benchmarkdotnet",
+            "benchmarkjs",
+            "julia-benchmarktools",
+            "iai",
+            "gab-custom",
+            "bmf",
+        ];
+        let p = Path::new("fuzz");
+        for d in dirs {
+            for e in std::fs::read_dir(root.join(d)).unwrap() {
+                let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+                let step = (text.len() / 40).max(1);
+                for cut in (0..=text.len())
+                    .step_by(step)
+                    .filter(|c| text.is_char_boundary(*c))
+                {
+                    let t = &text[..cut];
+                    let _ = super::super::go_bench::parse(p, t);
+                    let _ = super::super::libtest_bench::parse(p, t);
+                    let _ = super::super::catch2::parse(p, t);
+                    let _ = super::super::jmh::parse(p, t);
+                    let _ = super::super::benchmarkdotnet::parse(p, t);
+                    let _ = super::super::benchmarkjs::parse(p, t);
+                    let _ = super::super::julia_benchmarktools::parse(p, t);
+                    let _ = super::super::iai::parse(p, t);
+                    let _ = super::super::gab_custom::parse(p, t);
+                    let _ = super::super::bmf::parse(p, t);
+                }
+            }
+        }
+    }
 }

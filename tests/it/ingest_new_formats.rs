@@ -53,10 +53,11 @@ fn expect(rel: &str) -> Expect {
         "aiperf-multirun" if name.starts_with("profile_export.jsonl") => Format("aiperf"),
         "aiperf-multirun" if name == "profile_export_aiperf.json" => Format("aiperf-summary"),
         "aiperf-multirun" => Pending("aiperf-summary"),
-        "perf-script-old" => Pending("perf-script"),
-        "folded-comments" => Pending("folded"),
-        "guidellm-extra" => Pending("guidellm"),
-        "gab-data-js" => Pending("gab-data-js"),
+        "perf-script-old" => Format("perf-script"),
+        "folded-comments" => Format("folded"),
+        "guidellm-extra" => Format("guidellm"),
+        "gab-data-js" => Format("gab-data-js"),
+        "vllm-append-result" if name.ends_with(".json") => Format("vllm-bench"),
         "samples" => {
             let sub = rel.split('/').nth(1).unwrap_or("");
             match sub {

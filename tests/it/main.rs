@@ -18,6 +18,7 @@ mod ingest_aiperf;
 mod ingest_aiperf_multirun;
 mod ingest_aiperf_summary;
 mod ingest_asv;
+mod ingest_defects;
 mod ingest_folded;
 mod ingest_formats;
 mod ingest_guidellm;
