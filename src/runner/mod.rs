@@ -354,19 +354,17 @@ pub fn execute_with(
             progress.start(i, planned);
             let t0 = Instant::now();
             let dir = arm_dirs.get(&planned.arm.name).unwrap_or(&workdir);
-            let r = run_trial(
+            let cx = TrialContext {
                 wh,
                 rt,
-                &plan,
-                dir,
-                &scratch,
-                &run_id,
-                next_id as i32,
-                planned,
-                profiling.as_ref(),
+                plan: &plan,
+                scratch: &scratch,
+                run_id: &run_id,
+                profiling: profiling.as_ref(),
                 exec,
                 cancel,
-            )?;
+            };
+            let r = run_trial(&cx, dir, next_id as i32, planned)?;
             next_id += 1;
             progress.done(r.trial.status.as_str(), t0.elapsed().as_secs_f64());
             let trial_failed = r.trial.status != TrialStatus::Ok;
@@ -491,293 +489,415 @@ fn finished(base: &Run, data: &RunData, interrupted: bool, planned: usize) -> Ru
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What every trial of a run shares: the warehouse, the plan and where and how it runs.
+struct TrialContext<'a> {
+    wh: &'a Warehouse,
+    rt: &'a tokio::runtime::Handle,
+    plan: &'a Plan,
+    scratch: &'a Path,
+    run_id: &'a str,
+    profiling: Option<&'a plan::Profile>,
+    exec: &'a dyn exec::Executor,
+    cancel: &'a AtomicBool,
+}
+
+/// Why a trial failed: the message, the exit code where there is one, and the log whose tail
+/// explains it.
+type Failure = (String, Option<i32>, PathBuf);
+
+/// One trial in flight, run as its stages: [`TrialRun::setup`], [`TrialRun::wait_ready`],
+/// [`TrialRun::measure`] (sampler and profiler around the command), [`TrialRun::teardown`]
+/// (always), then [`TrialRun::finish`] (the failure recorded, or metrics and files collected).
+struct TrialRun<'a> {
+    cx: &'a TrialContext<'a>,
+    /// The arm's working directory (its git worktree for a `git` arm).
+    workdir: &'a Path,
+    planned: &'a Planned,
+    dir: PathBuf,
+    marker: String,
+    env: Vec<(String, String)>,
+    logs: TrialLogs,
+    trial: Trial,
+    data: RunData,
+    warnings: Vec<String>,
+    failure: Option<Failure>,
+}
+
+struct TrialLogs {
+    setup: File,
+    stdout: File,
+    stderr: File,
+    teardown: File,
+}
+
 fn run_trial(
-    wh: &Warehouse,
-    rt: &tokio::runtime::Handle,
-    plan: &Plan,
+    cx: &TrialContext,
     workdir: &Path,
-    scratch: &Path,
-    run_id: &str,
     trial_id: i32,
     planned: &Planned,
-    profiling: Option<&plan::Profile>,
-    exec: &dyn exec::Executor,
-    cancel: &AtomicBool,
 ) -> Result<TrialResult> {
-    let dir = scratch.join(format!("t{trial_id}"));
-    std::fs::create_dir_all(&dir)?;
-    let marker = format!("{run_id}:{trial_id}");
-    let mut env: Vec<(String, String)> = plan
-        .run
-        .env
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    env.extend(planned.arm.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    env.extend(planned.params.iter().map(|(k, v)| (k.clone(), v.clone())));
-    env.push((
-        "PERFHOUSE_TRIAL_DIR".to_string(),
-        dir.to_string_lossy().into_owned(),
-    ));
-    env.push(("PERFHOUSE_ARM".to_string(), planned.arm.name.clone()));
-    env.push(("PERFHOUSE_REPEAT".to_string(), planned.repeat.to_string()));
-    let log = |name: &str| {
-        File::create(dir.join(name)).with_context(|| dir.join(name).display().to_string())
-    };
-    let (setup_log, out, err, teardown_log) = (
-        log("setup.log")?,
-        log("stdout.log")?,
-        log("stderr.log")?,
-        log("teardown.log")?,
-    );
-    let timeout = plan.run.timeout;
-    let mut warnings = Vec::new();
-    let mut data = RunData::default();
-    let mut trial = Trial {
-        phase: if planned.warmup {
-            Phase::Warmup
-        } else {
-            Phase::Measured
-        },
-        concurrency: crate::model::concurrency_param(&planned.params),
-        ..Trial::measured(
-            trial_id,
-            &planned.arm.name,
-            planned.params.clone(),
-            planned.repeat,
-        )
-    };
-    let mut failure: Option<(String, Option<i32>, PathBuf)> = None;
-    // The executor contains the trial's processes (a cgroup where it can) and ends them all
-    // after teardown (`exec::Processes`).
-    trial.containment = Some(exec.begin(&marker));
-    let step = |step: exec::Step, cmd: &str, o: &File, e: &File, t, cancel: &AtomicBool| {
-        exec.run(&exec::Spec {
+    let mut t = TrialRun::new(cx, workdir, trial_id, planned)?;
+    t.setup()?;
+    t.wait_ready()?;
+    t.measure()?;
+    // Teardown always, to its end even after an interruption (bounded by the timeout), then
+    // no process of this trial may survive.
+    t.teardown()?;
+    t.finish()
+}
+
+impl<'a> TrialRun<'a> {
+    fn new(
+        cx: &'a TrialContext<'a>,
+        workdir: &'a Path,
+        trial_id: i32,
+        planned: &'a Planned,
+    ) -> Result<TrialRun<'a>> {
+        let plan = cx.plan;
+        let dir = cx.scratch.join(format!("t{trial_id}"));
+        std::fs::create_dir_all(&dir)?;
+        let marker = format!("{}:{trial_id}", cx.run_id);
+        let mut env: Vec<(String, String)> = plan
+            .run
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        env.extend(planned.arm.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        env.extend(planned.params.iter().map(|(k, v)| (k.clone(), v.clone())));
+        env.push((
+            "PERFHOUSE_TRIAL_DIR".to_string(),
+            dir.to_string_lossy().into_owned(),
+        ));
+        env.push(("PERFHOUSE_ARM".to_string(), planned.arm.name.clone()));
+        env.push(("PERFHOUSE_REPEAT".to_string(), planned.repeat.to_string()));
+        let log = |name: &str| {
+            File::create(dir.join(name)).with_context(|| dir.join(name).display().to_string())
+        };
+        let logs = TrialLogs {
+            setup: log("setup.log")?,
+            stdout: log("stdout.log")?,
+            stderr: log("stderr.log")?,
+            teardown: log("teardown.log")?,
+        };
+        let mut trial = Trial {
+            phase: if planned.warmup {
+                Phase::Warmup
+            } else {
+                Phase::Measured
+            },
+            concurrency: crate::model::concurrency_param(&planned.params),
+            ..Trial::measured(
+                trial_id,
+                &planned.arm.name,
+                planned.params.clone(),
+                planned.repeat,
+            )
+        };
+        // The executor contains the trial's processes (a cgroup where it can) and ends them
+        // all after teardown (`exec::Processes`).
+        trial.containment = Some(cx.exec.begin(&marker));
+        Ok(TrialRun {
+            cx,
+            workdir,
+            planned,
+            dir,
+            marker,
+            env,
+            logs,
+            trial,
+            data: RunData::default(),
+            warnings: Vec::new(),
+            failure: None,
+        })
+    }
+
+    fn trial_id(&self) -> i32 {
+        self.trial.trial_id
+    }
+
+    /// Runs one command of the trial, its output to `out`/`err`.
+    fn step(
+        &self,
+        step: exec::Step,
+        cmd: &str,
+        (out, err): (&File, &File),
+        timeout: std::time::Duration,
+        cancel: &AtomicBool,
+    ) -> std::io::Result<proc::Outcome> {
+        self.cx.exec.run(&exec::Spec {
             step,
             cmd,
-            workdir,
-            env: &env,
-            marker: &marker,
-            stdout: o,
-            stderr: e,
-            timeout: t,
-            cancel,
-        })
-    };
-
-    let interrupted = |what: &str| {
-        (
-            format!("interrupted (SIGINT/SIGTERM) during the {what}"),
-            None,
-            dir.join(if what == "command" {
-                "stderr.log"
-            } else {
-                "setup.log"
-            }),
-        )
-    };
-
-    if let Some(setup) = &plan.run.setup {
-        let r = step(
-            exec::Step::Setup,
-            setup,
-            &setup_log,
-            &setup_log,
+            workdir: self.workdir,
+            env: &self.env,
+            marker: &self.marker,
+            stdout: out,
+            stderr: err,
             timeout,
             cancel,
+        })
+    }
+
+    fn interrupted(&mut self, what: &str) {
+        self.trial.status = TrialStatus::Interrupted;
+        let log = if what == "command" {
+            "stderr.log"
+        } else {
+            "setup.log"
+        };
+        self.failure = Some((
+            format!("interrupted (SIGINT/SIGTERM) during the {what}"),
+            None,
+            self.dir.join(log),
+        ));
+    }
+
+    fn setup(&mut self) -> Result<()> {
+        let Some(setup) = &self.cx.plan.run.setup else {
+            return Ok(());
+        };
+        let logs = (&self.logs.setup, &self.logs.setup);
+        let r = self.step(
+            exec::Step::Setup,
+            setup,
+            logs,
+            self.cx.plan.run.timeout,
+            self.cx.cancel,
         )?;
         if r.cancelled {
-            trial.status = TrialStatus::Interrupted;
-            failure = Some(interrupted("setup"));
+            self.interrupted("setup");
         } else if !r.ok() {
-            failure = Some((
+            self.failure = Some((
                 format!("setup {}", describe(&r)),
                 r.code,
-                dir.join("setup.log"),
+                self.dir.join("setup.log"),
             ));
         }
+        Ok(())
     }
-    if failure.is_none()
-        && let Some(ready) = &plan.run.ready
-    {
-        let deadline = Instant::now() + plan.run.ready_timeout;
+
+    /// Polls the plan's readiness check until it passes, the run is interrupted or its
+    /// timeout passes.
+    fn wait_ready(&mut self) -> Result<()> {
+        let run = &self.cx.plan.run;
+        let Some(ready) = run.ready.as_ref().filter(|_| self.failure.is_none()) else {
+            return Ok(());
+        };
+        let deadline = Instant::now() + run.ready_timeout;
         loop {
-            let r = step(
+            let logs = (&self.logs.setup, &self.logs.setup);
+            let r = self.step(
                 exec::Step::Ready,
                 ready,
-                &setup_log,
-                &setup_log,
-                plan.run.ready_timeout,
-                cancel,
+                logs,
+                run.ready_timeout,
+                self.cx.cancel,
             )?;
             if r.ok() {
-                break;
+                return Ok(());
             }
-            if cancel.load(Ordering::SeqCst) {
-                trial.status = TrialStatus::Interrupted;
-                failure = Some(interrupted("readiness check"));
-                break;
+            if self.cx.cancel.load(Ordering::SeqCst) {
+                self.interrupted("readiness check");
+                return Ok(());
             }
             if Instant::now() >= deadline {
-                failure = Some((
+                self.failure = Some((
                     format!(
                         "not ready after {:?} (`{ready}` {})",
-                        plan.run.ready_timeout,
+                        run.ready_timeout,
                         describe(&r)
                     ),
                     r.code,
-                    dir.join("setup.log"),
+                    self.dir.join("setup.log"),
                 ));
-                break;
+                return Ok(());
             }
-            std::thread::sleep(plan.run.ready_interval);
+            std::thread::sleep(run.ready_interval);
         }
     }
-    if failure.is_none() {
-        // Sampler and profiler around the measured command only.
+
+    /// Starts the profiler of the plan's `[profile]` on its target's processes, if any.
+    fn start_profiler(&mut self) -> Option<(profile::Profiler, plan::Profile)> {
+        let p = self.cx.profiling?;
+        let plan = self.cx.plan;
+        let re = plan
+            .sample
+            .as_ref()
+            .and_then(|s| s.processes.get(&p.target))
+            .cloned()
+            .unwrap_or_else(|| p.target.clone());
+        let mut st = sampler::State::new(
+            sampler::Config {
+                interval: std::time::Duration::from_millis(100),
+                cores: None,
+                processes: vec![(p.target.clone(), regex::Regex::new(&re).ok()?)],
+            },
+            self.trial_id(),
+        );
+        st.scan();
+        match profile::start(
+            p.kind,
+            p.frequency,
+            &p.call_graph,
+            &st.pids_of(&p.target),
+            &self.dir,
+        ) {
+            Ok(prof) => Some((prof, p.clone())),
+            Err(why) => {
+                self.warnings
+                    .push(format!("trial {}: not profiled: {why}", self.trial_id()));
+                None
+            }
+        }
+    }
+
+    /// The measured command, with the sampler and the profiler around it only.
+    fn measure(&mut self) -> Result<()> {
+        if self.failure.is_some() {
+            return Ok(());
+        }
+        let plan = self.cx.plan;
+        let trial_id = self.trial_id();
         let sampling = plan.sample.as_ref().map(|s| sampler::Config {
             interval: s.interval,
             cores: s.core_set.as_ref().map(|c| c.iter().copied().collect()),
             processes: s.matchers.clone(),
         });
-        let profiler = profiling.and_then(|p| {
-            let re = plan
-                .sample
-                .as_ref()
-                .and_then(|s| s.processes.get(&p.target))
-                .cloned()
-                .unwrap_or_else(|| p.target.clone());
-            let mut st = sampler::State::new(
-                sampler::Config {
-                    interval: std::time::Duration::from_millis(100),
-                    cores: None,
-                    processes: vec![(p.target.clone(), regex::Regex::new(&re).ok()?)],
-                },
-                trial_id,
-            );
-            st.scan();
-            match profile::start(
-                p.kind,
-                p.frequency,
-                &p.call_graph,
-                &st.pids_of(&p.target),
-                &dir,
-            ) {
-                Ok(prof) => Some((prof, p.clone())),
-                Err(why) => {
-                    warnings.push(format!("trial {trial_id}: not profiled: {why}"));
-                    None
-                }
-            }
-        });
-        let sampler = sampling.map(|cfg| sampler::start(rt, cfg, trial_id));
-        let command = match &planned.arm.args {
+        let profiler = self.start_profiler();
+        let sampler = sampling.map(|cfg| sampler::start(self.cx.rt, cfg, trial_id));
+        let command = match &self.planned.arm.args {
             Some(a) => format!("{} {a}", plan.run.command),
             None => plan.run.command.clone(),
         };
-        trial.started_at_us = Some(now_us());
-        let r = step(exec::Step::Command, &command, &out, &err, timeout, cancel)?;
-        trial.finished_at_us = Some(now_us());
-        trial.wall_ns = Some(r.wall.as_nanos() as i64);
-        trial.exit_code = r.code;
+        let timeout = plan.run.timeout;
+        self.trial.started_at_us = Some(now_us());
+        let logs = (&self.logs.stdout, &self.logs.stderr);
+        let r = self.step(exec::Step::Command, &command, logs, timeout, self.cx.cancel)?;
+        self.trial.finished_at_us = Some(now_us());
+        self.trial.wall_ns = Some(r.wall.as_nanos() as i64);
+        self.trial.exit_code = r.code;
         if let Some(s) = sampler {
-            data.cpu_samples = s.stop(rt);
+            self.data.cpu_samples = s.stop(self.cx.rt);
         }
         if let Some((prof, p)) = profiler {
-            match prof.finish(&dir) {
+            match prof.finish(&self.dir) {
                 Ok(folded) => {
-                    let f = ingest::folded::parse(&dir.join("perf.folded"), &folded[..])?;
-                    data.stacks.extend(f.stacks.into_iter().map(|mut s| {
+                    let f = ingest::folded::parse(&self.dir.join("perf.folded"), &folded[..])?;
+                    self.data.stacks.extend(f.stacks.into_iter().map(|mut s| {
                         s.trial_id = trial_id;
                         s.target = p.target.clone();
                         s.kind = p.kind;
                         s
                     }));
                 }
-                Err(why) => warnings.push(format!("trial {trial_id}: profile lost: {why}")),
+                Err(why) => self
+                    .warnings
+                    .push(format!("trial {trial_id}: profile lost: {why}")),
             }
         }
         if r.cancelled {
-            trial.status = TrialStatus::Interrupted;
-            failure = Some(interrupted("command"));
+            self.interrupted("command");
         } else if r.timed_out {
-            trial.status = TrialStatus::Timeout;
-            failure = Some((
+            self.trial.status = TrialStatus::Timeout;
+            self.failure = Some((
                 format!("command timed out after {timeout:?}"),
                 None,
-                dir.join("stderr.log"),
+                self.dir.join("stderr.log"),
             ));
         } else if !r.ok() {
-            failure = Some((
+            self.failure = Some((
                 format!("command {}", describe(&r)),
                 r.code,
-                dir.join("stderr.log"),
+                self.dir.join("stderr.log"),
             ));
         }
+        Ok(())
     }
-    // Teardown always, to its end even after an interruption (bounded by the timeout), then
-    // no process of this trial may survive.
-    if let Some(td) = &plan.run.teardown {
-        // Not cancellable: the teardown runs to its end after an interruption.
-        let r = step(
-            exec::Step::Teardown,
-            td,
-            &teardown_log,
-            &teardown_log,
-            timeout,
-            &NEVER,
-        )?;
-        if !r.ok() {
-            warnings.push(format!("trial {trial_id}: teardown {}", describe(&r)));
-        }
-    }
-    match exec.end(&marker) {
-        Ok(notes) => warnings.extend(notes.into_iter().map(|n| format!("trial {trial_id}: {n}"))),
-        Err(why) => bail!("trial {trial_id}: {why}; stopping the run"),
-    }
-    if let Some((why, code, log_path)) = failure {
-        if trial.status == TrialStatus::Ok {
-            trial.status = TrialStatus::Failed;
-        }
-        trial.exit_code = trial.exit_code.or(code);
-        let tail = env::redact(&proc::tail(&log_path, 2000), &env);
-        trial.stderr_tail = Some(format!("{why}\n{tail}").trim_end().to_string());
-    } else {
-        for m in &plan.metrics {
-            match extract(m, &dir).and_then(|v| {
-                let scaled = v * m.scale;
-                // The ingest policy for values that are not finite, here too: not stored.
-                if scaled.is_finite() {
-                    Ok(scaled)
-                } else {
-                    Err(format!(
-                        "value {v} × scale {} is not a finite number; left out",
-                        m.scale
-                    ))
-                }
-            }) {
-                Ok(v) => data.metrics.push(Metric {
-                    trial_id,
-                    name: m.name.clone(),
-                    value: v,
-                    unit: m.unit.clone(),
-                    better: m.direction.unwrap_or(Better::Lower),
-                    origin: "runner".to_string(),
-                    version: None,
-                }),
-                Err(why) => warnings.push(format!("trial {trial_id}: metric `{}`: {why}", m.name)),
+
+    /// The plan's teardown, not cancellable (it runs to its end after an interruption), then
+    /// the executor ends every process of the trial that is left.
+    fn teardown(&mut self) -> Result<()> {
+        let trial_id = self.trial_id();
+        if let Some(td) = &self.cx.plan.run.teardown {
+            let logs = (&self.logs.teardown, &self.logs.teardown);
+            let r = self.step(
+                exec::Step::Teardown,
+                td,
+                logs,
+                self.cx.plan.run.timeout,
+                &NEVER,
+            )?;
+            if !r.ok() {
+                self.warnings
+                    .push(format!("trial {trial_id}: teardown {}", describe(&r)));
             }
         }
-        for c in &plan.collect {
-            collect(wh, c, &dir, workdir, trial_id, &mut data, &mut warnings)?;
+        match self.cx.exec.end(&self.marker) {
+            Ok(notes) => self
+                .warnings
+                .extend(notes.into_iter().map(|n| format!("trial {trial_id}: {n}"))),
+            Err(why) => bail!("trial {trial_id}: {why}; stopping the run"),
         }
+        Ok(())
     }
-    Ok(TrialResult {
-        trial,
-        data,
-        warnings,
-    })
+
+    /// A failed trial records why (its log's tail, secrets redacted); a good one gets the
+    /// plan's metrics and collected files.
+    fn finish(mut self) -> Result<TrialResult> {
+        let trial_id = self.trial_id();
+        if let Some((why, code, log_path)) = self.failure.take() {
+            if self.trial.status == TrialStatus::Ok {
+                self.trial.status = TrialStatus::Failed;
+            }
+            self.trial.exit_code = self.trial.exit_code.or(code);
+            let tail = env::redact(&proc::tail(&log_path, 2000), &self.env);
+            self.trial.stderr_tail = Some(format!("{why}\n{tail}").trim_end().to_string());
+        } else {
+            for m in &self.cx.plan.metrics {
+                match extract(m, &self.dir).and_then(|v| {
+                    let scaled = v * m.scale;
+                    // The ingest policy for values that are not finite, here too: not stored.
+                    if scaled.is_finite() {
+                        Ok(scaled)
+                    } else {
+                        Err(format!(
+                            "value {v} × scale {} is not a finite number; left out",
+                            m.scale
+                        ))
+                    }
+                }) {
+                    Ok(v) => self.data.metrics.push(Metric {
+                        trial_id,
+                        name: m.name.clone(),
+                        value: v,
+                        unit: m.unit.clone(),
+                        better: m.direction.unwrap_or(Better::Lower),
+                        origin: "runner".to_string(),
+                        version: None,
+                    }),
+                    Err(why) => self
+                        .warnings
+                        .push(format!("trial {trial_id}: metric `{}`: {why}", m.name)),
+                }
+            }
+            for c in &self.cx.plan.collect {
+                collect(
+                    self.cx.wh,
+                    c,
+                    &self.dir,
+                    self.workdir,
+                    trial_id,
+                    &mut self.data,
+                    &mut self.warnings,
+                )?;
+            }
+        }
+        Ok(TrialResult {
+            trial: self.trial,
+            data: self.data,
+            warnings: self.warnings,
+        })
+    }
 }
 
 fn describe(r: &proc::Outcome) -> String {
