@@ -322,7 +322,9 @@ async fn dispatch(cli: Cli) -> Result<()> {
                     args.site.display()
                 );
             }
-            let (files, bytes) = Remote::open(to)?.upload_site(&args.site).await?;
+            let site_files = crate::site::writer::files(&args.site)
+                .with_context(|| args.site.display().to_string())?;
+            let (files, bytes) = Remote::open(to)?.upload_site(site_files).await?;
             if !cli.quiet {
                 writeln!(
                     stdout,

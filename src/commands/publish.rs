@@ -32,20 +32,13 @@ impl Drop for Worktree {
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    // The build cache (`site::cache`) is the builder's, not the site's.
-    let walk = walkdir::WalkDir::new(from)
-        .min_depth(1)
-        .into_iter()
-        .filter_entry(|e| e.depth() > 1 || e.file_name() != crate::site::CACHE_DIR);
-    for entry in walk {
-        let entry = entry?;
-        let rel = entry.path().strip_prefix(from).expect("under from");
+    // The site's files (`site::writer::files`: the builder's cache is not the site's).
+    for (rel, path) in crate::site::writer::files(from).with_context(|| from.display().to_string())? {
         let dest = to.join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&dest)?;
-        } else if entry.file_type().is_file() {
-            std::fs::copy(entry.path(), &dest).with_context(|| dest.display().to_string())?;
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).with_context(|| parent.display().to_string())?;
         }
+        std::fs::copy(&path, &dest).with_context(|| dest.display().to_string())?;
     }
     Ok(())
 }

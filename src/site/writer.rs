@@ -58,3 +58,28 @@ impl Writer {
         self.put(rel, html.as_bytes())
     }
 }
+
+// ---- files ----------------------------------------------------------------------------------
+
+/// The files of a built site under `dir`, as (path relative to `dir` with `/` separators,
+/// path), sorted, the builder's cache (`site::cache`) left out: what `publish` copies to a
+/// branch and uploads to a bucket.
+pub fn files(dir: &std::path::Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() > 1 || e.file_name() != crate::site::CACHE_DIR)
+    {
+        let entry = entry.map_err(std::io::Error::other)?;
+        if entry.file_type().is_file() {
+            let rel = entry.path().strip_prefix(dir).expect("under dir");
+            out.push((
+                rel.to_string_lossy().replace('\\', "/"),
+                entry.path().to_path_buf(),
+            ));
+        }
+    }
+    Ok(out)
+}

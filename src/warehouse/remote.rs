@@ -283,24 +283,10 @@ impl Remote {
             .map_err(store_err(format!("listing {}", self.url)))
     }
 
-    /// Uploads a built site (`dir`, less the builder's cache) under the prefix, overwriting
-    /// what is there, each object with its content type; `index.html` last, so the index never
-    /// links to a page not up yet. Returns (files, bytes).
-    pub async fn upload_site(&self, dir: &Path) -> Result<(usize, u64)> {
-        let mut files: Vec<(String, PathBuf)> = walkdir::WalkDir::new(dir)
-            .min_depth(1)
-            .into_iter()
-            .filter_entry(|e| e.depth() > 1 || e.file_name() != crate::site::CACHE_DIR)
-            .flatten()
-            .filter(|e| e.file_type().is_file())
-            .map(|e| {
-                let rel = e.path().strip_prefix(dir).expect("under dir");
-                (
-                    rel.to_string_lossy().replace('\\', "/"),
-                    e.path().to_path_buf(),
-                )
-            })
-            .collect();
+    /// Uploads the files of a built site (relative path, file: `site::writer::files`) under
+    /// the prefix, overwriting what is there, each object with its content type; `index.html`
+    /// last, so the index never links to a page not up yet. Returns (files, bytes).
+    pub async fn upload_site(&self, mut files: Vec<(String, PathBuf)>) -> Result<(usize, u64)> {
         files.sort_by_key(|(rel, _)| (rel == "index.html", rel.clone()));
         let mut bytes = 0u64;
         for (rel, path) in &files {
