@@ -33,7 +33,9 @@ impl Drop for Worktree {
 
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     // The site's files (`site::writer::files`: the builder's cache is not the site's).
-    for (rel, path) in crate::site::writer::files(from).with_context(|| from.display().to_string())? {
+    for (rel, path) in
+        crate::site::writer::files(from).with_context(|| from.display().to_string())?
+    {
         let dest = to.join(rel);
         if let Some(parent) = dest.parent() {
             std::fs::create_dir_all(parent).with_context(|| parent.display().to_string())?;

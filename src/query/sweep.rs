@@ -92,6 +92,10 @@ pub struct CapacityView {
     pub binding: Option<String>,
     /// 95 % bootstrap interval of `throughput_rps` over the repeats.
     pub ci: Option<(f64, f64)>,
+    /// Why there is no interval, where a level has fewer than 2 repeats: resampling one
+    /// value gives a zero-width interval that claims a certainty the sweep does not have.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_interval: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -267,12 +271,21 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
             })
             .collect();
         let mut draws = sweep::capacity_draws(&trials, &criteria, BOOTSTRAP, 0x5eed + i as u64);
+        let fewest = levels.iter().map(|l| l.n).min().unwrap_or(0);
+        let no_interval = (fewest < 2).then(|| {
+            format!("no interval: {fewest} repeat at a level, an interval needs at least 2")
+        });
+        if no_interval.is_some() {
+            // A shift against this arm has no interval either.
+            draws.clear();
+        }
         let capacity = sweep::capacity(&levels, &criteria).map(|c| {
-            let ci = if c.throughput().is_some() {
+            let ci = if c.throughput().is_some() && no_interval.is_none() {
                 sweep::interval(&mut draws.clone())
             } else {
                 None
             };
+            let no_interval = no_interval.clone().filter(|_| c.throughput().is_some());
             match c {
                 Capacity::Within {
                     load,
@@ -284,6 +297,7 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                     throughput_rps: Some(throughput),
                     binding: Some(binding),
                     ci,
+                    no_interval,
                 },
                 Capacity::AtLeast { load, throughput } => CapacityView {
                     kind: CapacityKind::AtLeast,
@@ -291,6 +305,7 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                     throughput_rps: Some(throughput),
                     binding: None,
                     ci,
+                    no_interval,
                 },
                 Capacity::Below { load, binding } => CapacityView {
                     kind: CapacityKind::Below,
@@ -298,6 +313,7 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                     throughput_rps: None,
                     binding: Some(binding),
                     ci: None,
+                    no_interval: None,
                 },
             }
         });
@@ -351,7 +367,12 @@ fn shift(arms: &[ArmSweep]) -> Option<Shift> {
         .map(|(x, y)| y / x)
         .filter(|r| r.is_finite())
         .collect();
-    let ci = sweep::interval(&mut ratios);
+    // No interval where either arm has fewer than 2 repeats at a level (its draws are empty).
+    let ci = if a.draws.is_empty() || b.draws.is_empty() {
+        None
+    } else {
+        sweep::interval(&mut ratios)
+    };
     let pct = |r: f64| format!("{:+.0} %", (r - 1.0) * 100.0);
     let open: Vec<&str> = [(a, ca), (b, cb)]
         .iter()
@@ -363,11 +384,10 @@ fn shift(arms: &[ArmSweep]) -> Option<Shift> {
         b.arm,
         pct(ratio),
         a.arm,
-        ci.map_or(String::new(), |(lo, hi)| format!(
-            " (95 % CI {} … {})",
-            pct(lo),
-            pct(hi)
-        )),
+        ci.map_or(
+            " (no interval: fewer than 2 repeats at a level)".to_string(),
+            |(lo, hi)| format!(" (95 % CI {} … {})", pct(lo), pct(hi))
+        ),
         if open.is_empty() {
             String::new()
         } else {

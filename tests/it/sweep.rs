@@ -129,3 +129,50 @@ fn the_bundled_sweep_has_knees_capacities_and_a_frontier_shift() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("not a load sweep"), "{}", stderr(&o));
 }
+
+/// One repeat per level: resampling one value a level gives a zero-width interval ("[145.1,
+/// 145.1]"), which claims a certainty the sweep does not have. There is none, and it says so.
+#[test]
+fn one_repeat_per_level_gives_no_interval_and_says_why() {
+    let wh = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Three levels, one trial each: 40 requests of 10 ms, `c` in flight at a time.
+    let mut files = Vec::new();
+    for c in [1u64, 2, 4] {
+        let d = dir.path().join(format!("concurrency={c}"));
+        fs::create_dir_all(&d).unwrap();
+        let mut text = String::new();
+        for i in 0..40u64 {
+            let start = 1_700_000_000_000_000_000u64 + (i / c) * 10_000_000;
+            text.push_str(&format!(
+                r#"{{"metadata":{{"request_start_ns":{start},"request_end_ns":{},"benchmark_phase":"profiling"}},"metrics":{{"request_latency":{{"value":10,"unit":"ms"}},"output_sequence_length":{{"value":5,"unit":"tokens"}}}},"error":null}}"#,
+                start + 10_000_000
+            ));
+            text.push('\n');
+        }
+        let f = d.join("profile_export.jsonl");
+        fs::write(&f, text).unwrap();
+        files.push(f.to_string_lossy().into_owned());
+    }
+    let mut args = vec![
+        "ingest",
+        "--suite",
+        "one",
+        "--label",
+        "slo=latency_ms<=1000",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    ok(wh.path(), &args);
+    let s: serde_json::Value =
+        serde_json::from_str(&ok(wh.path(), &["sweep", "--format", "json"])).unwrap();
+    let a = &s["arms"][0];
+    let levels = a["levels"].as_array().unwrap();
+    assert!(levels.iter().all(|l| l["trials"] == 1), "{a:#}");
+    let c = &a["capacity"];
+    assert_eq!(c["kind"], "at_least", "{c:#}");
+    assert!(c["ci"].is_null(), "{c:#}");
+    assert_eq!(
+        c["no_interval"],
+        "no interval: 1 repeat at a level, an interval needs at least 2"
+    );
+}
