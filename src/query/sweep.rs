@@ -50,6 +50,31 @@ pub struct LevelView {
     pub slo_attainment_pct: Option<f64>,
     /// Meets every SLO (None without SLOs).
     pub meets: Option<bool>,
+    /// Output tokens per second, all streams together (median over the repeats); per GPU
+    /// where the run's `gpus` label says how many.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tps: Option<f64>,
+    /// Output tokens per second one stream sees: mean output tokens per request ÷ mean request
+    /// latency (TTFT included), median over the repeats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_user_tps: Option<f64>,
+    /// Cost per million output tokens at this level, where the run's `cost_per_hour` label
+    /// gives the deployment's hourly cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_per_mtok: Option<f64>,
+}
+
+/// One point of the Pareto frontier of per-user against total output tokens/s: both are
+/// better higher, and a point is dominated when another is at least as good on both and
+/// better on one (equal points dominate neither, so ties both stay on the frontier).
+#[derive(Debug, Clone, Serialize)]
+pub struct FrontierPoint {
+    pub arm: String,
+    pub load: f64,
+    pub per_user_tps: f64,
+    /// Total output tokens/s (per GPU where `gpus` is set).
+    pub output_tps: f64,
+    pub dominated: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -92,6 +117,10 @@ pub struct CapacityView {
     pub binding: Option<String>,
     /// 95 % bootstrap interval of `throughput_rps` over the repeats.
     pub ci: Option<(f64, f64)>,
+    /// Cost per million output tokens at the capacity's throughput (output tokens per request
+    /// being the arm's median over its levels), where `cost_per_hour` is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_per_mtok: Option<f64>,
     /// Why there is no interval, where a level has fewer than 2 repeats: resampling one
     /// value gives a zero-width interval that claims a certainty the sweep does not have.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -118,6 +147,15 @@ pub struct Sweep {
     pub slo: String,
     pub arms: Vec<ArmSweep>,
     pub shift: Option<Shift>,
+    /// Per-user against total output tokens/s over every arm's levels, frontier first
+    /// (highest total first), then the dominated points. Empty without token counts.
+    pub frontier: Vec<FrontierPoint>,
+    /// The run's `gpus` label: output_tps is per GPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<f64>,
+    /// The run's `cost_per_hour` label: the whole deployment's cost per hour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_per_hour: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -133,8 +171,75 @@ struct Row {
     ttft_p99_ms: Option<f64>,
     goodput_rps: Option<f64>,
     slo_attainment_pct: Option<f64>,
+    output_tps: Option<f64>,
+    latency_mean_ms: Option<f64>,
     #[serde(flatten)]
     extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl Row {
+    /// Output tokens per second one stream sees (see [`LevelView::per_user_tps`]): output
+    /// tokens per request ÷ mean latency in seconds.
+    fn per_user_tps(&self) -> Option<f64> {
+        let per_request = self.output_tps? / self.throughput_rps?;
+        let v = per_request / (self.latency_mean_ms? / 1000.0);
+        v.is_finite().then_some(v)
+    }
+
+    fn tokens_per_request(&self) -> Option<f64> {
+        let v = self.output_tps? / self.throughput_rps?;
+        v.is_finite().then_some(v)
+    }
+}
+
+/// What the run's labels say of its deployment: `gpus` (output_tps is reported per GPU) and
+/// `cost_per_hour` (the whole deployment's, in any currency).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Deployment {
+    pub gpus: Option<f64>,
+    pub cost_per_hour: Option<f64>,
+}
+
+impl Deployment {
+    fn from_labels(labels: &str) -> Deployment {
+        let l: BTreeMap<String, String> = serde_json::from_str(labels).unwrap_or_default();
+        let num = |k: &str| {
+            l.get(k)
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|v| v.is_finite() && *v > 0.0)
+        };
+        Deployment {
+            gpus: num("gpus"),
+            cost_per_hour: num("cost_per_hour"),
+        }
+    }
+
+    /// Cost per million output tokens at `tps` output tokens/s (all streams, all GPUs).
+    pub fn cost_per_mtok(&self, tps: f64) -> Option<f64> {
+        let v = self.cost_per_hour? / (tps * 3600.0) * 1e6;
+        (v.is_finite() && tps > 0.0).then_some(v)
+    }
+}
+
+/// Marks each point dominated or not and orders the frontier first (by total, descending),
+/// then the dominated points.
+pub fn frontier(mut points: Vec<FrontierPoint>) -> Vec<FrontierPoint> {
+    let snapshot: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.per_user_tps, p.output_tps))
+        .collect();
+    for p in points.iter_mut() {
+        p.dominated = snapshot.iter().any(|&(u, t)| {
+            u >= p.per_user_tps && t >= p.output_tps && (u > p.per_user_tps || t > p.output_tps)
+        });
+    }
+    points.sort_by(|a, b| {
+        a.dominated
+            .cmp(&b.dominated)
+            .then(b.output_tps.total_cmp(&a.output_tps))
+            .then(b.per_user_tps.total_cmp(&a.per_user_tps))
+    });
+    points
 }
 
 /// The sweep of run `run_id`, or `None` when no load parameter takes three or more values.
@@ -143,15 +248,20 @@ pub async fn sweep(
     run_id: &str,
     load: Option<&str>,
 ) -> Result<Option<Sweep>, QueryError> {
-    let suite: Vec<BTreeMap<String, String>> = q
+    let run: Vec<BTreeMap<String, String>> = q
         .rows(&format!(
-            "SELECT suite FROM runs WHERE run_id = {}",
+            "SELECT suite, labels FROM runs WHERE run_id = {}",
             lit(run_id)
         ))
         .await?;
-    let Some(suite) = suite.first().and_then(|r| r.get("suite")).cloned() else {
+    let Some(suite) = run.first().and_then(|r| r.get("suite")).cloned() else {
         return Ok(None);
     };
+    let deployment = Deployment::from_labels(
+        run.first()
+            .and_then(|r| r.get("labels"))
+            .map_or("{}", String::as_str),
+    );
     let slos = q.slos(&suite).await?;
     let extra: Vec<String> = slos.percentiles().into_iter().map(|(c, _)| c).collect();
     let extra_cols: String = extra
@@ -161,16 +271,22 @@ pub async fn sweep(
     let rows: Vec<Row> = q
         .rows(&format!(
             "SELECT f.suite, r.run_no, f.arm, f.params, f.throughput_rps, f.latency_p50_ms, f.latency_p99_ms, \
-             f.ttft_p99_ms, f.goodput_rps, f.slo_attainment_pct{extra_cols} \
+             f.ttft_p99_ms, f.goodput_rps, f.slo_attainment_pct, f.output_tps, f.latency_mean_ms{extra_cols} \
              FROM trial_figures f JOIN runs r ON f.run_id = r.run_id \
              WHERE f.run_id = {} AND f.kept ORDER BY f.seq, f.trial_id",
             lit(run_id)
         ))
         .await?;
-    Ok(from_rows(run_id, &rows, &slos, load))
+    Ok(from_rows(run_id, &rows, &slos, load, deployment))
 }
 
-fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Option<Sweep> {
+fn from_rows(
+    run_id: &str,
+    rows: &[Row],
+    slos: &Slos,
+    load: Option<&str>,
+    deployment: Deployment,
+) -> Option<Sweep> {
     let numeric = |p: &Params, k: &str| p.get(k).and_then(|v| v.parse::<f64>().ok());
     let key = match load {
         Some(k) => k.to_string(),
@@ -268,8 +384,18 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                 goodput_rps: med(lv.load, &|r| r.goodput_rps),
                 slo_attainment_pct: med(lv.load, &|r| r.slo_attainment_pct),
                 meets: (!criteria.is_empty()).then(|| lv.failing(&criteria).is_empty()),
+                output_tps: med(lv.load, &|r| r.output_tps)
+                    .map(|t| t / deployment.gpus.unwrap_or(1.0)),
+                per_user_tps: med(lv.load, &|r| r.per_user_tps()),
+                cost_per_mtok: med(lv.load, &|r| r.output_tps)
+                    .and_then(|t| deployment.cost_per_mtok(t)),
             })
             .collect();
+        let tokens_per_request = crate::stats::median(
+            &g.iter()
+                .filter_map(|(r, _)| r.tokens_per_request())
+                .collect::<Vec<_>>(),
+        );
         let mut draws = sweep::capacity_draws(&trials, &criteria, BOOTSTRAP, 0x5eed + i as u64);
         let fewest = levels.iter().map(|l| l.n).min().unwrap_or(0);
         let no_interval = (fewest < 2).then(|| {
@@ -286,6 +412,10 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                 None
             };
             let no_interval = no_interval.clone().filter(|_| c.throughput().is_some());
+            let cost_per_mtok = c
+                .throughput()
+                .zip(tokens_per_request)
+                .and_then(|(rps, tpr)| deployment.cost_per_mtok(rps * tpr));
             match c {
                 Capacity::Within {
                     load,
@@ -298,6 +428,7 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                     binding: Some(binding),
                     ci,
                     no_interval,
+                    cost_per_mtok,
                 },
                 Capacity::AtLeast { load, throughput } => CapacityView {
                     kind: CapacityKind::AtLeast,
@@ -306,6 +437,7 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                     binding: None,
                     ci,
                     no_interval,
+                    cost_per_mtok,
                 },
                 Capacity::Below { load, binding } => CapacityView {
                     kind: CapacityKind::Below,
@@ -314,6 +446,7 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
                     binding: Some(binding),
                     ci: None,
                     no_interval: None,
+                    cost_per_mtok: None,
                 },
             }
         });
@@ -337,6 +470,20 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
         });
     }
     let shift = shift(&arms);
+    let points = arms
+        .iter()
+        .flat_map(|a| {
+            a.levels.iter().filter_map(|l| {
+                Some(FrontierPoint {
+                    arm: a.arm.clone(),
+                    load: l.load,
+                    per_user_tps: l.per_user_tps?,
+                    output_tps: l.output_tps?,
+                    dominated: false,
+                })
+            })
+        })
+        .collect();
     let first = rows.first()?;
     Some(Sweep {
         run_id: run_id.to_string(),
@@ -346,6 +493,9 @@ fn from_rows(run_id: &str, rows: &[Row], slos: &Slos, load: Option<&str>) -> Opt
         slo: slos.to_string(),
         arms,
         shift,
+        frontier: frontier(points),
+        gpus: deployment.gpus,
+        cost_per_hour: deployment.cost_per_hour,
     })
 }
 
@@ -404,4 +554,47 @@ fn shift(arms: &[ArmSweep]) -> Option<Shift> {
         ci,
         text,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(arm: &str, u: f64, t: f64) -> FrontierPoint {
+        FrontierPoint {
+            arm: arm.into(),
+            load: 1.0,
+            per_user_tps: u,
+            output_tps: t,
+            dominated: false,
+        }
+    }
+
+    #[test]
+    fn equal_points_both_stay_on_the_frontier() {
+        let f = frontier(vec![
+            pt("a", 10.0, 100.0),
+            pt("b", 10.0, 100.0),
+            pt("c", 5.0, 50.0),
+        ]);
+        let on: Vec<&str> = f
+            .iter()
+            .filter(|p| !p.dominated)
+            .map(|p| p.arm.as_str())
+            .collect();
+        assert_eq!(on, ["a", "b"]);
+        assert!(f[2].dominated && f[2].arm == "c");
+        // Equal on one axis, better on the other: dominated.
+        let f = frontier(vec![pt("a", 10.0, 100.0), pt("b", 10.0, 90.0)]);
+        assert!(!f[0].dominated && f[1].dominated);
+    }
+
+    #[test]
+    fn cost_needs_a_positive_rate() {
+        let d = Deployment::from_labels(r#"{"cost_per_hour":"3.6","gpus":"x"}"#);
+        assert_eq!(d.gpus, None);
+        assert_eq!(d.cost_per_mtok(1000.0), Some(1.0));
+        assert_eq!(d.cost_per_mtok(0.0), None);
+        assert_eq!(Deployment::default().cost_per_mtok(10.0), None);
+    }
 }

@@ -176,3 +176,116 @@ fn one_repeat_per_level_gives_no_interval_and_says_why() {
         "no interval: 1 repeat at a level, an interval needs at least 2"
     );
 }
+
+/// `n` aiperf records: `c` in flight at a time, each `latency_ms` long with `tokens` output
+/// tokens (so throughput c/latency req/s, exactly).
+fn closed_loop(c: u64, latency_ms: u64, tokens: u64) -> String {
+    let mut text = String::new();
+    for i in 0..40u64 {
+        let start = 1_700_000_000_000_000_000u64 + (i / c) * latency_ms * 1_000_000;
+        text.push_str(&format!(
+            r#"{{"metadata":{{"request_start_ns":{start},"request_end_ns":{},"benchmark_phase":"profiling"}},"metrics":{{"request_latency":{{"value":{latency_ms},"unit":"ms"}},"output_sequence_length":{{"value":{tokens},"unit":"tokens"}}}},"error":null}}"#,
+            start + latency_ms * 1_000_000
+        ));
+        text.push('\n');
+    }
+    text
+}
+
+/// The Pareto frontier of per-user against total output tokens/s, and cost per million
+/// tokens, on a sweep whose figures are known exactly. Arm `a`: 10 ms, 5 tokens at every
+/// level (per user 500 tok/s; total 500, 1000, 2000). Arm `b`: 5, 8, 16 ms at 1, 2, 4 in
+/// flight, 5 tokens (per user 1000, 625, 312.5; total 1000, 1250, 1250). By hand: a@4 (2000
+/// total), b@2 (625 per user, 1250) and b@1 (1000 per user) are the frontier; b@4 is dominated by
+/// b@2, a@2 by b@1 (equal total, more per user), a@1 by b@1. With `cost_per_hour=36` the
+/// cost per million tokens is 36 / (tok/s × 3600) × 10⁶ = 10,000 / tok/s; `gpus=2` halves the
+/// totals reported.
+#[test]
+fn the_frontier_and_cost_per_million_tokens_match_a_hand_computation() {
+    let wh = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (arm, c, ms) in [
+        ("a", 1, 10),
+        ("a", 2, 10),
+        ("a", 4, 10),
+        ("b", 1, 5),
+        ("b", 2, 8),
+        ("b", 4, 16),
+    ] {
+        let d = dir.path().join(format!("arm={arm}/concurrency={c}"));
+        fs::create_dir_all(&d).unwrap();
+        let f = d.join("profile_export.jsonl");
+        fs::write(&f, closed_loop(c, ms, 5)).unwrap();
+        files.push(f.to_string_lossy().into_owned());
+    }
+    let mut args = vec![
+        "ingest",
+        "--suite",
+        "frontier",
+        "--label",
+        "slo=latency_ms<=1000",
+        "--label",
+        "cost_per_hour=36",
+        "--label",
+        "gpus=2",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    ok(wh.path(), &args);
+    let s: serde_json::Value =
+        serde_json::from_str(&ok(wh.path(), &["sweep", "--format", "json"])).unwrap();
+    assert_eq!(s["gpus"], 2.0);
+    assert_eq!(s["cost_per_hour"], 36.0);
+    let close = |v: &serde_json::Value, want: f64| {
+        let got = v.as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (got - want).abs() < 1e-6 * want.abs().max(1.0),
+            "{got} vs {want}"
+        );
+    };
+    let points: Vec<(String, f64, f64, f64, bool)> = s["frontier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["arm"].as_str().unwrap().to_string(),
+                p["load"].as_f64().unwrap(),
+                p["per_user_tps"].as_f64().unwrap(),
+                p["output_tps"].as_f64().unwrap(),
+                p["dominated"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("a", 4.0, 500.0, 1000.0, false),
+        ("b", 2.0, 625.0, 625.0, false),
+        ("b", 1.0, 1000.0, 500.0, false),
+        ("b", 4.0, 312.5, 625.0, true),
+        ("a", 2.0, 500.0, 500.0, true),
+        ("a", 1.0, 500.0, 250.0, true),
+    ];
+    assert_eq!(points.len(), want.len(), "{points:?}");
+    for (got, want) in points.iter().zip(want) {
+        assert_eq!(
+            (got.0.as_str(), got.1, got.4),
+            (want.0, want.1, want.4),
+            "{points:?}"
+        );
+        assert!(
+            (got.2 - want.2).abs() < 1e-6 && (got.3 - want.3).abs() < 1e-6,
+            "{points:?}"
+        );
+    }
+    // Cost per million output tokens at each level (all GPUs' tokens) and at capacity.
+    let arms = s["arms"].as_array().unwrap();
+    for (a, costs) in [(&arms[0], [20.0, 10.0, 5.0]), (&arms[1], [10.0, 8.0, 8.0])] {
+        for (l, want) in a["levels"].as_array().unwrap().iter().zip(costs) {
+            close(&l["cost_per_mtok"], want);
+        }
+    }
+    // Every level meets the SLO: capacity is at least the highest level, 400 and 250 req/s of
+    // 5 tokens each.
+    close(&arms[0]["capacity"]["cost_per_mtok"], 5.0);
+    close(&arms[1]["capacity"]["cost_per_mtok"], 8.0);
+}
