@@ -62,6 +62,22 @@ pub struct LevelView {
     /// gives the deployment's hourly cost.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_per_mtok: Option<f64>,
+    /// Open loop (a request-rate sweep): achieved ÷ offered rate. Below
+    /// [`BEHIND`] the generator fell behind its schedule: the system is saturated (or the
+    /// client is), and the level measures less load than it names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub achieved_ratio: Option<f64>,
+    /// `achieved_ratio` below [`BEHIND`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub behind: Option<bool>,
+}
+
+/// An open-loop level whose achieved rate is below this share of the offered one fell behind.
+pub const BEHIND: f64 = 0.95;
+
+/// Whether `key` names an offered request rate (an open loop), not a concurrency.
+pub fn is_rate(key: &str) -> bool {
+    key != "concurrency"
 }
 
 /// One point of the Pareto frontier of per-user against total output tokens/s: both are
@@ -389,6 +405,8 @@ fn from_rows(
                 per_user_tps: med(lv.load, &|r| r.per_user_tps()),
                 cost_per_mtok: med(lv.load, &|r| r.output_tps)
                     .and_then(|t| deployment.cost_per_mtok(t)),
+                achieved_ratio: (is_rate(&key) && lv.load > 0.0).then(|| lv.throughput / lv.load),
+                behind: (is_rate(&key) && lv.load > 0.0).then(|| lv.throughput / lv.load < BEHIND),
             })
             .collect();
         let tokens_per_request = crate::stats::median(

@@ -289,3 +289,51 @@ fn the_frontier_and_cost_per_million_tokens_match_a_hand_computation() {
     close(&arms[0]["capacity"]["cost_per_mtok"], 5.0);
     close(&arms[1]["capacity"]["cost_per_mtok"], 8.0);
 }
+
+/// An open-loop (request-rate) sweep gets the same analysis plus achieved ÷ offered rate: a
+/// level whose generator fell behind (the system saturated at 120 req/s here, so 200 offered
+/// became ~121 achieved) is marked.
+#[test]
+fn a_rate_sweep_compares_achieved_with_offered_rate() {
+    let wh = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for rate in [50.0f64, 100.0, 200.0] {
+        let sent = rate.min(120.0);
+        let d = dir.path().join(format!("request_rate={rate}"));
+        fs::create_dir_all(&d).unwrap();
+        let mut text = String::new();
+        for i in 0..60u64 {
+            let start = 1_700_000_000_000_000_000u64 + (i as f64 / sent * 1e9).round() as u64;
+            text.push_str(&format!(
+                r#"{{"metadata":{{"request_start_ns":{start},"request_end_ns":{},"benchmark_phase":"profiling"}},"metrics":{{"request_latency":{{"value":5,"unit":"ms"}}}},"error":null}}"#,
+                start + 5_000_000
+            ));
+            text.push('\n');
+        }
+        let f = d.join("profile_export.jsonl");
+        fs::write(&f, text).unwrap();
+        files.push(f.to_string_lossy().into_owned());
+    }
+    let mut args = vec!["ingest", "--suite", "open"];
+    args.extend(files.iter().map(String::as_str));
+    ok(wh.path(), &args);
+    let s: serde_json::Value =
+        serde_json::from_str(&ok(wh.path(), &["sweep", "--format", "json"])).unwrap();
+    assert_eq!(s["load"], "request_rate");
+    let levels = s["arms"][0]["levels"].as_array().unwrap();
+    for (l, rate) in levels.iter().zip([50.0f64, 100.0, 200.0]) {
+        let sent = rate.min(120.0);
+        // 60 requests: first start to last end is 59 gaps of 1/sent s plus one 5 ms latency.
+        let achieved = 60.0 / ((59.0 / sent * 1e9).round() / 1e9 + 0.005);
+        let ratio = l["achieved_ratio"].as_f64().unwrap();
+        assert!(
+            (ratio - achieved / rate).abs() < 1e-6,
+            "{ratio} vs {}",
+            achieved / rate
+        );
+        assert_eq!(l["behind"], achieved / rate < 0.95, "{l:#}");
+    }
+    assert_eq!(levels[2]["behind"], true);
+    assert_eq!(levels[0]["behind"], false);
+}
