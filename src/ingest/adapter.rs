@@ -109,6 +109,27 @@ macro_rules! json_document {
 }
 pub(crate) use json_document;
 
+/// The [`Document`] of a text report format (a tool's console output): `*.txt`/`*.log` files
+/// that are not JSON, known by a sniff of their text, parsed whole into trials. Takes the
+/// name, description and hint, and finds `sniff(&str) -> bool` and `parse(&Path, &str) ->
+/// Result<Vec<ParsedTrial>, IngestError>` in the calling module.
+macro_rules! text_document {
+    ($name:expr, $description:expr, $hint:expr) => {
+        $crate::ingest::adapter::Document {
+            name: $name,
+            description: $description,
+            hint: $hint,
+            claims: $crate::ingest::adapter::no_name,
+            walks: $crate::ingest::adapter::text_file,
+            sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
+            parse: $crate::ingest::adapter::Reader::Text(|path, text| {
+                Ok($crate::ingest::adapter::Parsed::trials(parse(path, text)?))
+            }),
+        }
+    };
+}
+pub(crate) use text_document;
+
 /// A history another tool kept, read whole: one [`HistoryRun`] per commit it measured.
 #[derive(Debug, Default)]
 pub struct History {

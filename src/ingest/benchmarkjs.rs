@@ -59,17 +59,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 }
 
 /// benchmark.js output as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "benchmarkjs",
-    description: "benchmark.js console output: each `x … ops/sec` line is a trial",
-    hint: "benchmark.js console text",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(|path, text| {
-        Ok(super::adapter::Parsed::trials(parse(path, text)?))
-    }),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "benchmarkjs",
+    "benchmark.js console output: each `x … ops/sec` line is a trial",
+    "benchmark.js console text"
+);
 
 #[cfg(test)]
 mod tests {

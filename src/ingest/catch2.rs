@@ -137,17 +137,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 }
 
 /// Catch2 console benchmark output as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "catch2",
-    description: "Catch2 console benchmark output (v2/v3): each benchmark is a trial",
-    hint: "Catch2 benchmark console text",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(|path, text| {
-        Ok(super::adapter::Parsed::trials(parse(path, text)?))
-    }),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "catch2",
+    "Catch2 console benchmark output (v2/v3): each benchmark is a trial",
+    "Catch2 benchmark console text"
+);
 
 #[cfg(test)]
 mod tests {

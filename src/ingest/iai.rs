@@ -243,17 +243,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 }
 
 /// iai / iai-callgrind / gungraun output as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "iai",
-    description: "iai, iai-callgrind and gungraun output (text or JSON summaries): each benchmark is a trial",
-    hint: "iai / iai-callgrind / gungraun output",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(|path, text| {
-        Ok(super::adapter::Parsed::trials(parse(path, text)?))
-    }),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "iai",
+    "iai, iai-callgrind and gungraun output (text or JSON summaries): each benchmark is a trial",
+    "iai / iai-callgrind / gungraun output"
+);
 
 #[cfg(test)]
 mod tests {

@@ -118,17 +118,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 }
 
 /// libtest bench output as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "libtest-bench",
-    description: "Rust libtest `cargo bench` output: each `bench:` line is a trial",
-    hint: "`cargo bench` libtest text",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(|path, text| {
-        Ok(super::adapter::Parsed::trials(parse(path, text)?))
-    }),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "libtest-bench",
+    "Rust libtest `cargo bench` output: each `bench:` line is a trial",
+    "`cargo bench` libtest text"
+);
 
 #[cfg(test)]
 mod tests {
