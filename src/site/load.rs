@@ -301,3 +301,99 @@ impl Prefetch {
         Ok(pre)
     }
 }
+
+// ---- one run's rows ---------------------------------------------------------------------------
+
+#[derive(Deserialize)]
+pub(crate) struct CpuRow {
+    pub(crate) trial_id: i64,
+    pub(crate) arm: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub(crate) params: crate::model::Params,
+    pub(crate) t_ns: i64,
+    /// `cores busy` or a sampled process's name (view `cpu_over_time`).
+    pub(crate) series: String,
+    pub(crate) cores: Option<f64>,
+    /// The trial's first sample: time 0 of its chart.
+    pub(crate) t0: i64,
+}
+
+/// The view `cpu_over_time` of run `run_id`'s kept trials, each sample with its trial's first
+/// sample time (time 0 of its chart).
+pub(crate) async fn cpu_rows(query: &Query, run_id: &str) -> Result<Vec<CpuRow>, SiteError> {
+    Ok(query
+        .rows(&format!(
+            "SELECT o.trial_id, t.arm, t.params, o.t_ns, o.series, o.cores, s.t0 \
+             FROM cpu_over_time o \
+             JOIN trials t ON o.run_id = t.run_id AND o.trial_id = t.trial_id \
+             JOIN (SELECT run_id, trial_id, min(t_ns) AS t0 FROM cpu_samples WHERE scope <> 'cpu' \
+                   GROUP BY run_id, trial_id) s ON o.run_id = s.run_id AND o.trial_id = s.trial_id \
+             WHERE o.run_id = {} AND t.kept ORDER BY o.trial_id, o.series, o.t_ns",
+            crate::query::lit(run_id)
+        ))
+        .await?)
+}
+
+#[derive(Deserialize)]
+pub(crate) struct StackRow {
+    pub(crate) arm: String,
+    pub(crate) target: String,
+    pub(crate) kind: String,
+    pub(crate) stack: String,
+    pub(crate) weight: f64,
+}
+
+/// Stacks of a run's kept trials, merged across repeats: (arm, target, kind) → stacks.
+pub(crate) type Profiles = BTreeMap<(String, String, String), Vec<(String, f64)>>;
+
+pub(crate) async fn profiles(query: &Query, run_id: &str) -> Result<Profiles, SiteError> {
+    let rows: Vec<StackRow> = query
+        .rows(&format!(
+            "SELECT t.arm, s.target, s.kind, s.stack, sum(s.weight) AS weight FROM stacks s \
+             JOIN trials t ON s.run_id = t.run_id AND s.trial_id = t.trial_id \
+             WHERE s.run_id = {} AND (t.kept OR t.phase = 'measured') \
+             GROUP BY t.arm, s.target, s.kind, s.stack ORDER BY t.arm, s.target, s.kind, s.stack",
+            crate::query::lit(run_id)
+        ))
+        .await?;
+    let mut out: Profiles = BTreeMap::new();
+    for r in rows {
+        out.entry((r.arm, r.target, r.kind))
+            .or_default()
+            .push((r.stack, r.weight));
+    }
+    Ok(out)
+}
+
+/// The A/B comparisons of run `r`'s arms: the arm that ran first is the baseline, each other
+/// arm a candidate, through the same comparison as `perfhouse compare`.
+pub(crate) async fn comparisons(
+    query: &Query,
+    r: &RunRow,
+    arms: &[String],
+    opts: &crate::query::compare::CompareOptions,
+) -> Result<Vec<crate::site::pages::compare::ArmComparison>, SiteError> {
+    use crate::query::compare::{RunInfo, Selection};
+    let mut out = Vec::new();
+    let Some((first, rest)) = arms.split_first() else {
+        return Ok(out);
+    };
+    for cand in rest {
+        // Built directly, not parsed from `RUN@ARM`: arm names may contain `@`.
+        let sel = |arm: &str| Selection {
+            run: RunInfo {
+                run_id: r.run_id.clone(),
+                suite: r.suite.clone(),
+                run_no: r.run_no,
+                started_at: r.started_at.clone(),
+                git_commit: r.git_commit.clone(),
+                env_fingerprint: r.env_fingerprint.clone(),
+            },
+            arm: Some(arm.to_string()),
+            label: format!("{} #{} @{arm}", r.suite, r.run_no),
+        };
+        let c = crate::query::compare::compare(query, sel(first), sel(cand), opts).await?;
+        out.push((first.clone(), cand.clone(), c));
+    }
+    Ok(out)
+}

@@ -249,7 +249,7 @@ pub async fn build_with(
         let lat = latencies.remove(&r.run_id).unwrap_or_default();
         let mut page = run_page(r, notes_by_run.get(r.run_id.as_str()), &css, &pre, lat).await?;
         if pre.with_cpu.contains(&r.run_id) {
-            page.cpu_charts = cpu_charts(query, &r.run_id).await?;
+            page.cpu_charts = cpu_charts(&load::cpu_rows(query, &r.run_id).await?)?;
         }
         let medians = pre.metric_medians.get(&r.run_id).unwrap_or(&none);
         if let Some(t) = transfer_page(r, medians, &css)? {
@@ -267,7 +267,7 @@ pub async fn build_with(
             page.sweep = true;
         }
         let profiles = if pre.with_stacks.contains(&r.run_id) {
-            load_profiles(query, &r.run_id).await?
+            load::profiles(query, &r.run_id).await?
         } else {
             Profiles::new()
         };
@@ -276,7 +276,8 @@ pub async fn build_with(
             page.profiles.push(view);
         }
         let arms = pre.arms.get(&r.run_id).map(Vec::as_slice).unwrap_or(&[]);
-        for (file, mut compare) in compare_pages(query, r, arms, &css, &opts).await? {
+        let comparisons = load::comparisons(query, r, arms, &opts).await?;
+        for (file, mut compare) in compare_pages(r, &comparisons, &css)? {
             // Differential flamegraphs: baseline arm → this candidate, per target × kind.
             let n = file
                 .trim_start_matches("compare-")

@@ -2,8 +2,7 @@
 
 use askama::Template;
 
-use crate::query::Query;
-use crate::query::compare::{self, CompareOptions, RunInfo, Selection};
+use crate::query::compare::Comparison;
 use crate::site::format::*;
 use crate::site::load::*;
 use crate::site::*;
@@ -45,48 +44,24 @@ pub struct ComparePage {
     pub diffs: Vec<KeyValue>,
 }
 
-/// A/B pages of a run with several arms: the arm that ran first is the baseline, each other
-/// arm a candidate, through the same comparison as `perfhouse compare`.
-pub(crate) async fn compare_pages(
-    query: &Query,
+/// A/B pages of a run with several arms, from the comparisons `site::load::comparisons`
+/// made (the arm that ran first against each other arm, as `perfhouse compare` does).
+pub(crate) fn compare_pages(
     r: &RunRow,
-    arms: &[String],
+    comparisons: &[ArmComparison],
     css: &str,
-    opts: &CompareOptions,
 ) -> Result<Vec<(String, ComparePage)>, SiteError> {
-    struct Arm {
-        arm: String,
-    }
-    let arms: Vec<Arm> = arms.iter().map(|a| Arm { arm: a.clone() }).collect();
     let mut out = Vec::new();
-    let Some((first, rest)) = arms.split_first() else {
-        return Ok(out);
-    };
-    for (i, cand) in rest.iter().enumerate() {
-        // Built directly, not parsed from `RUN@ARM`: arm names may contain `@`.
-        let sel = |arm: &str| Selection {
-            run: RunInfo {
-                run_id: r.run_id.clone(),
-                suite: r.suite.clone(),
-                run_no: r.run_no,
-                started_at: r.started_at.clone(),
-                git_commit: r.git_commit.clone(),
-                env_fingerprint: r.env_fingerprint.clone(),
-            },
-            arm: Some(arm.to_string()),
-            label: format!("{} #{} @{arm}", r.suite, r.run_no),
-        };
-        let (a, b) = (sel(&first.arm), sel(&cand.arm));
-        let c = compare::compare(query, a, b, opts).await?;
+    for (i, (baseline, candidate, c)) in comparisons.iter().enumerate() {
         let layout = ParamLayout::new(c.rows.iter().map(|row| &row.params));
         let page = ComparePage {
             root: "../../".into(),
             css: css.to_string(),
-            title: format!("{} #{}: {} vs {}", r.suite, r.run_no, first.arm, cand.arm),
+            title: format!("{} #{}: {baseline} vs {candidate}", r.suite, r.run_no),
             suite: r.suite.clone(),
             number: format!("#{}", r.run_no),
-            baseline: first.arm.clone(),
-            candidate: cand.arm.clone(),
+            baseline: baseline.clone(),
+            candidate: candidate.clone(),
             threshold: c.noise_line(),
             fixed_params: layout
                 .fixed
@@ -115,8 +90,8 @@ pub(crate) async fn compare_pages(
                     strip: strip_plot(
                         &row.baseline_values,
                         &row.candidate_values,
-                        &first.arm,
-                        &cand.arm,
+                        baseline,
+                        candidate,
                         &row.metric,
                     ),
                     reason: row.reason.clone(),
@@ -131,6 +106,9 @@ pub(crate) async fn compare_pages(
     }
     Ok(out)
 }
+
+/// (baseline arm, candidate arm, their comparison).
+pub(crate) type ArmComparison = (String, String, Comparison);
 
 /// The per-trial values of two arms on one axis (baseline row above in blue, candidate below
 /// in vermilion, medians as ticks), 160×34, each dot titled with its value.

@@ -1,11 +1,10 @@
-//! Run pages (`templates/run.html`): medians, trials, CPU over time, flamegraphs.
+//! Run pages (`templates/run.html`): medians, trials, CPU over time, flamegraphs, rendered from
+//! rows `site::load` read (no page here issues a query).
 
 use std::collections::BTreeMap;
 
 use askama::Template;
-use serde::Deserialize;
 
-use crate::query::{Query, lit};
 use crate::site::charts::{self, Series};
 use crate::site::format::*;
 use crate::site::load::*;
@@ -105,38 +104,13 @@ pub struct RunPage {
     pub sweep: bool,
 }
 
-#[derive(Deserialize)]
-pub(crate) struct CpuRow {
-    pub(crate) trial_id: i64,
-    pub(crate) arm: String,
-    #[serde(with = "crate::model::params_as_json")]
-    pub(crate) params: crate::model::Params,
-    pub(crate) t_ns: i64,
-    /// `cores busy` or a sampled process's name (view `cpu_over_time`).
-    pub(crate) series: String,
-    pub(crate) cores: Option<f64>,
-    /// The trial's first sample: time 0 of its chart.
-    pub(crate) t0: i64,
-}
-
 /// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
 /// last kept trial of every arm, one chart per parameter set. The figures are the view
 /// `cpu_over_time`'s; this only picks trials and draws.
-pub(crate) async fn cpu_charts(query: &Query, run_id: &str) -> Result<Vec<ChartView>, SiteError> {
-    let rows: Vec<CpuRow> = query
-        .rows(&format!(
-            "SELECT o.trial_id, t.arm, t.params, o.t_ns, o.series, o.cores, s.t0 \
-             FROM cpu_over_time o \
-             JOIN trials t ON o.run_id = t.run_id AND o.trial_id = t.trial_id \
-             JOIN (SELECT run_id, trial_id, min(t_ns) AS t0 FROM cpu_samples WHERE scope <> 'cpu' \
-                   GROUP BY run_id, trial_id) s ON o.run_id = s.run_id AND o.trial_id = s.trial_id \
-             WHERE o.run_id = {} AND t.kept ORDER BY o.trial_id, o.series, o.t_ns",
-            lit(run_id)
-        ))
-        .await?;
+pub(crate) fn cpu_charts(rows: &[CpuRow]) -> Result<Vec<ChartView>, SiteError> {
     // The last kept trial of each arm × params.
     let mut chosen: BTreeMap<(crate::model::Params, String), i64> = BTreeMap::new();
-    for r in &rows {
+    for r in rows {
         let e = chosen
             .entry((r.params.clone(), r.arm.clone()))
             .or_insert(r.trial_id);
@@ -216,37 +190,6 @@ pub(crate) fn share_views(v: Vec<flame::Share>) -> Vec<ShareView> {
             share: format!("{:.1}%", s.share * 100.0),
         })
         .collect()
-}
-
-#[derive(Deserialize)]
-pub(crate) struct StackRow {
-    pub(crate) arm: String,
-    pub(crate) target: String,
-    pub(crate) kind: String,
-    pub(crate) stack: String,
-    pub(crate) weight: f64,
-}
-
-/// Stacks of a run's kept trials, merged across repeats: (arm, target, kind) → stacks.
-pub(crate) type Profiles = BTreeMap<(String, String, String), Vec<(String, f64)>>;
-
-pub(crate) async fn load_profiles(query: &Query, run_id: &str) -> Result<Profiles, SiteError> {
-    let rows: Vec<StackRow> = query
-        .rows(&format!(
-            "SELECT t.arm, s.target, s.kind, s.stack, sum(s.weight) AS weight FROM stacks s \
-             JOIN trials t ON s.run_id = t.run_id AND s.trial_id = t.trial_id \
-             WHERE s.run_id = {} AND (t.kept OR t.phase = 'measured') \
-             GROUP BY t.arm, s.target, s.kind, s.stack ORDER BY t.arm, s.target, s.kind, s.stack",
-            lit(run_id)
-        ))
-        .await?;
-    let mut out: Profiles = BTreeMap::new();
-    for r in rows {
-        out.entry((r.arm, r.target, r.kind))
-            .or_default()
-            .push((r.stack, r.weight));
-    }
-    Ok(out)
 }
 
 /// Flamegraph SVGs and their views; files are numbered (names are user strings).
