@@ -397,3 +397,44 @@ pub(crate) async fn comparisons(
     }
     Ok(out)
 }
+
+/// Everything one run's pages show beyond the prefetched rows ([`Prefetch`]): read here, so
+/// rendering them issues no query.
+pub(crate) struct RunLoad {
+    pub(crate) latencies: Latencies,
+    pub(crate) cpu: Vec<CpuRow>,
+    pub(crate) sweep: Option<crate::query::sweep::Sweep>,
+    pub(crate) profiles: Profiles,
+    pub(crate) comparisons: Vec<crate::site::pages::compare::ArmComparison>,
+}
+
+/// Reads what run `r`'s pages show (each part only where the prefetch says the run has it).
+pub(crate) async fn run(
+    query: &Query,
+    r: &RunRow,
+    pre: &Prefetch,
+    latencies: Latencies,
+    opts: &crate::query::compare::CompareOptions,
+) -> Result<RunLoad, SiteError> {
+    let trials = pre.trials.get(&r.run_id).map(Vec::as_slice).unwrap_or(&[]);
+    let arms = pre.arms.get(&r.run_id).map(Vec::as_slice).unwrap_or(&[]);
+    Ok(RunLoad {
+        latencies,
+        cpu: if pre.with_cpu.contains(&r.run_id) {
+            cpu_rows(query, &r.run_id).await?
+        } else {
+            Vec::new()
+        },
+        sweep: if crate::site::pages::sweep::sweeps_load(trials) {
+            crate::query::sweep::sweep(query, &r.run_id, None).await?
+        } else {
+            None
+        },
+        profiles: if pre.with_stacks.contains(&r.run_id) {
+            profiles(query, &r.run_id).await?
+        } else {
+            Profiles::new()
+        },
+        comparisons: comparisons(query, r, arms, opts).await?,
+    })
+}

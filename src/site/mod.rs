@@ -232,95 +232,41 @@ pub async fn build_with(
     // By run ids even when every run is stale: `Prefetch::load` reads them a slice at a time.
     let pre = Prefetch::load(query, arms, Some(&only[..])).await?;
     crate::query::trace_phase("run page data", &mut clock);
-    let none = Vec::new();
-    // Latencies a slice of runs at a time (one statement each, not one per run).
-    let mut latencies: BTreeMap<String, load::Latencies> = BTreeMap::new();
-    for (i, (r, key)) in stale.into_iter().enumerate() {
-        if i % load::LATENCY_RUNS_PER_STATEMENT == 0 {
-            let end = (i + load::LATENCY_RUNS_PER_STATEMENT).min(only.len());
-            let with: Vec<&str> = only[i..end]
-                .iter()
-                .copied()
-                .filter(|id| pre.with_requests.contains(*id))
-                .collect();
-            latencies = load::latencies(query, &with).await?;
+    // Load a slice of runs (latencies in one statement for the slice), render their pages on
+    // every core, write them in order: memory holds one slice's rows and pages.
+    for (slice, ids) in stale
+        .chunks(load::LATENCY_RUNS_PER_STATEMENT)
+        .zip(only.chunks(load::LATENCY_RUNS_PER_STATEMENT))
+    {
+        let with: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| pre.with_requests.contains(*id))
+            .collect();
+        let mut latencies = load::latencies(query, &with).await?;
+        let mut loaded = Vec::with_capacity(slice.len());
+        for (r, _) in slice {
+            let lat = latencies.remove(&r.run_id).unwrap_or_default();
+            loaded.push((*r, load::run(query, r, &pre, lat, &opts).await?));
         }
-        let first_file = w.files.len();
-        let lat = latencies.remove(&r.run_id).unwrap_or_default();
-        let mut page = run_page(r, notes_by_run.get(r.run_id.as_str()), &css, &pre, lat).await?;
-        if pre.with_cpu.contains(&r.run_id) {
-            page.cpu_charts = cpu_charts(&load::cpu_rows(query, &r.run_id).await?)?;
-        }
-        let medians = pre.metric_medians.get(&r.run_id).unwrap_or(&none);
-        if let Some(t) = transfer_page(r, medians, &css)? {
-            w.page(&format!("runs/{}/transfer.html", r.run_id), &t)?;
-            page.transfer = true;
-        }
-        let trials = pre.trials.get(&r.run_id).map(Vec::as_slice).unwrap_or(&[]);
-        if pages::sweep::sweeps_load(trials)
-            && let Some(s) = crate::query::sweep::sweep(query, &r.run_id, None).await?
-        {
-            w.page(
-                &format!("runs/{}/sweep.html", r.run_id),
-                &pages::sweep::sweep_page(&s, &css)?,
-            )?;
-            page.sweep = true;
-        }
-        let profiles = if pre.with_stacks.contains(&r.run_id) {
-            load::profiles(query, &r.run_id).await?
-        } else {
-            Profiles::new()
-        };
-        for (file, bytes, view) in profile_views(&profiles)? {
-            w.put(&format!("runs/{}/{file}", r.run_id), &bytes)?;
-            page.profiles.push(view);
-        }
-        let arms = pre.arms.get(&r.run_id).map(Vec::as_slice).unwrap_or(&[]);
-        let comparisons = load::comparisons(query, r, arms, &opts).await?;
-        for (file, mut compare) in compare_pages(r, &comparisons, &css)? {
-            // Differential flamegraphs: baseline arm → this candidate, per target × kind.
-            let n = file
-                .trim_start_matches("compare-")
-                .trim_end_matches(".html")
-                .to_string();
-            for (j, ((arm, target, kind), after)) in profiles.iter().enumerate() {
-                if *arm != compare.candidate {
-                    continue;
-                }
-                let Some(before) =
-                    profiles.get(&(compare.baseline.clone(), target.clone(), kind.clone()))
-                else {
-                    continue;
-                };
-                let title = format!(
-                    "{} → {} · {target} · {kind}",
-                    compare.baseline, compare.candidate
-                );
-                let svg = flame::differential(&title, kind, before, after).map_err(|source| {
-                    SiteError::Io {
-                        path: PathBuf::from(format!("flame/diff-{n}-{j}.svg")),
-                        source,
-                    }
-                })?;
-                let rel = format!("flame/diff-{n}-{j}.svg");
-                w.put(&format!("runs/{}/{rel}", r.run_id), &svg)?;
-                compare.diffs.push(KeyValue {
-                    key: rel,
-                    value: title,
-                });
+        let rendered = crate::parallel::par_map(&loaded, |(r, data)| {
+            render_run(r, notes_by_run.get(r.run_id.as_str()), &css, &pre, data)
+        });
+        for ((r, key), files) in slice.iter().zip(rendered) {
+            let first_file = w.files.len();
+            for (rel, bytes) in files? {
+                w.put(&rel, &bytes)?;
             }
-            page.compares.push(KeyValue {
-                key: file.clone(),
-                value: format!("{} vs {}", compare.baseline, compare.candidate),
-            });
-            w.page(&format!("runs/{}/{file}", r.run_id), &compare)?;
+            w.report.runs += 1;
+            let files = w.files[first_file..].to_vec();
+            cache.pages.insert(
+                r.run_id.clone(),
+                cache::RunPages {
+                    key: key.clone(),
+                    files,
+                },
+            );
         }
-        w.page(&format!("runs/{}/index.html", r.run_id), &page)?;
-        w.report.runs += 1;
-        let files = w.files[first_file..].to_vec();
-        cache
-            .pages
-            .insert(r.run_id.clone(), cache::RunPages { key, files });
     }
     let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
     cache.pages.retain(|id, _| live.contains(id.as_str()));
@@ -328,6 +274,79 @@ pub async fn build_with(
     cache.save(out)?;
     crate::query::trace_phase("save the build cache", &mut clock);
     Ok(w.report)
+}
+
+/// The files of one run's pages (relative path, bytes), in the order they are written:
+/// rendered from what `load::run` read, no query issued.
+fn render_run(
+    r: &RunRow,
+    notes: Option<&Vec<&NoteRow>>,
+    css: &str,
+    pre: &Prefetch,
+    data: &load::RunLoad,
+) -> Result<Vec<(String, Vec<u8>)>, SiteError> {
+    let mut out = writer::Rendered::default();
+    let dir = format!("runs/{}", r.run_id);
+    let mut page = run_page(r, notes, css, pre, data.latencies.clone())?;
+    page.cpu_charts = cpu_charts(&data.cpu)?;
+    let none = Vec::new();
+    let medians = pre.metric_medians.get(&r.run_id).unwrap_or(&none);
+    if let Some(t) = transfer_page(r, medians, css)? {
+        out.page(&format!("{dir}/transfer.html"), &t)?;
+        page.transfer = true;
+    }
+    if let Some(s) = &data.sweep {
+        out.page(
+            &format!("{dir}/sweep.html"),
+            &pages::sweep::sweep_page(s, css)?,
+        )?;
+        page.sweep = true;
+    }
+    let profiles = &data.profiles;
+    for (file, bytes, view) in profile_views(profiles)? {
+        out.put(&format!("{dir}/{file}"), bytes);
+        page.profiles.push(view);
+    }
+    for (file, mut compare) in compare_pages(r, &data.comparisons, css)? {
+        // Differential flamegraphs: baseline arm → this candidate, per target × kind.
+        let n = file
+            .trim_start_matches("compare-")
+            .trim_end_matches(".html")
+            .to_string();
+        for (j, ((arm, target, kind), after)) in profiles.iter().enumerate() {
+            if *arm != compare.candidate {
+                continue;
+            }
+            let Some(before) =
+                profiles.get(&(compare.baseline.clone(), target.clone(), kind.clone()))
+            else {
+                continue;
+            };
+            let title = format!(
+                "{} → {} · {target} · {kind}",
+                compare.baseline, compare.candidate
+            );
+            let svg = flame::differential(&title, kind, before, after).map_err(|source| {
+                SiteError::Io {
+                    path: PathBuf::from(format!("flame/diff-{n}-{j}.svg")),
+                    source,
+                }
+            })?;
+            let rel = format!("flame/diff-{n}-{j}.svg");
+            out.put(&format!("{dir}/{rel}"), svg);
+            compare.diffs.push(KeyValue {
+                key: rel,
+                value: title,
+            });
+        }
+        page.compares.push(KeyValue {
+            key: file.clone(),
+            value: format!("{} vs {}", compare.baseline, compare.candidate),
+        });
+        out.page(&format!("{dir}/{file}"), &compare)?;
+    }
+    out.page(&format!("{dir}/index.html"), &page)?;
+    Ok(out.files)
 }
 
 #[derive(serde::Deserialize)]

@@ -59,6 +59,28 @@ impl Writer {
     }
 }
 
+/// Pages rendered in memory (relative path, bytes), in order, for a [`Writer`] to write:
+/// what a pure render of loaded data returns.
+#[derive(Default)]
+pub(crate) struct Rendered {
+    pub(crate) files: Vec<(String, Vec<u8>)>,
+}
+
+impl Rendered {
+    pub(crate) fn put(&mut self, rel: &str, bytes: Vec<u8>) {
+        self.files.push((rel.to_string(), bytes));
+    }
+
+    pub(crate) fn page(&mut self, rel: &str, page: &impl Template) -> Result<(), SiteError> {
+        let html = page.render().map_err(|source| SiteError::Render {
+            page: rel.to_string(),
+            source,
+        })?;
+        self.put(rel, html.into_bytes());
+        Ok(())
+    }
+}
+
 // ---- files ----------------------------------------------------------------------------------
 
 /// The files of a built site under `dir`, as (path relative to `dir` with `/` separators,

@@ -237,7 +237,7 @@ pub(crate) fn profile_views(
     Ok(out)
 }
 
-pub(crate) async fn run_page(
+pub(crate) fn run_page(
     r: &RunRow,
     notes: Option<&Vec<&NoteRow>>,
     css: &str,
