@@ -16,7 +16,7 @@ case "$(uname -s)-$(uname -m)" in
   Darwin-x86_64) target=x86_64-apple-darwin ;;
   *) target=unsupported ;;
 esac
-asset="perfhouse-v${version}-${target}.tar.gz"
+asset="perfhouse-v${version}-${target}.tar.xz"
 base=${PERFHOUSE_RELEASE_URL:-https://github.com/${PERFHOUSE_REPOSITORY:-${GITHUB_ACTION_REPOSITORY:-perfhouse/perfhouse}}/releases/download/v${version}}
 bin_dir=${PERFHOUSE_BIN_DIR:-$HOME/.local/bin}
 mkdir -p "$bin_dir"
@@ -34,7 +34,7 @@ if [ "$target" != unsupported ] &&
     echo "::error title=perfhouse install::$asset: SHA-256 $got does not match the published $want"
     exit 1
   fi
-  tar -xzf "$tmp/$asset" -C "$tmp"
+  tar -xJf "$tmp/$asset" -C "$tmp"
   install -m 0755 "$tmp/perfhouse" "$bin_dir/perfhouse"
   echo "perfhouse $version ($target) installed from $base/$asset (SHA-256 verified)"
 else

