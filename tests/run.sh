@@ -89,4 +89,12 @@ if [ $# -eq 0 ]; then
   mdbook build docs --dest-dir "$CARGO_TARGET_DIR/book"
   test -f "$CARGO_TARGET_DIR/book/index.html"
 fi
-cargo test --locked "$@"
+if [ $# -eq 0 ]; then
+  # The unit tests and tests/it, then tests/timing alone and one test at a time: those measure
+  # real processes' time and CPU, which the rest of the suite (or each other) would disturb.
+  cargo test --locked --lib --bins --test it
+  cargo test --locked --doc
+  RUST_TEST_THREADS=1 cargo test --locked --test timing
+else
+  cargo test --locked "$@"
+fi

@@ -1,6 +1,6 @@
 //! The runner's logic without processes: a scripted executor (`runner::exec::Executor`)
 //! stands in for `bash -c`, so scheduling, interleaving, discard-first, timeouts and
-//! cancellation are checked exactly and in milliseconds. `tests/it/runner.rs` keeps the same
+//! cancellation are checked exactly and in milliseconds. `tests/timing/runner.rs` keeps the same
 //! behaviours on real processes.
 
 use crate::common;
