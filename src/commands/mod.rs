@@ -213,523 +213,595 @@ pub fn run(cli: Cli) -> Result<()> {
     runtime.block_on(dispatch(cli))
 }
 
+/// What every subcommand's function is given: the command line, its SLOs and stdout.
+struct Ctx<'a> {
+    cli: &'a Cli,
+    slos: crate::query::slo::Slos,
+    stdout: std::io::StdoutLock<'static>,
+}
+
+impl Ctx<'_> {
+    fn wh(&self) -> Result<Warehouse> {
+        open_warehouse(self.cli)
+    }
+}
+
+/// One function per subcommand (below); `run` handles the ones that drive processes (`run`,
+/// `calibrate`, `bisect`) and those that need no warehouse (`completions`, `man`).
 async fn dispatch(cli: Cli) -> Result<()> {
-    let wh = || open_warehouse(&cli);
-    let slos = crate::query::slo::Slos(cli.slo.iter().flat_map(|s| s.0.clone()).collect());
-    let mut stdout = std::io::stdout().lock();
+    let mut cx = Ctx {
+        cli: &cli,
+        slos: crate::query::slo::Slos(cli.slo.iter().flat_map(|s| s.0.clone()).collect()),
+        stdout: std::io::stdout().lock(),
+    };
     match &cli.command {
-        Command::Ingest(args) => {
-            let opts = IngestOptions::from_args(args)?;
-            let (target, remote) = writable(&cli)?;
-            let outcome = ingest(&target, &opts)?;
-            if let Some(remote) = &remote {
-                push_staged(&target, remote, cli.quiet).await?;
-            }
-            print_warnings(&outcome.warnings);
-            if !cli.quiet {
-                writeln!(stdout, "{}", outcome.message())?;
-            }
-            if !outcome.failed.is_empty() {
-                bail!(
-                    "{} input file(s) left out (--keep-going):\n  {}",
-                    outcome.failed.len(),
-                    outcome.failed.join("\n  ")
-                );
-            }
-        }
-        Command::Query(args) => {
-            let q = open_query(&cli, &slos).await?;
-            let batches = q.user_sql(&args.sql).await?;
-            match args.format {
-                OutputFormat::Table => writeln!(stdout, "{}", query::batches_to_table(&batches)?)?,
-                OutputFormat::Csv => stdout.write_all(&query::batches_to_csv(&batches)?)?,
-                OutputFormat::Json => {
-                    stdout.write_all(&query::batches_to_json(&batches)?)?;
-                    writeln!(stdout)?;
-                }
-            }
-        }
-        Command::Compare(args) => {
-            let mut opts = compare_options(args)?;
-            let q = open_query(&cli, &slos).await?;
-            opts.noise = crate::query::noise::NoiseModel::load(&q).await?;
-            let baseline = compare::resolve(&q, &args.baseline).await?;
-            let candidate = compare::resolve(&q, &args.candidate).await?;
-            let c = compare::compare(&q, baseline, candidate, &opts).await?;
-            let text = match args.format {
-                CompareFormat::Table => report::table(&c, std::io::stdout().is_terminal()),
-                CompareFormat::Md => report::markdown(&c),
-                CompareFormat::Json => serde_json::to_string_pretty(&c)? + "\n",
-            };
-            stdout.write_all(text.as_bytes())?;
-            stdout.flush()?;
-            if args.fail_on_regression && c.regressions() > 0 {
-                eprintln!("{} regression(s) found", c.regressions());
-                return Err(RegressionFound.into());
-            }
-        }
-        Command::Report(args) => {
-            let q = open_query(&cli, &slos).await?;
-            let opts = CompareOptions {
-                verdict: VerdictOptions {
-                    threshold: args.threshold / 100.0,
-                    ..VerdictOptions::default()
-                },
-                noise: crate::query::noise::NoiseModel::load(&q).await?,
-                ..CompareOptions::default()
-            };
-            let baseline = compare::resolve(&q, &args.baseline).await?;
-            let candidate = compare::resolve(&q, &args.candidate).await?;
-            let c = compare::compare(&q, baseline, candidate, &opts).await?;
-            if args.record_alerts {
-                let known = crate::query::alerts::latest_events(&q).await?;
-                drop(q);
-                let recorded = record_report_alerts(&wh()?, &c, &known)?;
-                if !cli.quiet && recorded > 0 {
-                    eprintln!(
-                        "recorded {recorded} regression(s) as alerts (see `perfhouse alerts`)"
-                    );
-                }
-            }
-            let text = match args.format {
-                crate::cli::ReportFormat::Md => report::pr_markdown(&c, args.site_url.as_deref()),
-                crate::cli::ReportFormat::Html => {
-                    report::pr_html(&c, args.site_url.as_deref(), crate::site::CSS)
-                }
-            };
-            match &args.output {
-                Some(path) => {
-                    std::fs::write(path, &text).with_context(|| path.display().to_string())?
-                }
-                None => stdout.write_all(text.as_bytes())?,
-            }
-            if args.fail_on_regression && c.regressions() > 0 {
-                eprintln!("{} regression(s) found", c.regressions());
-                return Err(RegressionFound.into());
-            }
-        }
-        Command::Publish(args) if args.to.is_some() => {
-            let to = args.to.as_deref().expect("matched");
-            if !remote::is_url(to) {
-                bail!(
-                    "--to {to}: expected an object-store URL (s3://bucket/prefix, gs://…, az://…)"
-                );
-            }
-            if !args.site.join("index.html").is_file() {
-                bail!(
-                    "{}: no index.html (run `perfhouse site --out {}` first)",
-                    args.site.display(),
-                    args.site.display()
-                );
-            }
-            let site_files = crate::site::writer::files(&args.site)
-                .with_context(|| args.site.display().to_string())?;
-            let (files, bytes) = Remote::open(to)?.upload_site(site_files).await?;
-            if !cli.quiet {
-                writeln!(
-                    stdout,
-                    "published {} to {to} ({files} files, {bytes} bytes)",
-                    args.site.display()
-                )?;
-            }
-        }
-        Command::Publish(args) => {
-            match publish::publish(&args.repo, &args.site, &args.branch, &args.message)? {
-                Some(commit) if !cli.quiet => writeln!(
-                    stdout,
-                    "published {} to {} as {commit}",
-                    args.site.display(),
-                    args.branch
-                )?,
-                None if !cli.quiet => writeln!(
-                    stdout,
-                    "{} already holds this site; nothing to publish",
-                    args.branch
-                )?,
-                _ => {}
-            }
-        }
-        Command::History(args) => {
-            let q = open_query(&cli, &slos).await?;
-            let mut series = history::history(
-                &q,
-                args.suite.as_deref(),
-                args.metric.as_deref(),
-                &changepoint::Options::default(),
-            )
-            .await?;
-            if args.changes_only {
-                // Change points, and where a series began to switch between two levels.
-                series.retain(|s| !s.changes.is_empty() || !s.unstable.is_empty());
-            }
-            let text = match args.format {
-                OutputFormat::Json => serde_json::to_string_pretty(&series)? + "\n",
-                OutputFormat::Table => report::history(&series, report::TextLayout::Table),
-                OutputFormat::Csv => report::history(&series, report::TextLayout::Csv),
-            };
-            stdout.write_all(text.as_bytes())?;
-        }
-        Command::Site(args) => {
-            let mut clock = std::time::Instant::now();
-            // The output's build cache is read while the warehouse opens.
-            let preload = (!args.full).then(|| crate::site::Preload::start(&args.out));
-            let q = open_query(&cli, &slos).await?;
-            crate::query::trace_phase("open the warehouse", &mut clock);
-            let opts = crate::site::BuildOptions {
-                full: args.full,
-                preload,
-            };
-            let report = crate::site::build_with(&q, &args.out, opts).await?;
-            if !cli.quiet {
-                writeln!(
-                    stdout,
-                    "site: {} runs ({} reused), {} files written, {} unchanged in {}",
-                    report.runs,
-                    report.reused,
-                    report.written,
-                    report.unchanged,
-                    args.out.display()
-                )?;
-            }
-        }
-        Command::Annotate(args) => {
-            if args.text.trim().is_empty() {
-                bail!("the note is empty");
-            }
-            wh()?.annotate(&args.run, &args.text, crate::model::now_us())?;
-            if !cli.quiet {
-                writeln!(stdout, "noted on run {}", args.run)?;
-            }
-        }
-        Command::Schema(args) => {
-            let text = match args.ddl {
-                None => {
-                    let mut out = String::new();
-                    for table in crate::warehouse::Table::ALL {
-                        out.push_str(&format!("{}\n", table.name()));
-                        for f in table.schema().fields() {
-                            let null = if f.is_nullable() { "" } else { " NOT NULL" };
-                            out.push_str(&format!("  {} {}{null}\n", f.name(), f.data_type()));
-                        }
-                        out.push_str("  suite Utf8 NOT NULL (the Hive partition: suite=<name>/)\n");
-                    }
-                    out
-                }
-                Some(engine) => {
-                    use crate::query::ddl::{Compactions, Engine, ddl};
-                    let engine = match engine {
-                        crate::cli::DdlEngine::Spark => Engine::Spark,
-                        crate::cli::DdlEngine::Duckdb => Engine::Duckdb,
-                        crate::cli::DdlEngine::Trino => Engine::Trino,
-                    };
-                    match open_remote(&cli)? {
-                        Some(r) => {
-                            let with = r.tables_with_files().await?;
-                            let compactions = if r.records(None).await?.is_empty() {
-                                Compactions::NotYet
-                            } else {
-                                Compactions::Recorded
-                            };
-                            ddl(engine, r.url(), &|t| with.contains(&t), compactions)
-                        }
-                        None => {
-                            let wh = wh()?;
-                            let root = std::path::absolute(wh.root())?;
-                            let has = |t| wh.table_files(t).is_ok_and(|f| !f.is_empty());
-                            ddl(
-                                engine,
-                                &root.display().to_string(),
-                                &has,
-                                Compactions::Directory,
-                            )
-                        }
-                    }
-                }
-            };
-            stdout.write_all(text.as_bytes())?;
-        }
-        Command::Import(args) => {
-            if !args.from.join("runs").is_dir() {
-                bail!(
-                    "{}: not a warehouse (it has no runs/ directory)",
-                    args.from.display()
-                );
-            }
-            let bundle = Warehouse::open(&args.from)?;
-            match open_remote(&cli)? {
-                Some(remote) => {
-                    let report = remote.push(&bundle).await?;
-                    print_push(&report, &remote, cli.quiet);
-                }
-                None => {
-                    let n = wh()?.import(&bundle)?;
-                    if !cli.quiet {
-                        writeln!(stdout, "imported {n} run(s) from {}", args.from.display())?;
-                    }
-                }
-            }
-        }
-        Command::Compact => {
-            let report = match open_remote(&cli)? {
-                Some(remote) => remote.compact().await?,
-                None => wh()?.compact()?,
-            };
-            for r in &report.raced {
-                eprintln!("skipped: {r}");
-            }
-            if !cli.quiet {
-                if report.merged.is_empty() {
-                    writeln!(stdout, "nothing to compact")?;
-                }
-                for (table, suite, files) in &report.merged {
-                    writeln!(stdout, "{table}/suite={suite}: merged {files} files")?;
-                }
-            }
-        }
-        Command::Gc(args) => {
-            let r = match open_remote(&cli)? {
-                Some(remote) => remote.gc(args.grace, args.dry_run).await?,
-                None => wh()?.gc(args.grace, args.dry_run)?,
-            };
-            for s in &r.spared {
-                eprintln!("spared: {s}");
-            }
-            if !cli.quiet {
-                let verb = if args.dry_run {
-                    "would remove"
-                } else {
-                    "removed"
-                };
-                for p in &r.removed {
-                    writeln!(stdout, "{verb} {p}")?;
-                }
-                writeln!(
-                    stdout,
-                    "gc: {verb} {} leftovers ({} bytes), spared {}",
-                    r.removed.len(),
-                    r.bytes,
-                    r.spared.len()
-                )?;
-            }
-        }
-        Command::Check => {
-            let r = match open_remote(&cli)? {
-                Some(remote) => remote.check().await?,
-                None => wh()?.check()?,
-            };
-            for n in &r.notes {
-                eprintln!("note: {n}");
-            }
-            for l in &r.leftovers {
-                eprintln!("leftover: {l}");
-            }
-            for p in &r.problems {
-                eprintln!("problem: {p}");
-            }
-            if !cli.quiet {
-                writeln!(
-                    stdout,
-                    "checked {} files, {} rows, {} runs: {} problems, {} leftovers{}",
-                    r.files,
-                    r.rows,
-                    r.runs,
-                    r.problems.len(),
-                    r.leftovers.len(),
-                    if r.leftovers.is_empty() {
-                        ""
-                    } else {
-                        " (`perfhouse gc` removes them)"
-                    }
-                )?;
-            }
-            if !r.problems.is_empty() {
-                bail!("the warehouse has {} problem(s)", r.problems.len());
-            }
-        }
-        Command::Demo(args) => demo(&wh()?, args, cli.quiet).await?,
+        Command::Ingest(args) => cmd_ingest(&mut cx, args).await?,
+        Command::Query(args) => cmd_query(&mut cx, args).await?,
+        Command::Compare(args) => cmd_compare(&mut cx, args).await?,
+        Command::Report(args) => cmd_report(&mut cx, args).await?,
+        Command::Publish(args) => cmd_publish(&mut cx, args).await?,
+        Command::History(args) => cmd_history(&mut cx, args).await?,
+        Command::Site(args) => cmd_site(&mut cx, args).await?,
+        Command::Annotate(args) => cmd_annotate(&mut cx, args).await?,
+        Command::Schema(args) => cmd_schema(&mut cx, args).await?,
+        Command::Import(args) => cmd_import(&mut cx, args).await?,
+        Command::Compact => cmd_compact(&mut cx).await?,
+        Command::Gc(args) => cmd_gc(&mut cx, args).await?,
+        Command::Check => cmd_check(&mut cx).await?,
+        Command::Demo(args) => demo(&cx.wh()?, args, cli.quiet).await?,
         Command::Completions(_) | Command::Man => unreachable!("handled in run()"),
-        Command::Synth(args) => {
-            let (runs, rows) = synth::synth(&wh()?, args, cli.quiet)?;
-            if !cli.quiet {
-                writeln!(stdout, "wrote {runs} synthetic run(s), {rows} request rows")?;
-            }
-        }
+        Command::Synth(args) => cmd_synth(&mut cx, args).await?,
         Command::Run(_) | Command::Calibrate(_) | Command::Bisect(_) => {
             unreachable!("handled in run()")
         }
-        Command::Alerts(args) => {
-            let q = open_query(&cli, &slos).await?;
-            let series =
-                history::history(&q, args.suite.as_deref(), None, &Default::default()).await?;
-            let list: Vec<_> = crate::query::alerts::alerts(&q, &series)
-                .await?
-                .into_iter()
-                .filter(|a| args.all || crate::query::alerts::is_open(&a.state))
-                .filter(|a| args.suite.as_ref().is_none_or(|s| &a.suite == s))
-                .collect();
-            let text = if args.by == crate::cli::AlertsBy::Commit {
-                let commits = crate::query::alerts::by_commit(&list, &series);
-                match args.format {
-                    OutputFormat::Json => serde_json::to_string_pretty(&commits)? + "\n",
-                    OutputFormat::Table => {
-                        report::alerts_by_commit(&commits, args.all, report::TextLayout::Table)
-                    }
-                    OutputFormat::Csv => {
-                        report::alerts_by_commit(&commits, args.all, report::TextLayout::Csv)
-                    }
-                }
-            } else {
-                match args.format {
-                    OutputFormat::Json => serde_json::to_string_pretty(&list)? + "\n",
-                    OutputFormat::Table => {
-                        report::alerts(&list, args.all, report::TextLayout::Table)
-                    }
-                    OutputFormat::Csv => report::alerts(&list, args.all, report::TextLayout::Csv),
-                }
-            };
-            stdout.write_all(text.as_bytes())?;
+        Command::Alerts(args) => cmd_alerts(&mut cx, args).await?,
+        Command::Triage(args) => cmd_triage(&mut cx, args).await?,
+        Command::Changepoints(args) => cmd_changepoints(&mut cx, args).await?,
+        Command::Sweep(args) => cmd_sweep(&mut cx, args).await?,
+        Command::Noise(args) => cmd_noise(&mut cx, args).await?,
+    }
+    Ok(())
+}
+
+async fn cmd_ingest(cx: &mut Ctx<'_>, args: &crate::cli::IngestArgs) -> Result<()> {
+    let opts = IngestOptions::from_args(args)?;
+    let (target, remote) = writable(cx.cli)?;
+    let outcome = ingest(&target, &opts)?;
+    if let Some(remote) = &remote {
+        push_staged(&target, remote, cx.cli.quiet).await?;
+    }
+    print_warnings(&outcome.warnings);
+    if !cx.cli.quiet {
+        writeln!(cx.stdout, "{}", outcome.message())?;
+    }
+    if !outcome.failed.is_empty() {
+        bail!(
+            "{} input file(s) left out (--keep-going):\n  {}",
+            outcome.failed.len(),
+            outcome.failed.join("\n  ")
+        );
+    }
+    Ok(())
+}
+
+async fn cmd_query(cx: &mut Ctx<'_>, args: &crate::cli::QueryArgs) -> Result<()> {
+    let q = open_query(cx.cli, &cx.slos).await?;
+    let batches = q.user_sql(&args.sql).await?;
+    match args.format {
+        OutputFormat::Table => writeln!(cx.stdout, "{}", query::batches_to_table(&batches)?)?,
+        OutputFormat::Csv => cx.stdout.write_all(&query::batches_to_csv(&batches)?)?,
+        OutputFormat::Json => {
+            cx.stdout.write_all(&query::batches_to_json(&batches)?)?;
+            writeln!(cx.stdout)?;
         }
-        Command::Triage(args) => {
-            if !crate::query::alerts::valid_state(&args.state) {
-                bail!(
-                    "state {:?}: expected one of {}",
-                    args.state,
-                    crate::query::alerts::STATES.join(", ")
-                );
+    }
+    Ok(())
+}
+
+async fn cmd_compare(cx: &mut Ctx<'_>, args: &crate::cli::CompareArgs) -> Result<()> {
+    let mut opts = compare_options(args)?;
+    let q = open_query(cx.cli, &cx.slos).await?;
+    opts.noise = crate::query::noise::NoiseModel::load(&q).await?;
+    let baseline = compare::resolve(&q, &args.baseline).await?;
+    let candidate = compare::resolve(&q, &args.candidate).await?;
+    let c = compare::compare(&q, baseline, candidate, &opts).await?;
+    let text = match args.format {
+        CompareFormat::Table => report::table(&c, std::io::stdout().is_terminal()),
+        CompareFormat::Md => report::markdown(&c),
+        CompareFormat::Json => serde_json::to_string_pretty(&c)? + "\n",
+    };
+    cx.stdout.write_all(text.as_bytes())?;
+    cx.stdout.flush()?;
+    if args.fail_on_regression && c.regressions() > 0 {
+        eprintln!("{} regression(s) found", c.regressions());
+        return Err(RegressionFound.into());
+    }
+    Ok(())
+}
+
+async fn cmd_report(cx: &mut Ctx<'_>, args: &crate::cli::ReportArgs) -> Result<()> {
+    let q = open_query(cx.cli, &cx.slos).await?;
+    let opts = CompareOptions {
+        verdict: VerdictOptions {
+            threshold: args.threshold / 100.0,
+            ..VerdictOptions::default()
+        },
+        noise: crate::query::noise::NoiseModel::load(&q).await?,
+        ..CompareOptions::default()
+    };
+    let baseline = compare::resolve(&q, &args.baseline).await?;
+    let candidate = compare::resolve(&q, &args.candidate).await?;
+    let c = compare::compare(&q, baseline, candidate, &opts).await?;
+    if args.record_alerts {
+        let known = crate::query::alerts::latest_events(&q).await?;
+        drop(q);
+        let recorded = record_report_alerts(&cx.wh()?, &c, &known)?;
+        if !cx.cli.quiet && recorded > 0 {
+            eprintln!("recorded {recorded} regression(s) as alerts (see `perfhouse alerts`)");
+        }
+    }
+    let text = match args.format {
+        crate::cli::ReportFormat::Md => report::pr_markdown(&c, args.site_url.as_deref()),
+        crate::cli::ReportFormat::Html => {
+            report::pr_html(&c, args.site_url.as_deref(), crate::site::CSS)
+        }
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, &text).with_context(|| path.display().to_string())?,
+        None => cx.stdout.write_all(text.as_bytes())?,
+    }
+    if args.fail_on_regression && c.regressions() > 0 {
+        eprintln!("{} regression(s) found", c.regressions());
+        return Err(RegressionFound.into());
+    }
+    Ok(())
+}
+
+async fn cmd_publish(cx: &mut Ctx<'_>, args: &crate::cli::PublishArgs) -> Result<()> {
+    if args.to.is_some() {
+        let to = args.to.as_deref().expect("matched");
+        if !remote::is_url(to) {
+            bail!("--to {to}: expected an object-store URL (s3://bucket/prefix, gs://…, az://…)");
+        }
+        if !args.site.join("index.html").is_file() {
+            bail!(
+                "{}: no index.html (run `perfhouse site --out {}` first)",
+                args.site.display(),
+                args.site.display()
+            );
+        }
+        let site_files = crate::site::writer::files(&args.site)
+            .with_context(|| args.site.display().to_string())?;
+        let (files, bytes) = Remote::open(to)?.upload_site(site_files).await?;
+        if !cx.cli.quiet {
+            writeln!(
+                cx.stdout,
+                "published {} to {to} ({files} files, {bytes} bytes)",
+                args.site.display()
+            )?;
+        }
+    } else {
+        match publish::publish(&args.repo, &args.site, &args.branch, &args.message)? {
+            Some(commit) if !cx.cli.quiet => writeln!(
+                cx.stdout,
+                "published {} to {} as {commit}",
+                args.site.display(),
+                args.branch
+            )?,
+            None if !cx.cli.quiet => writeln!(
+                cx.stdout,
+                "{} already holds this site; nothing to publish",
+                args.branch
+            )?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+async fn cmd_history(cx: &mut Ctx<'_>, args: &crate::cli::HistoryArgs) -> Result<()> {
+    let q = open_query(cx.cli, &cx.slos).await?;
+    let mut series = history::history(
+        &q,
+        args.suite.as_deref(),
+        args.metric.as_deref(),
+        &changepoint::Options::default(),
+    )
+    .await?;
+    if args.changes_only {
+        // Change points, and where a series began to switch between two levels.
+        series.retain(|s| !s.changes.is_empty() || !s.unstable.is_empty());
+    }
+    let text = match args.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&series)? + "\n",
+        OutputFormat::Table => report::history(&series, report::TextLayout::Table),
+        OutputFormat::Csv => report::history(&series, report::TextLayout::Csv),
+    };
+    cx.stdout.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+async fn cmd_site(cx: &mut Ctx<'_>, args: &crate::cli::SiteArgs) -> Result<()> {
+    let mut clock = std::time::Instant::now();
+    // The output's build cache is read while the warehouse opens.
+    let preload = (!args.full).then(|| crate::site::Preload::start(&args.out));
+    let q = open_query(cx.cli, &cx.slos).await?;
+    crate::query::trace_phase("open the warehouse", &mut clock);
+    let opts = crate::site::BuildOptions {
+        full: args.full,
+        preload,
+    };
+    let report = crate::site::build_with(&q, &args.out, opts).await?;
+    if !cx.cli.quiet {
+        writeln!(
+            cx.stdout,
+            "site: {} runs ({} reused), {} files written, {} unchanged in {}",
+            report.runs,
+            report.reused,
+            report.written,
+            report.unchanged,
+            args.out.display()
+        )?;
+    }
+    Ok(())
+}
+
+async fn cmd_annotate(cx: &mut Ctx<'_>, args: &crate::cli::AnnotateArgs) -> Result<()> {
+    if args.text.trim().is_empty() {
+        bail!("the note is empty");
+    }
+    cx.wh()?
+        .annotate(&args.run, &args.text, crate::model::now_us())?;
+    if !cx.cli.quiet {
+        writeln!(cx.stdout, "noted on run {}", args.run)?;
+    }
+    Ok(())
+}
+
+async fn cmd_schema(cx: &mut Ctx<'_>, args: &crate::cli::SchemaArgs) -> Result<()> {
+    let text = match args.ddl {
+        None => {
+            let mut out = String::new();
+            for table in crate::warehouse::Table::ALL {
+                out.push_str(&format!("{}\n", table.name()));
+                for f in table.schema().fields() {
+                    let null = if f.is_nullable() { "" } else { " NOT NULL" };
+                    out.push_str(&format!("  {} {}{null}\n", f.name(), f.data_type()));
+                }
+                out.push_str("  suite Utf8 NOT NULL (the Hive partition: suite=<name>/)\n");
             }
-            let warehouse = wh()?;
-            let found: Vec<_> = {
-                let q = Query::open(&warehouse).await?;
-                let series = history::history(&q, None, None, &Default::default()).await?;
-                crate::query::alerts::alerts(&q, &series)
-                    .await?
-                    .into_iter()
-                    .filter(|a| a.alert_id.starts_with(&args.alert))
-                    .collect()
+            out
+        }
+        Some(engine) => {
+            use crate::query::ddl::{Compactions, Engine, ddl};
+            let engine = match engine {
+                crate::cli::DdlEngine::Spark => Engine::Spark,
+                crate::cli::DdlEngine::Duckdb => Engine::Duckdb,
+                crate::cli::DdlEngine::Trino => Engine::Trino,
             };
-            let a = match found.as_slice() {
-                [a] => a,
-                [] => bail!(
-                    "alert {:?}: no such alert (see `perfhouse alerts --all`)",
-                    args.alert
-                ),
-                _ => bail!(
-                    "alert {:?}: matches {} alerts; give more of the id",
-                    args.alert,
-                    found.len()
-                ),
-            };
-            warehouse.record_alert(&crate::model::AlertEvent {
-                alert_id: a.alert_id.clone(),
-                suite: a.suite.clone(),
-                run_id: a.run_id.clone(),
-                metric: a.metric.clone(),
-                arm: a.arm.clone(),
-                params: a.params.clone(),
-                git_commit: a.git_commit.clone(),
-                magnitude: a.magnitude,
-                regression: a.regression,
-                state: args.state.clone(),
-                note: args.note.clone(),
-                at_us: crate::model::now_us(),
-            })?;
-            if !cli.quiet {
+            match open_remote(cx.cli)? {
+                Some(r) => {
+                    let with = r.tables_with_files().await?;
+                    let compactions = if r.records(None).await?.is_empty() {
+                        Compactions::NotYet
+                    } else {
+                        Compactions::Recorded
+                    };
+                    ddl(engine, r.url(), &|t| with.contains(&t), compactions)
+                }
+                None => {
+                    let wh = cx.wh()?;
+                    let root = std::path::absolute(wh.root())?;
+                    let has = |t| wh.table_files(t).is_ok_and(|f| !f.is_empty());
+                    ddl(
+                        engine,
+                        &root.display().to_string(),
+                        &has,
+                        Compactions::Directory,
+                    )
+                }
+            }
+        }
+    };
+    cx.stdout.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+async fn cmd_import(cx: &mut Ctx<'_>, args: &crate::cli::ImportArgs) -> Result<()> {
+    if !args.from.join("runs").is_dir() {
+        bail!(
+            "{}: not a warehouse (it has no runs/ directory)",
+            args.from.display()
+        );
+    }
+    let bundle = Warehouse::open(&args.from)?;
+    match open_remote(cx.cli)? {
+        Some(remote) => {
+            let report = remote.push(&bundle).await?;
+            print_push(&report, &remote, cx.cli.quiet);
+        }
+        None => {
+            let n = cx.wh()?.import(&bundle)?;
+            if !cx.cli.quiet {
                 writeln!(
-                    stdout,
-                    "alert {} ({} {} {:+.1}% at run #{}): {} → {}",
-                    a.alert_id,
-                    a.suite,
-                    a.metric,
-                    a.magnitude * 100.0,
-                    a.run_no.unwrap_or_default(),
-                    a.state,
-                    args.state
+                    cx.stdout,
+                    "imported {n} run(s) from {}",
+                    args.from.display()
                 )?;
             }
         }
-        Command::Changepoints(args) => {
-            let text = if args.input.as_os_str() == "-" {
-                std::io::read_to_string(std::io::stdin())?
-            } else {
-                std::fs::read_to_string(&args.input)
-                    .with_context(|| args.input.display().to_string())?
-            };
-            let series = history::parse_series_csv(&text)
-                .map_err(|why| anyhow::anyhow!("{} {why}", args.input.display()))?;
-            let opts = crate::stats::changepoint::Options::default();
-            let out: serde_json::Map<String, serde_json::Value> = series
-                .iter()
-                .map(|(name, values)| {
-                    let cps: Vec<serde_json::Value> = history::detect(values, &opts)
-                        .into_iter()
-                        .map(|c| {
-                            serde_json::json!({"index": c.index, "magnitude": c.magnitude, "p_value": c.p_value})
-                        })
-                        .collect();
-                    (name.clone(), serde_json::Value::Array(cps))
-                })
-                .collect();
-            writeln!(stdout, "{}", serde_json::to_string(&out)?)?;
+    }
+    Ok(())
+}
+
+async fn cmd_compact(cx: &mut Ctx<'_>) -> Result<()> {
+    let report = match open_remote(cx.cli)? {
+        Some(remote) => remote.compact().await?,
+        None => cx.wh()?.compact()?,
+    };
+    for r in &report.raced {
+        eprintln!("skipped: {r}");
+    }
+    if !cx.cli.quiet {
+        if report.merged.is_empty() {
+            writeln!(cx.stdout, "nothing to compact")?;
         }
-        Command::Sweep(args) => {
-            let q = open_query(&cli, &slos).await?;
-            let ids: Vec<String> = match &args.run {
-                Some(r) => vec![r.clone()],
-                None => {
-                    #[derive(serde::Deserialize)]
-                    struct Id {
-                        run_id: String,
-                    }
-                    let rows: Vec<Id> = q
-                        .rows("SELECT run_id FROM runs ORDER BY started_at DESC, run_id DESC")
-                        .await?;
-                    rows.into_iter().map(|r| r.run_id).collect()
-                }
-            };
-            let mut found = None;
-            for id in &ids {
-                if let Some(s) = crate::query::sweep::sweep(&q, id, args.load.as_deref()).await? {
-                    found = Some(s);
-                    break;
-                }
-            }
-            let Some(s) = found else {
-                match &args.run {
-                    Some(r) => bail!(
-                        "run {r}: not a load sweep (no {} parameter with two or more values, or no such run)",
-                        args.load
-                            .clone()
-                            .unwrap_or_else(|| crate::query::sweep::LOAD_PARAMS.join("/"))
-                    ),
-                    None => bail!("no run in the warehouse sweeps load"),
-                }
-            };
-            let text = match args.format {
-                OutputFormat::Json => serde_json::to_string_pretty(&s)? + "\n",
-                OutputFormat::Table => report::sweep(&s, report::TextLayout::Table),
-                OutputFormat::Csv => report::sweep(&s, report::TextLayout::Csv),
-            };
-            stdout.write_all(text.as_bytes())?;
-        }
-        Command::Noise(args) => {
-            let q = open_query(&cli, &slos).await?;
-            // The noise where it applies: of each series' newest level (change points found).
-            let series =
-                history::history(&q, args.suite.as_deref(), None, &Default::default()).await?;
-            let model = crate::query::noise::NoiseModel::from_series(&q, &series).await?;
-            let entries: Vec<_> = model
-                .entries()
-                .into_iter()
-                .filter(|e| args.suite.as_ref().is_none_or(|s| &e.suite == s))
-                .collect();
-            let text = match args.format {
-                OutputFormat::Json => serde_json::to_string_pretty(&entries)? + "\n",
-                OutputFormat::Table => report::noise(&entries, report::TextLayout::Table),
-                OutputFormat::Csv => report::noise(&entries, report::TextLayout::Csv),
-            };
-            stdout.write_all(text.as_bytes())?;
+        for (table, suite, files) in &report.merged {
+            writeln!(cx.stdout, "{table}/suite={suite}: merged {files} files")?;
         }
     }
+    Ok(())
+}
+
+async fn cmd_gc(cx: &mut Ctx<'_>, args: &crate::cli::GcArgs) -> Result<()> {
+    let r = match open_remote(cx.cli)? {
+        Some(remote) => remote.gc(args.grace, args.dry_run).await?,
+        None => cx.wh()?.gc(args.grace, args.dry_run)?,
+    };
+    for s in &r.spared {
+        eprintln!("spared: {s}");
+    }
+    if !cx.cli.quiet {
+        let verb = if args.dry_run {
+            "would remove"
+        } else {
+            "removed"
+        };
+        for p in &r.removed {
+            writeln!(cx.stdout, "{verb} {p}")?;
+        }
+        writeln!(
+            cx.stdout,
+            "gc: {verb} {} leftovers ({} bytes), spared {}",
+            r.removed.len(),
+            r.bytes,
+            r.spared.len()
+        )?;
+    }
+    Ok(())
+}
+
+async fn cmd_check(cx: &mut Ctx<'_>) -> Result<()> {
+    let r = match open_remote(cx.cli)? {
+        Some(remote) => remote.check().await?,
+        None => cx.wh()?.check()?,
+    };
+    for n in &r.notes {
+        eprintln!("note: {n}");
+    }
+    for l in &r.leftovers {
+        eprintln!("leftover: {l}");
+    }
+    for p in &r.problems {
+        eprintln!("problem: {p}");
+    }
+    if !cx.cli.quiet {
+        writeln!(
+            cx.stdout,
+            "checked {} files, {} rows, {} runs: {} problems, {} leftovers{}",
+            r.files,
+            r.rows,
+            r.runs,
+            r.problems.len(),
+            r.leftovers.len(),
+            if r.leftovers.is_empty() {
+                ""
+            } else {
+                " (`perfhouse gc` removes them)"
+            }
+        )?;
+    }
+    if !r.problems.is_empty() {
+        bail!("the warehouse has {} problem(s)", r.problems.len());
+    }
+    Ok(())
+}
+
+async fn cmd_synth(cx: &mut Ctx<'_>, args: &crate::cli::SynthArgs) -> Result<()> {
+    let (runs, rows) = synth::synth(&cx.wh()?, args, cx.cli.quiet)?;
+    if !cx.cli.quiet {
+        writeln!(
+            cx.stdout,
+            "wrote {runs} synthetic run(s), {rows} request rows"
+        )?;
+    }
+    Ok(())
+}
+
+async fn cmd_alerts(cx: &mut Ctx<'_>, args: &crate::cli::AlertsArgs) -> Result<()> {
+    let q = open_query(cx.cli, &cx.slos).await?;
+    let series = history::history(&q, args.suite.as_deref(), None, &Default::default()).await?;
+    let list: Vec<_> = crate::query::alerts::alerts(&q, &series)
+        .await?
+        .into_iter()
+        .filter(|a| args.all || crate::query::alerts::is_open(&a.state))
+        .filter(|a| args.suite.as_ref().is_none_or(|s| &a.suite == s))
+        .collect();
+    let text = if args.by == crate::cli::AlertsBy::Commit {
+        let commits = crate::query::alerts::by_commit(&list, &series);
+        match args.format {
+            OutputFormat::Json => serde_json::to_string_pretty(&commits)? + "\n",
+            OutputFormat::Table => {
+                report::alerts_by_commit(&commits, args.all, report::TextLayout::Table)
+            }
+            OutputFormat::Csv => {
+                report::alerts_by_commit(&commits, args.all, report::TextLayout::Csv)
+            }
+        }
+    } else {
+        match args.format {
+            OutputFormat::Json => serde_json::to_string_pretty(&list)? + "\n",
+            OutputFormat::Table => report::alerts(&list, args.all, report::TextLayout::Table),
+            OutputFormat::Csv => report::alerts(&list, args.all, report::TextLayout::Csv),
+        }
+    };
+    cx.stdout.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+async fn cmd_triage(cx: &mut Ctx<'_>, args: &crate::cli::TriageArgs) -> Result<()> {
+    if !crate::query::alerts::valid_state(&args.state) {
+        bail!(
+            "state {:?}: expected one of {}",
+            args.state,
+            crate::query::alerts::STATES.join(", ")
+        );
+    }
+    let warehouse = cx.wh()?;
+    let found: Vec<_> = {
+        let q = Query::open(&warehouse).await?;
+        let series = history::history(&q, None, None, &Default::default()).await?;
+        crate::query::alerts::alerts(&q, &series)
+            .await?
+            .into_iter()
+            .filter(|a| a.alert_id.starts_with(&args.alert))
+            .collect()
+    };
+    let a = match found.as_slice() {
+        [a] => a,
+        [] => bail!(
+            "alert {:?}: no such alert (see `perfhouse alerts --all`)",
+            args.alert
+        ),
+        _ => bail!(
+            "alert {:?}: matches {} alerts; give more of the id",
+            args.alert,
+            found.len()
+        ),
+    };
+    warehouse.record_alert(&crate::model::AlertEvent {
+        alert_id: a.alert_id.clone(),
+        suite: a.suite.clone(),
+        run_id: a.run_id.clone(),
+        metric: a.metric.clone(),
+        arm: a.arm.clone(),
+        params: a.params.clone(),
+        git_commit: a.git_commit.clone(),
+        magnitude: a.magnitude,
+        regression: a.regression,
+        state: args.state.clone(),
+        note: args.note.clone(),
+        at_us: crate::model::now_us(),
+    })?;
+    if !cx.cli.quiet {
+        writeln!(
+            cx.stdout,
+            "alert {} ({} {} {:+.1}% at run #{}): {} → {}",
+            a.alert_id,
+            a.suite,
+            a.metric,
+            a.magnitude * 100.0,
+            a.run_no.unwrap_or_default(),
+            a.state,
+            args.state
+        )?;
+    }
+    Ok(())
+}
+
+async fn cmd_changepoints(cx: &mut Ctx<'_>, args: &crate::cli::ChangepointsArgs) -> Result<()> {
+    let text = if args.input.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin())?
+    } else {
+        std::fs::read_to_string(&args.input).with_context(|| args.input.display().to_string())?
+    };
+    let series = history::parse_series_csv(&text)
+        .map_err(|why| anyhow::anyhow!("{} {why}", args.input.display()))?;
+    let opts = crate::stats::changepoint::Options::default();
+    let out: serde_json::Map<String, serde_json::Value> = series
+        .iter()
+        .map(|(name, values)| {
+            let cps: Vec<serde_json::Value> = history::detect(values, &opts)
+                .into_iter()
+                .map(|c| {
+                    serde_json::json!({"index": c.index, "magnitude": c.magnitude, "p_value": c.p_value})
+                })
+                .collect();
+            (name.clone(), serde_json::Value::Array(cps))
+        })
+        .collect();
+    writeln!(cx.stdout, "{}", serde_json::to_string(&out)?)?;
+    Ok(())
+}
+
+async fn cmd_sweep(cx: &mut Ctx<'_>, args: &crate::cli::SweepArgs) -> Result<()> {
+    let q = open_query(cx.cli, &cx.slos).await?;
+    let ids: Vec<String> = match &args.run {
+        Some(r) => vec![r.clone()],
+        None => {
+            #[derive(serde::Deserialize)]
+            struct Id {
+                run_id: String,
+            }
+            let rows: Vec<Id> = q
+                .rows("SELECT run_id FROM runs ORDER BY started_at DESC, run_id DESC")
+                .await?;
+            rows.into_iter().map(|r| r.run_id).collect()
+        }
+    };
+    let mut found = None;
+    for id in &ids {
+        if let Some(s) = crate::query::sweep::sweep(&q, id, args.load.as_deref()).await? {
+            found = Some(s);
+            break;
+        }
+    }
+    let Some(s) = found else {
+        match &args.run {
+            Some(r) => bail!(
+                "run {r}: not a load sweep (no {} parameter with two or more values, or no such run)",
+                args.load
+                    .clone()
+                    .unwrap_or_else(|| crate::query::sweep::LOAD_PARAMS.join("/"))
+            ),
+            None => bail!("no run in the warehouse sweeps load"),
+        }
+    };
+    let text = match args.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&s)? + "\n",
+        OutputFormat::Table => report::sweep(&s, report::TextLayout::Table),
+        OutputFormat::Csv => report::sweep(&s, report::TextLayout::Csv),
+    };
+    cx.stdout.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+async fn cmd_noise(cx: &mut Ctx<'_>, args: &crate::cli::NoiseArgs) -> Result<()> {
+    let q = open_query(cx.cli, &cx.slos).await?;
+    // The noise where it applies: of each series' newest level (change points found).
+    let series = history::history(&q, args.suite.as_deref(), None, &Default::default()).await?;
+    let model = crate::query::noise::NoiseModel::from_series(&q, &series).await?;
+    let entries: Vec<_> = model
+        .entries()
+        .into_iter()
+        .filter(|e| args.suite.as_ref().is_none_or(|s| &e.suite == s))
+        .collect();
+    let text = match args.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&entries)? + "\n",
+        OutputFormat::Table => report::noise(&entries, report::TextLayout::Table),
+        OutputFormat::Csv => report::noise(&entries, report::TextLayout::Csv),
+    };
+    cx.stdout.write_all(text.as_bytes())?;
     Ok(())
 }
 
