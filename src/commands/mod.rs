@@ -409,8 +409,10 @@ async fn cmd_history(cx: &mut Ctx<'_>, args: &crate::cli::HistoryArgs) -> Result
     )
     .await?;
     if args.changes_only {
-        // Change points, and where a series began to switch between two levels.
-        series.retain(|s| !s.changes.is_empty() || !s.unstable.is_empty());
+        // Change points, where a series began to switch between two levels, suspected breaks.
+        series.retain(|s| {
+            !s.changes.is_empty() || !s.unstable.is_empty() || !s.suspected_breaks.is_empty()
+        });
     }
     let text = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&series)? + "\n",

@@ -545,6 +545,7 @@ mod tests {
             points: Vec::new(),
             changes: Vec::new(),
             breaks: Vec::new(),
+            suspected_breaks: Vec::new(),
             noise: None,
             unstable: Vec::new(),
             minor: vec![Change {

@@ -102,6 +102,12 @@ pub struct Series {
     /// changed there, or an alert there was accepted as the new baseline): a known break,
     /// never called a change.
     pub breaks: Vec<usize>,
+    /// The breaks nothing recorded, only suspected: a jump of two orders of magnitude or more
+    /// between neighbouring runs of a series whose tool keeps no benchmark version (a
+    /// github-action-benchmark history: a benchmark whose meaning changed, a unit that did).
+    /// They start a new segment like the known ones; `history` names them.
+    #[serde(default)]
+    pub suspected_breaks: Vec<usize>,
     /// The noise of its newest segment, where it has enough runs: once change points are
     /// found, of its newest level (the runs since its last change or break).
     pub noise: Option<SeriesNoise>,
@@ -314,6 +320,7 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
             points: Vec::new(),
             changes: Vec::new(),
             breaks: Vec::new(),
+            suspected_breaks: Vec::new(),
             noise: None,
             unstable: Vec::new(),
             minor: Vec::new(),
@@ -345,17 +352,40 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
             s.params.clone(),
         );
         let new_baselines = accepted.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+        s.suspected_breaks = suspected_breaks(&s.points);
         s.breaks = (1..s.points.len())
             .filter(|&i| {
                 let (a, b) = (&s.points[i - 1], &s.points[i]);
                 a.version != b.version
                     || a.env_fingerprint != b.env_fingerprint
                     || new_baselines.contains(&b.run_id)
+                    || s.suspected_breaks.contains(&i)
             })
             .collect();
         s.noise = s.segment_noise(s.points.len());
     }
     Ok(out)
+}
+
+/// A jump between neighbouring runs at or beyond this factor (either way) is no performance
+/// change but a changed benchmark, where nothing records the benchmark's version.
+pub const SUSPECTED_BREAK_FACTOR: f64 = 100.0;
+
+/// Indices of the points that jump by [`SUSPECTED_BREAK_FACTOR`] or more from the point
+/// before, where neither records a benchmark version (with a version, a change of meaning is
+/// a known break already, and a 100× step within one version is a real change).
+pub fn suspected_breaks(points: &[Point]) -> Vec<usize> {
+    (1..points.len())
+        .filter(|&i| {
+            let (a, b) = (&points[i - 1], &points[i]);
+            let ratio = b.value / a.value;
+            a.version.is_none()
+                && b.version.is_none()
+                && a.value > 0.0
+                && b.value > 0.0
+                && (ratio >= SUSPECTED_BREAK_FACTOR || ratio <= 1.0 / SUSPECTED_BREAK_FACTOR)
+        })
+        .collect()
 }
 
 impl Series {
@@ -539,4 +569,38 @@ fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Ve
         minor.extend(found.minor.iter().map(change));
     }
     (changes, spans, minor)
+}
+
+#[cfg(test)]
+mod suspected_break_tests {
+    use super::*;
+
+    fn pt(value: f64, version: Option<&str>) -> Point {
+        Point {
+            run_id: String::new(),
+            run_no: 0,
+            started_at: String::new(),
+            git_commit: None,
+            value,
+            version: version.map(String::from),
+            env_fingerprint: None,
+            lo: None,
+            hi: None,
+        }
+    }
+
+    #[test]
+    fn only_jumps_of_100x_without_a_version_are_suspected() {
+        let p = |v: &[f64]| v.iter().map(|&x| pt(x, None)).collect::<Vec<_>>();
+        assert_eq!(suspected_breaks(&p(&[1.0, 99.0, 1.0])), Vec::<usize>::new());
+        assert_eq!(suspected_breaks(&p(&[1.0, 100.0, 100.5, 1.0])), vec![1, 3]);
+        // Zero and negative values have no ratio.
+        assert_eq!(
+            suspected_breaks(&p(&[0.0, 500.0, -1.0])),
+            Vec::<usize>::new()
+        );
+        // With a version recorded, a 1000× step is a change of that version's benchmark.
+        let v = vec![pt(1.0, Some("a")), pt(1000.0, Some("a"))];
+        assert_eq!(suspected_breaks(&v), Vec::<usize>::new());
+    }
 }

@@ -249,6 +249,18 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                         c.threshold * 100.0
                     )
                 })
+                .chain(s.suspected_breaks.iter().map(|&i| {
+                    let (a, b) = (&s.points[i - 1], &s.points[i]);
+                    format!(
+                        "suspected break at #{}{}: ×{} (a new segment; no change called across it)",
+                        b.run_no,
+                        b.git_commit
+                            .as_ref()
+                            .map(|g| format!(" {}", crate::model::short_commit(g)))
+                            .unwrap_or_default(),
+                        fmt_value(Some(b.value / a.value))
+                    )
+                }))
                 .chain(s.unstable.iter().map(|u| {
                     format!(
                         "unstable from #{}{}: switches between {} and {} ({:.0}% low, {} switches{})",

@@ -270,3 +270,73 @@ fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A history whose tool keeps no benchmark version (github-action-benchmark) can change what a
+/// benchmark measures without a word: here `bench_fib_10` of the Rust group reads 1,000 times
+/// its value from entry #200 on (as when its unit or its input changed). That is a suspected
+/// break, a new segment with no change called across it, and `history` says so.
+#[test]
+fn a_jump_of_orders_of_magnitude_in_a_data_js_is_a_suspected_break_not_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let text = fs::read_to_string(data_js()).unwrap();
+    let (prefix, json) = text.split_once('=').unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(json).unwrap();
+    let rust = doc["entries"]["Rust Benchmark"].as_array_mut().unwrap();
+    let commit = rust[199]["commit"]["id"].as_str().unwrap().to_string();
+    let before = rust[198]["benches"][0]["value"].as_f64().unwrap();
+    for entry in rust.iter_mut().skip(199) {
+        let b = &mut entry["benches"][0];
+        assert_eq!(b["name"], "bench_fib_10");
+        b["value"] = serde_json::json!(b["value"].as_f64().unwrap() * 1000.0);
+    }
+    let after = rust[199]["benches"][0]["value"].as_f64().unwrap();
+    let f = dir.path().join("data.js");
+    fs::write(&f, format!("{prefix}= {doc}")).unwrap();
+    ok(&wh, &["ingest", "--suite", "gab", f.to_str().unwrap()]);
+    let out = ok(
+        &wh,
+        &[
+            "history",
+            "--suite",
+            "gab.Rust Benchmark",
+            "--metric",
+            "bench_fib_10",
+            "--format",
+            "json",
+        ],
+    );
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let s = &s[0];
+    assert_eq!(
+        s["suspected_breaks"],
+        serde_json::json!([199]),
+        "{}",
+        s["suspected_breaks"]
+    );
+    assert!(
+        s["breaks"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!(199))
+    );
+    assert!(
+        s["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["git_commit"] != commit.as_str()),
+        "no change is called at the break: {}",
+        s["changes"]
+    );
+    let table = ok(
+        &wh,
+        &["history", "--suite", "gab.Rust Benchmark", "--changes-only"],
+    );
+    let ratio = after / before;
+    assert!(
+        table.contains(&format!("suspected break at #200 {}", &commit[..10])),
+        "{table}"
+    );
+    assert!(ratio > 100.0, "{ratio}");
+}
