@@ -434,7 +434,9 @@ pub enum AlertsBy {
 
 #[derive(Debug, Args)]
 pub struct TriageArgs {
-    /// The alert id (or a unique prefix), as `perfhouse alerts` lists it.
+    /// The alert id (or a unique prefix), as `perfhouse alerts` lists it; or `commit:SHA` (a
+    /// unique prefix of the commit) for every open alert of that commit entry at once, as
+    /// `perfhouse alerts --by commit` lists it.
     pub alert: String,
     /// new, acknowledged, invalid, fixed or accepted.
     pub state: String,

@@ -670,55 +670,89 @@ async fn cmd_triage(cx: &mut Ctx<'_>, args: &crate::cli::TriageArgs) -> Result<(
         );
     }
     let warehouse = cx.wh()?;
-    let found: Vec<_> = {
+    let all = {
         let q = Query::open(&warehouse).await?;
         let series = history::history(&q, None, None, &Default::default()).await?;
-        crate::query::alerts::alerts(&q, &series)
-            .await?
-            .into_iter()
-            .filter(|a| a.alert_id.starts_with(&args.alert))
-            .collect()
+        crate::query::alerts::alerts(&q, &series).await?
     };
-    let a = match found.as_slice() {
-        [a] => a,
-        [] => bail!(
-            "alert {:?}: no such alert (see `perfhouse alerts --all`)",
-            args.alert
-        ),
-        _ => bail!(
-            "alert {:?}: matches {} alerts; give more of the id",
-            args.alert,
-            found.len()
-        ),
-    };
-    warehouse.record_alert(&crate::model::AlertEvent {
-        alert_id: a.alert_id.clone(),
-        suite: a.suite.clone(),
-        run_id: a.run_id.clone(),
-        metric: a.metric.clone(),
-        arm: a.arm.clone(),
-        params: a.params.clone(),
-        git_commit: a.git_commit.clone(),
-        magnitude: a.magnitude,
-        regression: a.regression,
-        state: args.state.clone(),
-        note: args.note.clone(),
-        at_us: crate::model::now_us(),
-    })?;
+    let found = triage_targets(all, &args.alert)?;
+    let now = crate::model::now_us();
+    let events: Vec<crate::model::AlertEvent> = found
+        .iter()
+        .map(|a| crate::model::AlertEvent {
+            alert_id: a.alert_id.clone(),
+            suite: a.suite.clone(),
+            run_id: a.run_id.clone(),
+            metric: a.metric.clone(),
+            arm: a.arm.clone(),
+            params: a.params.clone(),
+            git_commit: a.git_commit.clone(),
+            magnitude: a.magnitude,
+            regression: a.regression,
+            state: args.state.clone(),
+            note: args.note.clone(),
+            at_us: now,
+        })
+        .collect();
+    warehouse.record_alerts(&events)?;
     if !cx.cli.quiet {
-        writeln!(
-            cx.stdout,
-            "alert {} ({} {} {:+.1}% at run #{}): {} → {}",
-            a.alert_id,
-            a.suite,
-            a.metric,
-            a.magnitude * 100.0,
-            a.run_no.unwrap_or_default(),
-            a.state,
-            args.state
-        )?;
+        for a in &found {
+            writeln!(
+                cx.stdout,
+                "alert {} ({} {} {:+.1}% at run #{}): {} → {}",
+                a.alert_id,
+                a.suite,
+                a.metric,
+                a.magnitude * 100.0,
+                a.run_no.unwrap_or_default(),
+                a.state,
+                args.state
+            )?;
+        }
     }
     Ok(())
+}
+
+/// The alerts `perfhouse triage` changes: the one whose id starts with `alert`, or, for
+/// `commit:SHA`, every open alert of the one commit whose id starts with SHA.
+fn triage_targets(
+    all: Vec<crate::query::alerts::Alert>,
+    alert: &str,
+) -> Result<Vec<crate::query::alerts::Alert>> {
+    if let Some(prefix) = alert.strip_prefix("commit:") {
+        if prefix.len() < 4 {
+            bail!("{alert:?}: give at least 4 characters of the commit");
+        }
+        let open: Vec<_> = all
+            .into_iter()
+            .filter(|a| crate::query::alerts::is_open(&a.state))
+            .filter(|a| {
+                a.git_commit
+                    .as_deref()
+                    .is_some_and(|c| c.starts_with(prefix))
+            })
+            .collect();
+        let commits: std::collections::BTreeSet<&str> = open
+            .iter()
+            .filter_map(|a| a.git_commit.as_deref())
+            .collect();
+        return match commits.len() {
+            0 => bail!(
+                "{alert:?}: no open alert at such a commit (see `perfhouse alerts --by commit`)"
+            ),
+            1 => Ok(open),
+            n => bail!("{alert:?}: matches {n} commits; give more of the commit"),
+        };
+    }
+    let found: Vec<_> = all
+        .into_iter()
+        .filter(|a| a.alert_id.starts_with(alert))
+        .collect();
+    match found.len() {
+        1 => Ok(found),
+        0 => bail!("alert {alert:?}: no such alert (see `perfhouse alerts --all`)"),
+        n => bail!("alert {alert:?}: matches {n} alerts; give more of the id"),
+    }
 }
 
 async fn cmd_changepoints(cx: &mut Ctx<'_>, args: &crate::cli::ChangepointsArgs) -> Result<()> {

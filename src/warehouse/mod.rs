@@ -822,23 +822,39 @@ impl Warehouse {
     /// aside and renamed into place under the warehouse lock (like a note), so a reader sees
     /// the event whole or not at all, and `compact` merges it like any other row.
     pub fn record_alert(&self, event: &crate::model::AlertEvent) -> Result<()> {
-        let entry = self.find_run(&event.run_id)?;
-        if !event.magnitude.is_finite() {
-            return Err(WarehouseError::NonFinite {
-                run: event.run_id.clone(),
-                what: "alert magnitude".into(),
-            });
+        self.record_alerts(std::slice::from_ref(event))
+    }
+
+    /// Records triage events of several alerts (a commit entry's series): one file per suite,
+    /// each landing whole (so a suite's alerts change state together), all under one lock.
+    pub fn record_alerts(&self, events: &[crate::model::AlertEvent]) -> Result<()> {
+        let mut by_suite: std::collections::BTreeMap<String, Vec<crate::model::AlertEvent>> =
+            Default::default();
+        for event in events {
+            let entry = self.find_run(&event.run_id)?;
+            if !event.magnitude.is_finite() {
+                return Err(WarehouseError::NonFinite {
+                    run: event.run_id.clone(),
+                    what: "alert magnitude".into(),
+                });
+            }
+            by_suite.entry(entry.suite).or_default().push(event.clone());
         }
         let _lock = Lock::acquire(&self.root)?;
-        let b = batch::alert_events(std::slice::from_ref(event)).map_err(|source| {
-            WarehouseError::Arrow {
+        for (suite, events) in by_suite {
+            let b = batch::alert_events(&events).map_err(|source| WarehouseError::Arrow {
                 table: "alerts",
                 source,
-            }
-        })?;
-        let dir = self.partition_dir(Table::Alerts, &entry.suite);
-        let file = format!("{}-alert-{}.parquet", event.run_id, uuid::Uuid::now_v7());
-        write_atomic(&dir, &file, &[b])
+            })?;
+            let dir = self.partition_dir(Table::Alerts, &suite);
+            let file = format!(
+                "{}-alert-{}.parquet",
+                events[0].run_id,
+                uuid::Uuid::now_v7()
+            );
+            write_atomic(&dir, &file, &[b])?;
+        }
+        Ok(())
     }
 
     /// Merges each suite's files per table into one file. Rows of runs that never committed

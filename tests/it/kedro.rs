@@ -355,3 +355,84 @@ fn kedro_steps_are_found_at_their_commits_and_alerts_group_by_commit() {
     assert!(csv.starts_with("commit,run,runs_ago,date,series,"), "{csv}");
     assert_eq!(csv.lines().count(), commits.len() + 1);
 }
+
+/// Triage of a whole commit entry: `perfhouse triage commit:SHA STATE` changes every open
+/// alert of that commit at once (the entry `alerts --by commit` lists), and nothing else.
+#[test]
+fn a_commit_entry_is_triaged_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let results = repo().join("datasets/kedro-asv/results");
+    ok(
+        &wh,
+        &["ingest", "--suite", "kedro", results.to_str().unwrap()],
+    );
+    let entries = |args: &[&str]| -> Vec<serde_json::Value> {
+        let mut a = vec!["alerts", "--by", "commit", "--format", "json"];
+        a.extend_from_slice(args);
+        serde_json::from_str::<serde_json::Value>(&ok(&wh, &a))
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let before = entries(&[]);
+    // The entry with the most alerts (the "Catalog to config" commit).
+    let big = before
+        .iter()
+        .max_by_key(|e| e["alerts"].as_array().unwrap().len())
+        .unwrap();
+    let commit = big["git_commit"].as_str().unwrap().to_string();
+    let n = big["alerts"].as_array().unwrap().len();
+    assert!(n >= 5, "{big:#}");
+    let open_before: usize = before
+        .iter()
+        .map(|e| e["alerts"].as_array().unwrap().len())
+        .sum();
+    let out = ok(
+        &wh,
+        &[
+            "triage",
+            &format!("commit:{}", &commit[..10]),
+            "invalid",
+            "--note",
+            "benchmarks rewritten",
+        ],
+    );
+    assert_eq!(out.lines().count(), n, "{out}");
+    assert!(out.lines().all(|l| l.ends_with("→ invalid")), "{out}");
+    let after = entries(&[]);
+    assert!(after.iter().all(|e| e["git_commit"] != commit.as_str()));
+    let open_after: usize = after
+        .iter()
+        .map(|e| e["alerts"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(open_after, open_before - n);
+    // The closed ones are still there, with the note.
+    let all: serde_json::Value =
+        serde_json::from_str(&ok(&wh, &["alerts", "--all", "--format", "json"])).unwrap();
+    let closed: Vec<&serde_json::Value> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["git_commit"] == commit.as_str())
+        .collect();
+    assert_eq!(closed.len(), n);
+    assert!(
+        closed
+            .iter()
+            .all(|a| a["state"] == "invalid" && a["note"] == "benchmarks rewritten")
+    );
+    // A prefix that is too short, or matches no open alert, is refused.
+    let o = perfhouse(&wh, &["triage", "commit:ab", "invalid"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = perfhouse(
+        &wh,
+        &["triage", &format!("commit:{}", &commit[..10]), "fixed"],
+    );
+    assert!(
+        stderr(&o).contains("no open alert at such a commit"),
+        "{}",
+        stderr(&o)
+    );
+}
