@@ -12,6 +12,8 @@
 //! * [`warehouse`]: the Arrow schemas (one place), atomic Parquet append, blobs, compaction.
 //! * [`parallel`]: `par_map`, per-item work of a build on every core.
 //! * [`query`]: a DataFusion `SessionContext` with every table and the derived-figure views.
+//! * [`present`]: how values are written (numbers, units, p-values, sweeps), below both the
+//!   site and the reports.
 //! * [`site`]: view models, askama pages and plotters charts.
 //! * [`commands`]: wires the layers together for each subcommand; [`cli`] holds the flags.
 
@@ -20,6 +22,7 @@ pub mod commands;
 pub mod ingest;
 pub mod model;
 pub mod parallel;
+pub mod present;
 pub mod query;
 pub mod report;
 pub mod runner;

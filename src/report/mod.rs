@@ -3,8 +3,9 @@
 
 use std::fmt::Write;
 
+pub use crate::present::sweep::{SWEEP_COLUMNS, sweep_capacity, sweep_knee, sweep_rows};
+pub use crate::present::{ParamLayout, ci, fmt_value, html_escape, p, pct};
 use crate::query::compare::{Comparison, Row};
-pub use crate::site::format::{ParamLayout, ci, fmt_value, p, pct};
 use crate::stats::verdict::Verdict;
 
 /// Parameters common to every row are said once in the header; rows name what varies.
@@ -484,13 +485,6 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     out
 }
 
-pub fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// A forest plot of the changes (point = median ratio − 1, bar = its 95% CI), inline SVG.
 fn forest_svg(rows: &[&Row], label: &dyn Fn(&Row) -> String) -> String {
     let rows: Vec<&&Row> = rows.iter().filter(|r| r.ratio.is_some()).collect();
@@ -623,45 +617,6 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
     s
 }
 
-/// Rows under a header: CSV with a header row (quoted where needed), or space-aligned
-/// columns. Every text listing of the CLI (`history`, `noise`, `alerts`) goes through it.
-/// A load sweep: per arm its levels, knee and capacity at SLO; then the shift. `csv`: the
-/// levels only, one row per arm × level.
-/// The columns of a sweep's levels (after the arm).
-pub const SWEEP_COLUMNS: &[&str] = &[
-    "load",
-    "trials",
-    "req/s",
-    "p50 ms",
-    "p99 ms",
-    "TTFT p99 ms",
-    "goodput req/s",
-    "SLO %",
-    "meets SLOs",
-];
-
-/// One arm's levels as text cells, in `SWEEP_COLUMNS` order.
-pub fn sweep_rows(a: &crate::query::sweep::ArmSweep) -> Vec<Vec<String>> {
-    let opt = |v: Option<f64>| v.map_or(String::new(), g);
-    a.levels
-        .iter()
-        .map(|l| {
-            vec![
-                g(l.load),
-                l.trials.to_string(),
-                g(l.throughput_rps),
-                opt(l.latency_p50_ms),
-                opt(l.latency_p99_ms),
-                opt(l.ttft_p99_ms),
-                opt(l.goodput_rps),
-                opt(l.slo_attainment_pct),
-                l.meets
-                    .map_or(String::new(), |m| if m { "yes" } else { "no" }.to_string()),
-            ]
-        })
-        .collect()
-}
-
 /// A load sweep: per arm its levels, knee and capacity at SLO; then the shift. `csv`: the
 /// levels only, one row per arm × level.
 pub fn sweep(s: &crate::query::sweep::Sweep, layout: TextLayout) -> String {
@@ -708,65 +663,8 @@ pub fn sweep(s: &crate::query::sweep::Sweep, layout: TextLayout) -> String {
     w
 }
 
-/// "concurrency 8 (38.2 req/s; the next step scales at 0.21)" or why there is none.
-pub fn sweep_knee(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> String {
-    match &a.knee {
-        Some(k) => format!(
-            "{} {} ({} req/s; the next step scales at {:.2} of proportional)",
-            s.load,
-            g(k.load),
-            g(k.throughput_rps),
-            k.efficiency
-        ),
-        None => format!(
-            "none in the range tried: throughput still scales with {}",
-            s.load
-        ),
-    }
-}
-
-/// "concurrency 11.3 → 41.0 req/s (95 % CI 39.1 … 42.8), interpolated; first to fail: …".
-pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> String {
-    let Some(c) = &a.capacity else {
-        return "no SLO set".into();
-    };
-    let ci = match (c.ci, &c.no_interval) {
-        (Some((lo, hi)), _) => format!(" (95 % CI {} … {})", g(lo), g(hi)),
-        (None, Some(why)) => format!(" ({why})"),
-        (None, None) => String::new(),
-    };
-    let x = c.throughput_rps.map_or(String::new(), g);
-    match c.kind {
-        crate::query::sweep::CapacityKind::Within => format!(
-            "{} {} → {x} req/s{ci}, interpolated between levels; first to fail: {}",
-            s.load,
-            g(c.load),
-            c.binding.clone().unwrap_or_default()
-        ),
-        crate::query::sweep::CapacityKind::AtLeast => format!(
-            "at least {} {} → {x} req/s{ci}: every level tried meets the SLOs",
-            s.load,
-            g(c.load)
-        ),
-        crate::query::sweep::CapacityKind::Below => format!(
-            "below {} {}: the lowest level already fails {}",
-            s.load,
-            g(c.load),
-            c.binding.clone().unwrap_or_default()
-        ),
-    }
-}
-
-/// A figure of a sweep: a whole number (a load level, a count) as such, else as every value is
-/// written (`site::format::fmt_value`).
-fn g(v: f64) -> String {
-    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        crate::site::format::fmt_value(Some(v))
-    }
-}
-
+/// Rows under a header: CSV with a header row (quoted where needed), or space-aligned
+/// columns. Every text listing of the CLI (`history`, `noise`, `alerts`, `sweep`) goes through it.
 pub fn grid(header: &[&str], rows: &[Vec<String>], layout: TextLayout) -> String {
     let mut w = String::new();
     if layout == TextLayout::Csv {

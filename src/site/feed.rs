@@ -3,7 +3,7 @@
 //! alert's (`urn:perfhouse:alert:<id>`), its `updated` the triage time or, while new, the
 //! start of the first run at the new level.
 
-use crate::report::html_escape as esc;
+use crate::present::html_escape as esc;
 use crate::site::AlertView;
 
 /// The most entries a feed carries.

@@ -11,7 +11,8 @@ mod cache;
 pub mod charts;
 pub mod feed;
 pub mod flame;
-pub mod format;
+/// How values are written: [`crate::present`] (shared with the reports).
+pub use crate::present as format;
 pub mod load;
 pub mod pages;
 pub mod trend;

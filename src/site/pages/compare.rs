@@ -127,7 +127,7 @@ pub fn strip_plot(a: &[f64], b: &[f64], arm_a: &str, arm_b: &str, metric: &str) 
     let hi = all.iter().copied().fold(f64::MIN, f64::max);
     let (lo, hi) = crate::site::charts::drawable(lo, hi);
     let x = |v: f64| 6.0 + (v - lo) / (hi - lo) * 148.0;
-    let esc = crate::report::html_escape;
+    let esc = crate::present::html_escape;
     let mut s = format!(
         "<svg class=\"strip\" width=\"160\" height=\"34\" viewBox=\"0 0 160 34\" role=\"img\"><title>{}: per-trial values, {} (top) {} vs {} (bottom) {}</title>",
         esc(metric),

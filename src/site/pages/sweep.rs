@@ -95,7 +95,7 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
             )?,
         });
     }
-    let header = crate::report::SWEEP_COLUMNS
+    let header = crate::present::sweep::SWEEP_COLUMNS
         .iter()
         .map(|c| c.to_string())
         .collect();
@@ -104,9 +104,9 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
         .iter()
         .map(|a| SweepArmView {
             arm: a.arm.clone(),
-            knee: crate::report::sweep_knee(s, a),
-            capacity: crate::report::sweep_capacity(s, a),
-            rows: crate::report::sweep_rows(a),
+            knee: crate::present::sweep::sweep_knee(s, a),
+            capacity: crate::present::sweep::sweep_capacity(s, a),
+            rows: crate::present::sweep::sweep_rows(a),
         })
         .collect();
     Ok(SweepPage {

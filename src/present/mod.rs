@@ -1,6 +1,8 @@
-//! How the site and the reports write values: numbers, times, commits, parameter sets,
-//! file-name slugs. One place, so a figure reads the same on a page, in a PR comment and in
-//! the terminal (and `report` needs nothing else of the site).
+//! How values are written, shared by the site and the reports (a layer below both, so neither
+//! reaches into the other): numbers and units, p-values, intervals, parameters, URL segments,
+//! HTML escaping, and a sweep's cells (`sweep`).
+
+pub mod sweep;
 
 use std::collections::BTreeMap;
 
@@ -175,4 +177,12 @@ pub fn url_segment(text: &str) -> String {
         }
     }
     out
+}
+
+/// `s` with the five characters HTML gives meaning escaped.
+pub fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }

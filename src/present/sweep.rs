@@ -1,0 +1,96 @@
+//! A load sweep as text cells and sentences: the same words in `perfhouse sweep`, the PR
+//! report and the site's sweep page.
+
+/// The columns of a sweep's levels (after the arm).
+pub const SWEEP_COLUMNS: &[&str] = &[
+    "load",
+    "trials",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "TTFT p99 ms",
+    "goodput req/s",
+    "SLO %",
+    "meets SLOs",
+];
+
+/// One arm's levels as text cells, in `SWEEP_COLUMNS` order.
+pub fn sweep_rows(a: &crate::query::sweep::ArmSweep) -> Vec<Vec<String>> {
+    let opt = |v: Option<f64>| v.map_or(String::new(), g);
+    a.levels
+        .iter()
+        .map(|l| {
+            vec![
+                g(l.load),
+                l.trials.to_string(),
+                g(l.throughput_rps),
+                opt(l.latency_p50_ms),
+                opt(l.latency_p99_ms),
+                opt(l.ttft_p99_ms),
+                opt(l.goodput_rps),
+                opt(l.slo_attainment_pct),
+                l.meets
+                    .map_or(String::new(), |m| if m { "yes" } else { "no" }.to_string()),
+            ]
+        })
+        .collect()
+}
+
+/// "concurrency 8 (38.2 req/s; the next step scales at 0.21)" or why there is none.
+pub fn sweep_knee(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> String {
+    match &a.knee {
+        Some(k) => format!(
+            "{} {} ({} req/s; the next step scales at {:.2} of proportional)",
+            s.load,
+            g(k.load),
+            g(k.throughput_rps),
+            k.efficiency
+        ),
+        None => format!(
+            "none in the range tried: throughput still scales with {}",
+            s.load
+        ),
+    }
+}
+
+/// "concurrency 11.3 → 41.0 req/s (95 % CI 39.1 … 42.8), interpolated; first to fail: …".
+pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> String {
+    let Some(c) = &a.capacity else {
+        return "no SLO set".into();
+    };
+    let ci = match (c.ci, &c.no_interval) {
+        (Some((lo, hi)), _) => format!(" (95 % CI {} … {})", g(lo), g(hi)),
+        (None, Some(why)) => format!(" ({why})"),
+        (None, None) => String::new(),
+    };
+    let x = c.throughput_rps.map_or(String::new(), g);
+    match c.kind {
+        crate::query::sweep::CapacityKind::Within => format!(
+            "{} {} → {x} req/s{ci}, interpolated between levels; first to fail: {}",
+            s.load,
+            g(c.load),
+            c.binding.clone().unwrap_or_default()
+        ),
+        crate::query::sweep::CapacityKind::AtLeast => format!(
+            "at least {} {} → {x} req/s{ci}: every level tried meets the SLOs",
+            s.load,
+            g(c.load)
+        ),
+        crate::query::sweep::CapacityKind::Below => format!(
+            "below {} {}: the lowest level already fails {}",
+            s.load,
+            g(c.load),
+            c.binding.clone().unwrap_or_default()
+        ),
+    }
+}
+
+/// A figure of a sweep: a whole number (a load level, a count) as such, else as every value is
+/// written (`present::fmt_value`).
+fn g(v: f64) -> String {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        super::fmt_value(Some(v))
+    }
+}
