@@ -333,7 +333,7 @@ async fn cmd_report(cx: &mut Ctx<'_>, args: &crate::cli::ReportArgs) -> Result<(
     let candidate = compare::resolve(&q, &args.candidate).await?;
     let c = compare::compare(&q, baseline, candidate, &opts).await?;
     if args.record_alerts {
-        let known = crate::query::alerts::latest_events(&q).await?;
+        let known = crate::query::triage::latest_events(&q).await?;
         drop(q);
         let recorded = record_report_alerts(&cx.wh()?, &c, &known)?;
         if !cx.cli.quiet && recorded > 0 {

@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 
 use super::history::Series;
 use super::{Query, QueryError};
-use crate::model::{AlertEvent, Params};
+use crate::model::Params;
 
 pub const STATES: [&str; 5] = ["new", "acknowledged", "invalid", "fixed", "accepted"];
 
@@ -82,21 +82,10 @@ fn rfc3339(at_us: i64) -> String {
         .unwrap_or_default()
 }
 
-/// The newest event per alert, in event order.
-pub async fn latest_events(q: &Query) -> Result<BTreeMap<String, AlertEvent>, QueryError> {
-    let rows: Vec<AlertEvent> = q
-        .rows(
-            "SELECT alert_id, suite, run_id, metric, arm, params, git_commit, magnitude, regression, state, note, CAST(at AS BIGINT) AS at_us \
-             FROM alerts ORDER BY at, alert_id",
-        )
-        .await?;
-    Ok(rows.into_iter().map(|r| (r.alert_id.clone(), r)).collect())
-}
-
 /// The alerts of `series` (as `history` found them) and every triaged one, open first
 /// (regressions before improvements, then largest magnitude).
 pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryError> {
-    let mut events = latest_events(q).await?;
+    let mut events = super::triage::latest_events(q).await?;
     let mut out = Vec::new();
     let mut run_nos: BTreeMap<String, (u64, String)> = BTreeMap::new();
     let newest = newest_runs(series);
@@ -189,22 +178,6 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
             .then(b.magnitude.abs().total_cmp(&a.magnitude.abs()))
             .then(a.alert_id.cmp(&b.alert_id))
     });
-    Ok(out)
-}
-
-/// The (suite, metric, arm, params) → run ids of accepted alerts: where a series' new
-/// baseline starts.
-pub async fn accepted(
-    q: &Query,
-) -> Result<BTreeMap<(String, String, String, Params), Vec<String>>, QueryError> {
-    let mut out: BTreeMap<_, Vec<String>> = BTreeMap::new();
-    for e in latest_events(q).await?.into_values() {
-        if e.state == "accepted" {
-            out.entry((e.suite, e.metric, e.arm, e.params))
-                .or_default()
-                .push(e.run_id);
-        }
-    }
     Ok(out)
 }
 

@@ -343,7 +343,7 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
         s.points
             .sort_by(|a, b| (&a.started_at, &a.run_id).cmp(&(&b.started_at, &b.run_id)));
     }
-    let accepted = super::alerts::accepted(q).await?;
+    let accepted = super::triage::accepted(q).await?;
     for s in &mut out {
         let key = (
             s.suite.clone(),

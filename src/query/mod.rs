@@ -17,8 +17,10 @@ pub mod figures;
 pub mod history;
 pub mod holistic;
 pub mod noise;
+pub mod samples;
 pub mod slo;
 pub mod sweep;
+pub mod triage;
 pub mod udf;
 
 /// The view definitions, in creation order (later views build on earlier ones).

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::compare::{CompareError, RunInfo, Selection, load_samples};
+use super::samples::{CompareError, RunInfo, Selection, load_samples};
 use super::{Query, history};
 use crate::model::Params;
 use crate::stats::noise::{Source, Threshold, aa_threshold, two_run_threshold};
