@@ -126,15 +126,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
 }
 
 fn metric(name: &str, value: f64, unit: &str, better: Better) -> Metric {
-    Metric {
-        trial_id: 0,
-        name: name.to_string(),
-        value,
-        unit: unit.to_string(),
-        better,
-        origin: "lmcache".to_string(),
-        version: None,
-    }
+    super::text::metric("lmcache", name, value, unit, better)
 }
 
 /// LMCache transfer output as an [`super::adapter::Adapter`].
