@@ -101,6 +101,13 @@ fn the_bundled_sweep_has_knees_capacities_and_a_frontier_shift() {
         assert!(page.contains(&format!("<h2>{}</h2>", a["arm"].as_str().unwrap())));
     }
     assert!(page.contains("Latency–throughput frontier"));
+    // The Pareto frontier of per-user against total output tokens/s is drawn with the arms.
+    assert!(
+        page.contains("Per-user against total output tokens/s"),
+        "{page}"
+    );
+    assert!(page.contains("Pareto frontier"));
+    assert!(!s["frontier"].as_array().unwrap().is_empty());
     assert!(page.contains("Capacity at SLO: "));
     assert!(page.contains(shift["text"].as_str().unwrap().split(" (").next().unwrap()));
     let index = fs::read_to_string(out.path().join(format!("runs/{run}/index.html"))).unwrap();

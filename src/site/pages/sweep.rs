@@ -95,6 +95,34 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
             )?,
         });
     }
+    // Per-user against total output tokens/s: each arm's levels, and the Pareto frontier over
+    // all of them (`query::sweep::frontier`) as its own line.
+    if !s.frontier.is_empty() {
+        let mut series = line(&|l| Some((l.output_tps?, l.per_user_tps?)));
+        let mut front: Vec<(f64, f64)> = s
+            .frontier
+            .iter()
+            .filter(|p| !p.dominated)
+            .map(|p| (p.output_tps, p.per_user_tps))
+            .collect();
+        front.sort_by(|a, b| a.0.total_cmp(&b.0));
+        series.push(Series {
+            label: "Pareto frontier".into(),
+            points: front,
+        });
+        let per = if s.gpus.is_some() { " per GPU" } else { "" };
+        charts_out.push(ChartView {
+            svg: charts::line_chart(
+                "Per-user against total output tokens/s",
+                &format!(
+                    "Each load level's output tokens per second for one stream against all streams together{per}; the frontier joins the levels no other beats on both"
+                ),
+                &format!("total output tok/s{per}"),
+                "per-user output tok/s",
+                &series,
+            )?,
+        });
+    }
     let header = crate::present::sweep::SWEEP_COLUMNS
         .iter()
         .map(|c| c.to_string())
