@@ -542,10 +542,18 @@ fn history_format(opts: &IngestOptions) -> Result<Option<&'static dyn ingest::ad
     if !path.is_file() {
         return Ok(None);
     }
-    Ok(ingest::detect(path)
-        .ok()
-        .and_then(|f| f.adapter())
-        .filter(|a| a.many_runs()))
+    // Only the history formats are asked (a full `detect` here would read the file again
+    // for every single-file ingest, before `read_files` detects it).
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let sniff = ingest::adapter::Sniff::new(path);
+    Ok(ingest::ADAPTERS
+        .iter()
+        .copied()
+        .filter(|a| a.many_runs())
+        .find(|a| a.claims_name(path, &name) || a.sniff(&sniff)))
 }
 
 /// A history another tool kept (asv results, a github-action-benchmark `data.js`): one run

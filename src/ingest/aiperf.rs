@@ -198,8 +198,11 @@ pub struct AiperfRecords {
     pub warnings: Vec<String>,
 }
 
-/// 2^63 as f64: a rounded f64 below it in magnitude converts to i64 exactly.
-const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
+/// A rounded value as i64, where it fits (below 2^63 in magnitude); `as` would clamp.
+fn as_i64(v: f64) -> Option<i64> {
+    const BOUND: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    (v.is_finite() && v.abs() < BOUND).then_some(v as i64)
+}
 
 fn ns_per_unit(unit: &str) -> Option<f64> {
     Some(match unit {
@@ -242,32 +245,29 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
                 })?;
                 // A time past ±2^63 ns (292 years) would be stored as the largest integer:
                 // refused, naming the field, rather than landed wrong.
-                let ns = (v * scale).round();
-                if !ns.is_finite() || ns.abs() >= I64_BOUND {
-                    return Err(field_err(
+                let ns = as_i64((v * scale).round()).ok_or_else(|| {
+                    field_err(
                         &format!("metrics.{name}.value"),
                         &format!(
                             "a time that fits in 64-bit nanoseconds (under 9.2e18 ns, 292 years), found {v} {unit}"
                         ),
-                    ));
-                }
-                Ok(Some(ns as i64))
+                    )
+                })?;
+                Ok(Some(ns))
             }
             _ => Ok(None),
         }
     };
     let count = |names: &[&'static str]| -> Result<Option<i64>, IngestError> {
         match rec.metrics.get(names) {
-            Some((name, MetricEntry { value: Some(v), .. })) => {
-                let n = v.round();
-                if !n.is_finite() || n.abs() >= I64_BOUND {
-                    return Err(field_err(
+            Some((name, MetricEntry { value: Some(v), .. })) => as_i64(v.round())
+                .map(Some)
+                .ok_or_else(|| {
+                    field_err(
                         &format!("metrics.{name}.value"),
                         &format!("a count that fits in a 64-bit integer, found {v}"),
-                    ));
-                }
-                Ok(Some(n as i64))
-            }
+                    )
+                }),
             _ => Ok(None),
         }
     };

@@ -141,12 +141,15 @@ pub fn parse_with(
     let mut folded = folded::parse(path, &collapsed[..])?;
     // perf prints symbol names as the binary holds them; bytes that are not UTF-8 become U+FFFD
     // in the stored frames: said, naming the first such line, rather than landed silently.
-    let bad: Vec<usize> = text
-        .split(|b| *b == b'\n')
-        .enumerate()
-        .filter(|(_, l)| std::str::from_utf8(l).is_err())
-        .map(|(i, _)| i + 1)
-        .collect();
+    let bad: Vec<usize> = if std::str::from_utf8(&text).is_ok() {
+        Vec::new()
+    } else {
+        text.split(|b| *b == b'\n')
+            .enumerate()
+            .filter(|(_, l)| std::str::from_utf8(l).is_err())
+            .map(|(i, _)| i + 1)
+            .collect()
+    };
     if let Some(first) = bad.first() {
         folded.warnings.push(format!(
             "{}:{first}: {} line(s) are not valid UTF-8; their frames are stored with U+FFFD in place of the bad bytes",

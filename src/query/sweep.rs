@@ -388,25 +388,28 @@ fn from_rows(
                 .collect();
             crate::stats::median(&v)
         };
+        let open_loop = is_rate(&key);
         let views = levels
             .iter()
-            .map(|lv| LevelView {
-                load: lv.load,
-                trials: lv.n,
-                throughput_rps: lv.throughput,
-                latency_p50_ms: lv.latency,
-                latency_p99_ms: med(lv.load, &|r| r.latency_p99_ms),
-                ttft_p99_ms: med(lv.load, &|r| r.ttft_p99_ms),
-                goodput_rps: med(lv.load, &|r| r.goodput_rps),
-                slo_attainment_pct: med(lv.load, &|r| r.slo_attainment_pct),
-                meets: (!criteria.is_empty()).then(|| lv.failing(&criteria).is_empty()),
-                output_tps: med(lv.load, &|r| r.output_tps)
-                    .map(|t| t / deployment.gpus.unwrap_or(1.0)),
-                per_user_tps: med(lv.load, &|r| r.per_user_tps()),
-                cost_per_mtok: med(lv.load, &|r| r.output_tps)
-                    .and_then(|t| deployment.cost_per_mtok(t)),
-                achieved_ratio: (is_rate(&key) && lv.load > 0.0).then(|| lv.throughput / lv.load),
-                behind: (is_rate(&key) && lv.load > 0.0).then(|| lv.throughput / lv.load < BEHIND),
+            .map(|lv| {
+                let output_tps = med(lv.load, &|r| r.output_tps);
+                let achieved_ratio = (open_loop && lv.load > 0.0).then(|| lv.throughput / lv.load);
+                LevelView {
+                    load: lv.load,
+                    trials: lv.n,
+                    throughput_rps: lv.throughput,
+                    latency_p50_ms: lv.latency,
+                    latency_p99_ms: med(lv.load, &|r| r.latency_p99_ms),
+                    ttft_p99_ms: med(lv.load, &|r| r.ttft_p99_ms),
+                    goodput_rps: med(lv.load, &|r| r.goodput_rps),
+                    slo_attainment_pct: med(lv.load, &|r| r.slo_attainment_pct),
+                    meets: (!criteria.is_empty()).then(|| lv.failing(&criteria).is_empty()),
+                    output_tps: output_tps.map(|t| t / deployment.gpus.unwrap_or(1.0)),
+                    per_user_tps: med(lv.load, &|r| r.per_user_tps()),
+                    cost_per_mtok: output_tps.and_then(|t| deployment.cost_per_mtok(t)),
+                    achieved_ratio,
+                    behind: achieved_ratio.map(|r| r < BEHIND),
+                }
             })
             .collect();
         let tokens_per_request = crate::stats::median(

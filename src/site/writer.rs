@@ -51,12 +51,16 @@ impl Writer {
     }
 
     pub(crate) fn page(&mut self, rel: &str, page: &impl Template) -> Result<(), SiteError> {
-        let html = page.render().map_err(|source| SiteError::Render {
-            page: rel.to_string(),
-            source,
-        })?;
-        self.put(rel, html.as_bytes())
+        self.put(rel, render(rel, page)?.as_bytes())
     }
+}
+
+/// `page` rendered, its failure naming the page `rel`.
+fn render(rel: &str, page: &impl Template) -> Result<String, SiteError> {
+    page.render().map_err(|source| SiteError::Render {
+        page: rel.to_string(),
+        source,
+    })
 }
 
 /// Pages rendered in memory (relative path, bytes), in order, for a [`Writer`] to write:
@@ -72,11 +76,7 @@ impl Rendered {
     }
 
     pub(crate) fn page(&mut self, rel: &str, page: &impl Template) -> Result<(), SiteError> {
-        let html = page.render().map_err(|source| SiteError::Render {
-            page: rel.to_string(),
-            source,
-        })?;
-        self.put(rel, html.into_bytes());
+        self.put(rel, render(rel, page)?.into_bytes());
         Ok(())
     }
 }

@@ -830,15 +830,26 @@ impl Warehouse {
     pub fn record_alerts(&self, events: &[crate::model::AlertEvent]) -> Result<()> {
         let mut by_suite: std::collections::BTreeMap<String, Vec<crate::model::AlertEvent>> =
             Default::default();
+        // The runs read once for all events (a commit entry has dozens).
+        let suites: HashMap<String, String> = self
+            .runs()?
+            .into_iter()
+            .map(|r| (r.run_id, r.suite))
+            .collect();
         for event in events {
-            let entry = self.find_run(&event.run_id)?;
+            let suite = suites
+                .get(&event.run_id)
+                .ok_or_else(|| WarehouseError::UnknownRun(event.run_id.clone()))?;
             if !event.magnitude.is_finite() {
                 return Err(WarehouseError::NonFinite {
                     run: event.run_id.clone(),
                     what: "alert magnitude".into(),
                 });
             }
-            by_suite.entry(entry.suite).or_default().push(event.clone());
+            by_suite
+                .entry(suite.clone())
+                .or_default()
+                .push(event.clone());
         }
         let _lock = Lock::acquire(&self.root)?;
         for (suite, events) in by_suite {

@@ -67,14 +67,7 @@ fn asv_results_become_one_run_per_commit() {
 #[test]
 fn show_commit_url_of_the_asv_project_becomes_the_runs_commit_url() {
     let dir = tempfile::tempdir().unwrap();
-    let proj = dir.path().join("proj");
-    fs::create_dir_all(&proj).unwrap();
-    let copy = std::process::Command::new("cp")
-        .args(["-r", &fixture("asv/results")])
-        .arg(proj.join("results"))
-        .status()
-        .unwrap();
-    assert!(copy.success());
+    let proj = asv_project(dir.path());
     fs::write(
         proj.join("asv.conf.json"),
         "{\n  // asv allows comments\n  \"version\": 1,\n  \"show_commit_url\": \"https://example.org/c/\"\n}\n",

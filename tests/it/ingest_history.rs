@@ -6,7 +6,6 @@
 use crate::common;
 
 use std::fs;
-use std::path::Path;
 
 use common::*;
 
@@ -178,18 +177,6 @@ fn history_finds_the_step_in_an_imported_data_js() {
     );
 }
 
-fn asv_project(dir: &Path) -> std::path::PathBuf {
-    let proj = dir.join("proj");
-    fs::create_dir_all(&proj).unwrap();
-    let copy = std::process::Command::new("cp")
-        .args(["-r", &fixture("asv/results")])
-        .arg(proj.join("results"))
-        .status()
-        .unwrap();
-    assert!(copy.success());
-    proj
-}
-
 #[test]
 fn stray_files_in_an_asv_results_directory_are_left_out_as_asv_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -243,7 +230,7 @@ fn an_input_that_would_land_no_figure_is_refused_saying_what_to_give() {
             && err.contains("--allow-empty"),
         "{err}"
     );
-    let landed = walkdir(wh.path())
+    let landed = files_under(wh.path())
         .into_iter()
         .filter(|p| !p.to_string_lossy().ends_with(".lock"))
         .count();
@@ -255,20 +242,6 @@ fn an_input_that_would_land_no_figure_is_refused_saying_what_to_give() {
     );
     assert_eq!(scalar(wh.path(), "select count(*) from trials"), 1);
     assert_eq!(scalar(wh.path(), "select count(*) from metrics"), 0);
-}
-
-/// Every file under `dir`.
-fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walkdir(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// A history whose tool keeps no benchmark version (github-action-benchmark) can change what a

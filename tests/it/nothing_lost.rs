@@ -30,7 +30,7 @@ fn metrics_json_no_arm() -> String {
 /// Every file under `root` with its size, for "the warehouse is unchanged" (lock files aside:
 /// a reader creates them).
 fn listing(root: &Path) -> Vec<(PathBuf, u64)> {
-    let mut out: Vec<_> = walk(root)
+    let mut out: Vec<_> = files_under(root)
         .into_iter()
         .filter(|p| !p.file_name().unwrap().to_string_lossy().ends_with(".lock"))
         .map(|p| {
@@ -39,22 +39,6 @@ fn listing(root: &Path) -> Vec<(PathBuf, u64)> {
         })
         .collect();
     out.sort();
-    out
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = fs::read_dir(dir) else {
-        return out;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
     out
 }
 
@@ -72,7 +56,7 @@ fn query_refuses_statements_that_write_or_change_the_session() {
     let dir = tempfile::tempdir().unwrap();
     let root = one_run(dir.path());
     let before = listing(&root);
-    let runs_file = walk(&root.join("runs"))
+    let runs_file = files_under(&root.join("runs"))
         .into_iter()
         .find(|p| p.extension().is_some_and(|e| e == "parquet"))
         .unwrap();
@@ -253,8 +237,11 @@ fn oversized_and_empty_names_are_refused_by_field_and_nothing_lands() {
         "{}",
         stderr(&o)
     );
-    assert!(walk(&root.join("runs")).is_empty());
-    assert!(walk(&root.join("artifacts")).is_empty(), "no kept input");
+    assert!(files_under(&root.join("runs")).is_empty());
+    assert!(
+        files_under(&root.join("artifacts")).is_empty(),
+        "no kept input"
+    );
 }
 
 #[test]
@@ -278,7 +265,7 @@ fn hostile_path_segments_are_refused_by_name_and_nothing_lands() {
         assert!(stderr(&o).contains(expected), "{segment:?}: {}", stderr(&o));
         fs::remove_dir_all(dir.path().join("in")).unwrap();
     }
-    assert!(walk(&root.join("runs")).is_empty());
+    assert!(files_under(&root.join("runs")).is_empty());
     // A good segment still lands.
     let d = dir.path().join("in/arm=b/repeat=2");
     fs::create_dir_all(&d).unwrap();
@@ -353,7 +340,7 @@ fn a_damaged_table_file_stops_site_and_query_naming_it() {
     let f = dir.path().join("m2.json");
     fs::write(&f, metrics_json("b")).unwrap();
     ok(&root, &["ingest", "--suite", "s", f.to_str().unwrap()]);
-    let mut runs: Vec<_> = walk(&root.join("runs"));
+    let mut runs: Vec<_> = files_under(&root.join("runs"));
     runs.sort();
     // A 0-byte `runs` file: its run would vanish from the site without a word.
     fs::write(&runs[0], b"").unwrap();
@@ -372,7 +359,7 @@ fn a_damaged_table_file_stops_site_and_query_naming_it() {
         );
     }
     // A metrics file cut short: named too.
-    let f0 = walk(&root.join("metrics"))[0].clone();
+    let f0 = files_under(&root.join("metrics"))[0].clone();
     fs::remove_file(&runs[0]).unwrap();
     let bytes = fs::read(&f0).unwrap();
     fs::write(&f0, &bytes[..bytes.len() / 2]).unwrap();
@@ -413,7 +400,7 @@ fn an_ingest_that_fails_at_its_commit_leaves_no_bytes_behind() {
             "{}",
             stderr(&o)
         );
-        let left: Vec<_> = walk(&root)
+        let left: Vec<_> = files_under(&root)
             .into_iter()
             .filter(|p| !p.file_name().unwrap().to_string_lossy().ends_with(".lock"))
             .collect();

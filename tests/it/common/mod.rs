@@ -163,3 +163,31 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// Every file under `dir`, recursively (a missing `dir` has none).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A copy of the bundled asv results as a project directory (`DIR/proj/results`), to give
+/// it an `asv.conf.json` or stray files.
+pub fn asv_project(dir: &Path) -> PathBuf {
+    let proj = dir.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let copy = Command::new("cp")
+        .args(["-r", &fixture("asv/results")])
+        .arg(proj.join("results"))
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    proj
+}
