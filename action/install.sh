@@ -41,9 +41,9 @@ else
   echo "no release binary $asset at $base: building it with cargo install"
   root=${PERFHOUSE_CARGO_ROOT:-$HOME/.cache/perfhouse-cargo}
   if [ -n "${PERFHOUSE_SOURCE:-}" ]; then
-    cargo install --locked --root "$root" --path "$PERFHOUSE_SOURCE"
+    cargo install --locked --features cloud --root "$root" --path "$PERFHOUSE_SOURCE"
   else
-    cargo install --locked --root "$root" --version "$version" perfhouse
+    cargo install --locked --features cloud --root "$root" --version "$version" perfhouse
   fi
   ln -sf "$root/bin/perfhouse" "$bin_dir/perfhouse"
 fi

@@ -17,7 +17,7 @@ RUNS=${1:-10000}; ROWS=${2:-10000}
 WH=${BENCH_WAREHOUSE:-/tmp/perfhouse-scale-$RUNS-$ROWS}
 PY=$PWD/.venv/bin/python
 HTTPFS=$PWD/.venv/duckdb-httpfs
-cargo build --release --quiet
+cargo build --release --quiet --features s3
 BIN=$CARGO_TARGET_DIR/release/perfhouse
 if [ ! -d "$WH/runs" ]; then
   /usr/bin/time -f "synth: %e s, %M KB peak" "$BIN" --warehouse "$WH" -q synth --runs "$RUNS" --rows "$ROWS" --trials 1 --batch 100

@@ -76,7 +76,7 @@ if [ $# -eq 0 ]; then
   cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
   cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
   cargo fmt --check
-  cargo clippy --all-targets --locked --quiet -- -D warnings
+  cargo clippy --all-targets --all-features --locked --quiet -- -D warnings
   bash .ci/lint-actions.sh
   # The book (docs/): built so a broken SUMMARY.md or chapter fails here; its CLI examples
   # are checked against --help by the `docs` tests. mdBook comes from crates.io (Debian has
@@ -92,9 +92,9 @@ fi
 if [ $# -eq 0 ]; then
   # The unit tests and tests/it, then tests/timing alone and one test at a time: those measure
   # real processes' time and CPU, which the rest of the suite (or each other) would disturb.
-  cargo test --locked --lib --bins --test it
-  cargo test --locked --doc
-  RUST_TEST_THREADS=1 cargo test --locked --test timing
+  cargo test --locked --all-features --lib --bins --test it
+  cargo test --locked --all-features --doc
+  RUST_TEST_THREADS=1 cargo test --locked --all-features --test timing
 else
-  cargo test --locked "$@"
+  cargo test --locked --all-features "$@"
 fi

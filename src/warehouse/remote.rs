@@ -166,7 +166,7 @@ impl Remote {
             "file" => Arc::new(object_store::local::LocalFileSystem::new()),
             other => {
                 return Err(WarehouseError::Location(format!(
-                    "{location}: `{other}://` is not an object store this perfhouse knows (s3, gs, az, file; the cloud ones are cargo features s3, gcs, azure, on by default)"
+                    "{location}: `{other}://` is not an object store this perfhouse knows (s3, gs, az, file; the cloud ones need a build with `--features cloud`, or s3, gcs, azure alone: `cargo install perfhouse --features cloud`; the release binaries have them)"
                 )));
             }
         };
