@@ -110,6 +110,62 @@ pub fn fmt_value(v: Option<f64>) -> String {
     }
 }
 
+/// A value with its unit, scaled to a unit a reader takes in at a glance: bytes as
+/// KiB/MiB/GiB (binary, as `ls -h` and the transfer charts), times in s/ms/µs/ns, three
+/// significant digits; any other unit as [`fmt_value`] writes the number, then the unit.
+/// `82378752 B` → `78.6 MiB`; `0.000170 s` → `170 µs`; `0 B` → `0 B`.
+pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
+    let Some(v) = v.filter(|v| v.is_finite()) else {
+        return "—".into();
+    };
+    let sig3 = |x: f64| {
+        let a = x.abs();
+        if a >= 100.0 || a == 0.0 {
+            format!("{x:.0}")
+        } else if a >= 10.0 {
+            format!("{x:.1}")
+        } else {
+            format!("{x:.2}")
+        }
+    };
+    let scaled = |steps: &[(f64, &str)]| {
+        // The largest step the value reaches (the first is the base unit).
+        let (factor, name) = steps
+            .iter()
+            .rev()
+            .find(|(f, _)| v.abs() >= *f)
+            .copied()
+            .unwrap_or(steps[0]);
+        format!("{} {name}", sig3(v / factor))
+    };
+    const BYTES: [(f64, &str); 5] = [
+        (1.0, "B"),
+        (1024.0, "KiB"),
+        (1048576.0, "MiB"),
+        (1073741824.0, "GiB"),
+        (1099511627776.0, "TiB"),
+    ];
+    // Times from the smallest unit up, in the given unit's terms.
+    let times = |base: f64| -> Vec<(f64, &'static str)> {
+        [(1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1.0, "s")]
+            .iter()
+            .map(|(f, n)| (f / base, *n))
+            .collect()
+    };
+    if v == 0.0 && !unit.is_empty() {
+        return format!("0 {unit}");
+    }
+    match unit {
+        "B" | "bytes" | "byte" => scaled(&BYTES),
+        "s" | "sec" | "seconds" => scaled(&times(1.0)),
+        "ms" => scaled(&times(1e-3)),
+        "us" | "µs" => scaled(&times(1e-6)),
+        "ns" => scaled(&times(1e-9)),
+        "" => fmt_value(Some(v)),
+        u => format!("{} {u}", fmt_value(Some(v))),
+    }
+}
+
 pub fn pct(r: Option<f64>) -> String {
     r.map_or("—".into(), |r| format!("{:+.1}%", (r - 1.0) * 100.0))
 }
@@ -185,4 +241,26 @@ pub fn html_escape(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn quantities_scale_to_a_readable_unit() {
+        use super::fmt_quantity as q;
+        assert_eq!(q(Some(82378752.0), "B"), "78.6 MiB"); // 82378752 / 2^20 = 78.56
+        assert_eq!(q(Some(0.0), "B"), "0 B");
+        assert_eq!(q(Some(4096.0), "bytes"), "4.00 KiB");
+        assert_eq!(q(Some(1.7e-4), "s"), "170 µs");
+        assert_eq!(q(Some(0.2634), "s"), "263 ms");
+        assert_eq!(q(Some(12.5), "s"), "12.5 s");
+        assert_eq!(q(Some(0.4594), "ms"), "459 µs");
+        assert_eq!(q(Some(1500.0), "ms"), "1.50 s");
+        assert_eq!(q(Some(2.5e6), "ns"), "2.50 ms");
+        assert_eq!(q(Some(0.0), "ms"), "0 ms");
+        assert_eq!(q(Some(3.14159), "req/s"), "3.14 req/s");
+        assert_eq!(q(Some(3.14159), ""), "3.14");
+        assert_eq!(q(None, "s"), "—");
+        assert_eq!(q(Some(f64::NAN), "B"), "—");
+    }
 }

@@ -1,5 +1,7 @@
-//! Every query the site issues over the whole warehouse up front, and the row types the
-//! views give back.
+//! Every query the site issues, and the row types the views give back: [`shared`] reads what
+//! the index, alerts, suite and series pages and the feed show (and what every run page
+//! shares), [`Prefetch`] and [`run`] what run pages show, a slice of runs at a time. The pages
+//! render from these owned values; nothing below `site::pages` holds a `Query`.
 
 use std::collections::BTreeMap;
 
@@ -73,6 +75,138 @@ pub(crate) struct MetricMedianRow {
     pub(crate) min: f64,
     pub(crate) max: f64,
     pub(crate) restates_requests: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct SloRow {
+    pub(crate) suite: String,
+    pub(crate) slo: String,
+}
+
+/// What the whole site shares, read once.
+pub(crate) struct Shared {
+    /// Every run, by suite, newest first.
+    pub(crate) runs: Vec<RunRow>,
+    /// Annotations, by run and time.
+    pub(crate) notes: Vec<NoteRow>,
+    /// History with change points (cached rows of runs seen before, queried for the rest).
+    pub(crate) history: Vec<crate::query::history::Series>,
+    /// Every alert (change points and triaged ones), open first.
+    pub(crate) alerts: Vec<crate::query::alerts::Alert>,
+    /// The noise model A/B pages judge by.
+    pub(crate) noise: crate::query::noise::NoiseModel,
+    /// Arms of each run in order of first execution.
+    pub(crate) arms: BTreeMap<String, Vec<String>>,
+    /// The SLOs in force (a label, or `--slo` for this build).
+    pub(crate) slos: Vec<SloRow>,
+}
+
+impl Shared {
+    /// The SLOs of `suite` (its own, else the `*` entry), or empty.
+    pub(crate) fn slo_of(&self, suite: &str) -> &str {
+        self.slos
+            .iter()
+            .find(|s| s.suite == suite || s.suite == "*")
+            .map_or("", |s| s.slo.as_str())
+    }
+}
+
+/// Reads what the whole site shares; `cache` gives the history rows of runs seen before and
+/// keeps those of the rest.
+pub(crate) async fn shared(
+    query: &Query,
+    cache: &mut crate::site::cache::Cache,
+) -> Result<Shared, SiteError> {
+    let mut clock = std::time::Instant::now();
+    let runs: Vec<RunRow> = query
+        .rows(
+            "SELECT r.run_id, r.suite, r.run_no, r.started_at, r.finished_at, r.source, r.status, \
+             r.git_commit, r.git_branch, r.host, r.env_fingerprint, r.labels, t.n AS n_trials \
+             FROM runs r LEFT JOIN (SELECT run_id, count(*) AS n FROM trials GROUP BY run_id) t \
+             ON r.run_id = t.run_id ORDER BY r.suite, r.run_no DESC",
+        )
+        .await?;
+    let notes: Vec<NoteRow> = query
+        .rows("SELECT run_id, at, text FROM annotations ORDER BY run_id, at, text")
+        .await?;
+    crate::query::trace_phase("runs and notes", &mut clock);
+    let history = cached_history(query, &runs, cache).await?;
+    crate::query::trace_phase("history and change points", &mut clock);
+    let alerts = crate::query::alerts::alerts(query, &history).await?;
+    let noise = crate::query::noise::NoiseModel::from_series(query, &history).await?;
+    let arms = run_arms(query).await?;
+    let slos: Vec<SloRow> = query.rows("SELECT suite, slo FROM slo").await?;
+    crate::query::trace_phase("alerts, noise model, arms and SLOs", &mut clock);
+    Ok(Shared {
+        runs,
+        notes,
+        history,
+        alerts,
+        noise,
+        arms,
+        slos,
+    })
+}
+
+/// Runs per statement of the history rows of a build that has none of them cached: the
+/// figures of a run are its own, so a slice at a time gives the same rows while a statement
+/// holds one slice's request values (every request of 10,000 runs at once was most of a full
+/// build's peak memory).
+const HISTORY_RUNS_PER_STATEMENT: usize = 500;
+
+/// History (with change points) from the cached rows of runs seen before and the queried rows
+/// of the others; the cache keeps exactly the runs of the warehouse.
+async fn cached_history(
+    query: &Query,
+    runs: &[RunRow],
+    cache: &mut crate::site::cache::Cache,
+) -> Result<Vec<crate::query::history::Series>, SiteError> {
+    use crate::query::history;
+    let missing: Vec<&str> = runs
+        .iter()
+        .map(|r| r.run_id.as_str())
+        .filter(|id| !cache.points.contains_key(*id))
+        .collect();
+    let mut clock = std::time::Instant::now();
+    if !missing.is_empty() {
+        let mut rows = Vec::new();
+        if missing.len() <= HISTORY_RUNS_PER_STATEMENT && missing.len() < runs.len() {
+            // A few new runs: their figures once, for the history rows and their pages.
+            query.materialize_runs(&missing).await?;
+            crate::query::trace_phase("figures of the new runs", &mut clock);
+            rows = history::point_rows(query, None, None, Some(&missing)).await?;
+        } else if missing.len() <= HISTORY_RUNS_PER_STATEMENT {
+            rows = history::point_rows(query, None, None, None).await?;
+        } else {
+            for slice in missing.chunks(HISTORY_RUNS_PER_STATEMENT) {
+                rows.extend(history::point_rows(query, None, None, Some(slice)).await?);
+            }
+        }
+        crate::query::trace_phase("history rows of the new runs", &mut clock);
+        for id in &missing {
+            cache.points.insert(id.to_string(), Vec::new());
+        }
+        for row in rows {
+            cache
+                .points
+                .entry(row.run_id.clone())
+                .or_default()
+                .push(row);
+        }
+    }
+    let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+    cache.points.retain(|id, _| live.contains(id.as_str()));
+    // What the cache saves is made now, so the rows can move into the series, not be copied.
+    cache.stage_points();
+    let rows = std::mem::take(&mut cache.points)
+        .into_values()
+        .flatten()
+        .collect();
+    let mut series = history::series_from_rows(query, rows).await?;
+    crate::query::trace_phase("history series from rows", &mut clock);
+    history::find_all_changes(&mut series, &Default::default());
+    crate::query::trace_phase("change points", &mut clock);
+    Ok(series)
 }
 
 #[derive(Debug, Deserialize)]

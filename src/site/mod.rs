@@ -4,8 +4,8 @@
 //! `https://org.github.io/repo/`). Output depends only on the warehouse: no build timestamps,
 //! everything sorted, and files whose bytes did not change are not rewritten.
 
-/// Open alerts listed on the index (the rest: `perfhouse alerts`, the feed).
-const INDEX_ALERTS: usize = 25;
+/// Commit entries listed on the index (all of them: the alerts page).
+const INDEX_ALERTS: usize = 10;
 
 mod cache;
 pub mod charts;
@@ -89,7 +89,9 @@ pub async fn build(query: &Query, out: &Path) -> Result<BuildReport, SiteError> 
     build_with(query, out, BuildOptions::default()).await
 }
 
-/// Builds the whole site into `out`.
+/// Builds the whole site into `out`: plan (the cache of an earlier build: which pages are
+/// fresh), load ([`load::shared`], then the run pages' data a slice of runs at a time), render
+/// (pure, on every core), write (only files whose bytes changed).
 pub async fn build_with(
     query: &Query,
     out: &Path,
@@ -102,6 +104,7 @@ pub async fn build_with(
         (false, None) => cache::Cache::load(out),
     };
     crate::query::trace_phase("load the build cache", &mut clock);
+    let data = load::shared(query, &mut cache).await?;
     let mut w = Writer {
         out: out.to_path_buf(),
         report: BuildReport::default(),
@@ -111,69 +114,159 @@ pub async fn build_with(
     let css = format!("assets/style.{css_hash}.css");
     w.put(&css, CSS.as_bytes())?;
     w.put(".nojekyll", b"")?;
+    let ix = Indexes::new(&data);
+    let hrefs = render_overview(&mut w, &data, &ix, &css)?;
+    crate::query::trace_phase("index, alerts, suite and series pages", &mut clock);
+    build_runs(query, &mut w, &mut cache, &data, &ix, &hrefs, &css, out).await?;
+    crate::query::trace_phase("run pages", &mut clock);
+    cache.save(out)?;
+    crate::query::trace_phase("save the build cache", &mut clock);
+    Ok(w.report)
+}
 
-    let runs: Vec<RunRow> = query
-        .rows(
-            "SELECT r.run_id, r.suite, r.run_no, r.started_at, r.finished_at, r.source, r.status, \
-             r.git_commit, r.git_branch, r.host, r.env_fingerprint, r.labels, t.n AS n_trials \
-             FROM runs r LEFT JOIN (SELECT run_id, count(*) AS n FROM trials GROUP BY run_id) t \
-             ON r.run_id = t.run_id ORDER BY r.suite, r.run_no DESC",
-        )
-        .await?;
-    let notes: Vec<NoteRow> = query
-        .rows("SELECT run_id, at, text FROM annotations ORDER BY run_id, at, text")
-        .await?;
-    let mut notes_by_run: BTreeMap<&str, Vec<&NoteRow>> = BTreeMap::new();
-    for n in &notes {
-        notes_by_run.entry(n.run_id.as_str()).or_default().push(n);
+/// Lookups over the shared data that several pages use.
+struct Indexes<'a> {
+    /// Run id → its notes, oldest first.
+    notes: BTreeMap<&'a str, Vec<&'a NoteRow>>,
+    /// Run id → its `commit_url` label.
+    commit_urls: BTreeMap<&'a str, String>,
+    /// Run id → (previous, next) run of its suite.
+    nav: BTreeMap<&'a str, (Option<&'a RunRow>, Option<&'a RunRow>)>,
+}
+
+impl<'a> Indexes<'a> {
+    fn new(data: &'a Shared) -> Indexes<'a> {
+        let mut notes: BTreeMap<&str, Vec<&NoteRow>> = BTreeMap::new();
+        for n in &data.notes {
+            notes.entry(n.run_id.as_str()).or_default().push(n);
+        }
+        let commit_urls = data
+            .runs
+            .iter()
+            .filter(|r| r.labels.contains("commit_url"))
+            .filter_map(|r| {
+                let url = crate::model::parse_params(&r.labels).remove("commit_url")?;
+                Some((r.run_id.as_str(), url))
+            })
+            .collect();
+        // Runs are by suite, newest first: the next run is the one before in the list.
+        let mut nav = BTreeMap::new();
+        for (i, r) in data.runs.iter().enumerate() {
+            let same = |j: Option<usize>| {
+                j.and_then(|j| data.runs.get(j))
+                    .filter(|o: &&RunRow| o.suite == r.suite)
+            };
+            nav.insert(
+                r.run_id.as_str(),
+                (same(Some(i + 1)), same(i.checked_sub(1))),
+            );
+        }
+        Indexes {
+            notes,
+            commit_urls,
+            nav,
+        }
     }
+}
 
-    // Commit links, from the runs read above (the run's `commit_url` label).
-    let commit_urls: BTreeMap<&str, String> = runs
+/// The pages over the whole history: suites and series, the alerts page, the feed and the
+/// index. Returns each series' page for the run pages to link to.
+fn render_overview(
+    w: &mut Writer,
+    data: &Shared,
+    ix: &Indexes,
+    css: &str,
+) -> Result<pages::series::SeriesHrefs, SiteError> {
+    let (hrefs, mut headlines) = pages::series::history_pages(
+        w,
+        css,
+        &ix.notes,
+        &ix.commit_urls,
+        &data.history,
+        &data.alerts,
+    )?;
+    let entries = |alerts: &[crate::query::alerts::Alert]| {
+        crate::query::alerts::by_commit(alerts, &data.history)
+            .into_iter()
+            .map(|c| {
+                let href =
+                    pages::alerts::commit_href(&ix.commit_urls, &c.run_id, c.git_commit.as_deref());
+                pages::alerts::commit_entry(c, &hrefs, href)
+            })
+            .collect::<Vec<_>>()
+    };
+    // The feed: every commit entry, open or triaged (a triage updates its entry).
+    w.put("feed.xml", feed::atom(&entries(&data.alerts)).as_bytes())?;
+    let open: Vec<crate::query::alerts::Alert> = data
+        .alerts
         .iter()
-        .filter(|r| r.labels.contains("commit_url"))
-        .filter_map(|r| {
-            let url = crate::model::parse_params(&r.labels).remove("commit_url")?;
-            Some((r.run_id.as_str(), url))
-        })
+        .filter(|a| crate::query::alerts::is_open(&a.state))
+        .cloned()
         .collect();
-    // History once: the series pages, the alerts, the dashboard and the noise model read it.
-    crate::query::trace_phase("runs and notes", &mut clock);
-    let history = cached_history(query, &runs, &mut cache).await?;
-    crate::query::trace_phase("history and change points", &mut clock);
-    let (views, mut headlines) =
-        history_pages(&mut w, query, &css, &notes_by_run, &commit_urls, &history).await?;
-    crate::query::trace_phase("series and suite pages", &mut clock);
-    w.put("feed.xml", feed::atom(&views.alerts).as_bytes())?;
-    let closed = views.alerts.iter().filter(|a| !a.open).count();
-    // The index lists open alerts by commit, newest first (stale ones last).
-    let mut alerts: Vec<AlertView> = views.commits;
-    let more_alerts = alerts.len().saturating_sub(INDEX_ALERTS);
-    alerts.truncate(INDEX_ALERTS);
+    let closed = data.alerts.len() - open.len();
+    let page = pages::alerts::alerts_page(entries(&open), css, closed);
+    // The index leads with the newest relevant entries that are not stale.
+    let lead: Vec<pages::alerts::CommitEntryView> = entries(&open)
+        .into_iter()
+        .filter(|e| e.relevant && !e.stale)
+        .collect();
+    let listed = page.sections.iter().map(|s| s.entries.len()).sum::<usize>();
+    w.page("alerts.html", &page)?;
+    let mut latest = lead;
+    latest.sort_by(|a, b| b.started.cmp(&a.started).then(a.anchor.cmp(&b.anchor)));
+    let more = listed.saturating_sub(INDEX_ALERTS.min(latest.len()));
+    latest.truncate(INDEX_ALERTS);
+    let (suites, all_runs) = suite_views(data, ix, &mut headlines);
+    for (suite, runs) in all_runs {
+        let dir = format!("suites/{}", slug(&suite));
+        for (file, page) in pages::runs::runs_pages(&suite, runs, css) {
+            w.page(&format!("{dir}/{file}"), &page)?;
+        }
+    }
+    w.page(
+        "index.html",
+        &IndexPage {
+            chrome: pages::Chrome::new(0, css, "perfhouse"),
+            suites,
+            latest,
+            entries: listed,
+            more,
+            closed,
+        },
+    )?;
+    Ok(hrefs)
+}
+
+/// The index's suites (headlines and the newest runs of each), and every run of each suite
+/// (its runs pages).
+fn suite_views(
+    data: &Shared,
+    ix: &Indexes,
+    headlines: &mut pages::series::Headlines,
+) -> (Vec<SuiteView>, BTreeMap<String, Vec<RunLink>>) {
     let mut suites: Vec<SuiteView> = Vec::new();
-    for r in &runs {
+    let mut all: BTreeMap<String, Vec<RunLink>> = BTreeMap::new();
+    for r in &data.runs {
         if suites.last().is_none_or(|s| s.name != r.suite) {
             let (heads, other_series) = headlines.remove(&r.suite).unwrap_or_default();
             suites.push(SuiteView {
                 name: r.suite.clone(),
                 headlines: heads,
                 other_series,
-                href: format!("suites/{}/index.html", slug(&r.suite)),
+                href: pages::suite_href(&r.suite),
+                runs_href: format!("suites/{}/runs.html", slug(&r.suite)),
                 runs: Vec::new(),
                 more: 0,
             });
         }
         let suite = suites.last_mut().expect("pushed above");
-        if suite.runs.len() >= INDEX_RUNS {
-            suite.more += 1;
-            continue;
-        }
-        let note = notes_by_run
+        let note = ix
+            .notes
             .get(r.run_id.as_str())
             .and_then(|v| v.last())
             .map(|n| n.text.clone());
-        suites.last_mut().expect("pushed above").runs.push(RunLink {
-            href: format!("runs/{}/index.html", r.run_id),
+        let link = RunLink {
+            href: pages::run_href(&r.run_id),
             number: format!("#{}", r.run_no),
             run_id: r.run_id.clone(),
             started: time(&r.started_at),
@@ -181,43 +274,53 @@ pub async fn build_with(
             status: r.status.clone(),
             trials: r.n_trials.unwrap_or(0).to_string(),
             note: note.unwrap_or_default(),
-        });
+            commit: crate::present::short_commit(&r.git_commit),
+            commit_href: pages::alerts::commit_href(
+                &ix.commit_urls,
+                &r.run_id,
+                r.git_commit.as_deref(),
+            ),
+        };
+        if suite.runs.len() < INDEX_RUNS {
+            suite.runs.push(link.clone());
+        } else {
+            suite.more += 1;
+        }
+        all.entry(r.suite.clone()).or_default().push(link);
     }
-    w.page(
-        "index.html",
-        &IndexPage {
-            root: String::new(),
-            css: css.clone(),
-            title: "perfhouse".into(),
-            suites,
-            alerts,
-            more_alerts,
-            closed,
-        },
-    )?;
+    (suites, all)
+}
 
+/// The run pages: those whose inputs changed since the cached build are loaded a slice of
+/// runs at a time (latencies in one statement per slice), rendered on every core and written
+/// in order, so memory holds one slice's rows and pages.
+#[allow(clippy::too_many_arguments)]
+async fn build_runs(
+    query: &Query,
+    w: &mut Writer,
+    cache: &mut cache::Cache,
+    data: &Shared,
+    ix: &Indexes<'_>,
+    hrefs: &pages::series::SeriesHrefs,
+    css: &str,
+    out: &Path,
+) -> Result<(), SiteError> {
+    let mut clock = std::time::Instant::now();
     let opts = crate::query::compare::CompareOptions {
-        noise: crate::query::noise::NoiseModel::from_series(query, &history).await?,
+        noise: data.noise.clone(),
         ..Default::default()
     };
-    // A run's pages are rendered again only where their inputs changed (`site::cache`).
-    let arms = run_arms(query).await?;
-    // Goodput and sweep pages follow the SLOs in force (a label, or `--slo` for this build).
-    let slos: Vec<SloRow> = query.rows("SELECT suite, slo FROM slo").await?;
-    let slo_of = |suite: &str| {
-        slos.iter()
-            .find(|s| s.suite == suite || s.suite == "*")
-            .map_or("", |s| s.slo.as_str())
-    };
-    let mut stale: Vec<(&RunRow, String)> = Vec::new();
-    for r in &runs {
+    let mut stale: Vec<(&RunRow, String, RunNav)> = Vec::new();
+    for r in &data.runs {
+        let nav = run_nav(r, ix);
         let key = page_key(
             r,
-            notes_by_run.get(r.run_id.as_str()),
-            &css,
-            arms.get(&r.run_id).map_or(0, Vec::len),
-            &opts.noise,
-            slo_of(&r.suite),
+            ix.notes.get(r.run_id.as_str()),
+            css,
+            data.arms.get(&r.run_id).map_or(0, Vec::len),
+            &data.noise,
+            data.slo_of(&r.suite),
+            &nav,
         );
         match cache.fresh(out, &r.run_id, &key) {
             Some(cached) => {
@@ -225,16 +328,18 @@ pub async fn build_with(
                 w.report.reused += 1;
                 w.report.runs += 1;
             }
-            None => stale.push((r, key)),
+            None => stale.push((r, key, nav)),
         }
     }
-    crate::query::trace_phase("index, noise model and page keys", &mut clock);
-    let only: Vec<&str> = stale.iter().map(|(r, _)| r.run_id.as_str()).collect();
+    crate::query::trace_phase("page keys", &mut clock);
+    let only: Vec<&str> = stale.iter().map(|(r, _, _)| r.run_id.as_str()).collect();
+    let arms = only
+        .iter()
+        .filter_map(|id| Some((id.to_string(), data.arms.get(*id)?.clone())))
+        .collect();
     // By run ids even when every run is stale: `Prefetch::load` reads them a slice at a time.
     let pre = Prefetch::load(query, arms, Some(&only[..])).await?;
     crate::query::trace_phase("run page data", &mut clock);
-    // Load a slice of runs (latencies in one statement for the slice), render their pages on
-    // every core, write them in order: memory holds one slice's rows and pages.
     for (slice, ids) in stale
         .chunks(load::LATENCY_RUNS_PER_STATEMENT)
         .zip(only.chunks(load::LATENCY_RUNS_PER_STATEMENT))
@@ -246,14 +351,15 @@ pub async fn build_with(
             .collect();
         let mut latencies = load::latencies(query, &with).await?;
         let mut loaded = Vec::with_capacity(slice.len());
-        for (r, _) in slice {
+        for (r, _, nav) in slice {
             let lat = latencies.remove(&r.run_id).unwrap_or_default();
-            loaded.push((*r, load::run(query, r, &pre, lat, &opts).await?));
+            loaded.push((*r, nav, load::run(query, r, &pre, lat, &opts).await?));
         }
-        let rendered = crate::parallel::par_map(&loaded, |(r, data)| {
-            render_run(r, notes_by_run.get(r.run_id.as_str()), &css, &pre, data)
+        let rendered = crate::parallel::par_map(&loaded, |(r, nav, data)| {
+            let notes = ix.notes.get(r.run_id.as_str());
+            render_run(r, notes, css, &pre, data, nav, hrefs)
         });
-        for ((r, key), files) in slice.iter().zip(rendered) {
+        for ((r, key, _), files) in slice.iter().zip(rendered) {
             let first_file = w.files.len();
             for (rel, bytes) in files? {
                 w.put(&rel, &bytes)?;
@@ -269,12 +375,39 @@ pub async fn build_with(
             );
         }
     }
-    let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+    let live: std::collections::HashSet<&str> =
+        data.runs.iter().map(|r| r.run_id.as_str()).collect();
     cache.pages.retain(|id, _| live.contains(id.as_str()));
-    crate::query::trace_phase("run pages", &mut clock);
-    cache.save(out)?;
-    crate::query::trace_phase("save the build cache", &mut clock);
-    Ok(w.report)
+    Ok(())
+}
+
+/// A run page's links beside its own: the previous and next run of its suite, its commit.
+#[derive(Debug, Default, Clone)]
+pub struct RunNav {
+    /// (href from the run's page, "#n")
+    pub prev: Option<(String, String)>,
+    pub next: Option<(String, String)>,
+    /// The commit's page (the run's `commit_url` label + the commit), or empty.
+    pub commit_href: String,
+}
+
+fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
+    let link = |o: &RunRow| {
+        (
+            format!("../{}/index.html", o.run_id),
+            format!("#{}", o.run_no),
+        )
+    };
+    let (prev, next) = ix.nav.get(r.run_id.as_str()).copied().unwrap_or_default();
+    RunNav {
+        prev: prev.map(link),
+        next: next.map(link),
+        commit_href: pages::alerts::commit_href(
+            &ix.commit_urls,
+            &r.run_id,
+            r.git_commit.as_deref(),
+        ),
+    }
 }
 
 /// The files of one run's pages (relative path, bytes), in the order they are written:
@@ -285,10 +418,13 @@ fn render_run(
     css: &str,
     pre: &Prefetch,
     data: &load::RunLoad,
+    nav: &RunNav,
+    hrefs: &pages::series::SeriesHrefs,
 ) -> Result<Vec<(String, Vec<u8>)>, SiteError> {
     let mut out = writer::Rendered::default();
     let dir = format!("runs/{}", r.run_id);
-    let mut page = run_page(r, notes, css, pre, data.latencies.clone())?;
+    let mut page = run_page(r, notes, css, pre, data.latencies.clone(), hrefs)?;
+    page.nav = nav.clone();
     page.cpu_charts = cpu_charts(&data.cpu)?;
     let none = Vec::new();
     let medians = pre.metric_medians.get(&r.run_id).unwrap_or(&none);
@@ -350,12 +486,6 @@ fn render_run(
     Ok(out.files)
 }
 
-#[derive(serde::Deserialize)]
-struct SloRow {
-    suite: String,
-    slo: String,
-}
-
 /// The digest of what a run's pages are made of (see `site::cache`).
 fn page_key(
     r: &RunRow,
@@ -364,9 +494,10 @@ fn page_key(
     arms: usize,
     noise: &crate::query::noise::NoiseModel,
     slo: &str,
+    nav: &RunNav,
 ) -> String {
     let mut h = Sha256::new();
-    h.update(format!("{r:?}\n{css}\n{slo}\n").as_bytes());
+    h.update(format!("{r:?}\n{css}\n{slo}\n{nav:?}\n").as_bytes());
     for n in notes.into_iter().flatten() {
         h.update(format!("{n:?}\n").as_bytes());
     }
@@ -375,53 +506,4 @@ fn page_key(
         h.update(noise.digest(&r.suite).as_bytes());
     }
     hex::encode(h.finalize())
-}
-
-/// History (with change points) from the cached rows of runs seen before and the queried rows
-/// of the others; the cache keeps exactly the runs of the warehouse.
-async fn cached_history(
-    query: &Query,
-    runs: &[RunRow],
-    cache: &mut cache::Cache,
-) -> Result<Vec<crate::query::history::Series>, SiteError> {
-    use crate::query::history;
-    let missing: Vec<&str> = runs
-        .iter()
-        .map(|r| r.run_id.as_str())
-        .filter(|id| !cache.points.contains_key(*id))
-        .collect();
-    let mut clock = std::time::Instant::now();
-    if !missing.is_empty() {
-        let only = (missing.len() < runs.len()).then_some(&missing[..]);
-        if let Some(new) = only {
-            // A few new runs: their figures once, for the history rows and their pages.
-            query.materialize_runs(new).await?;
-            crate::query::trace_phase("figures of the new runs", &mut clock);
-        }
-        let rows = history::point_rows(query, None, None, only).await?;
-        crate::query::trace_phase("history rows of the new runs", &mut clock);
-        for id in &missing {
-            cache.points.insert(id.to_string(), Vec::new());
-        }
-        for row in rows {
-            cache
-                .points
-                .entry(row.run_id.clone())
-                .or_default()
-                .push(row);
-        }
-    }
-    let live: std::collections::HashSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
-    cache.points.retain(|id, _| live.contains(id.as_str()));
-    // What the cache saves is made now, so the rows can move into the series, not be copied.
-    cache.stage_points();
-    let rows = std::mem::take(&mut cache.points)
-        .into_values()
-        .flatten()
-        .collect();
-    let mut series = history::series_from_rows(query, rows).await?;
-    crate::query::trace_phase("history series from rows", &mut clock);
-    history::find_all_changes(&mut series, &Default::default());
-    crate::query::trace_phase("change points", &mut clock);
-    Ok(series)
 }

@@ -327,7 +327,7 @@ fn install_takes_the_release_asset_verifies_it_and_falls_back_to_cargo_install()
     std::fs::write(
         fake.join("cargo"),
         format!(
-            "#!/bin/sh\necho \"$@\" > {}\nroot=$4\nmkdir -p \"$root/bin\" && printf '#!/bin/sh\\necho built\\n' > \"$root/bin/perfhouse\" && chmod +x \"$root/bin/perfhouse\"\n",
+            "#!/bin/sh\necho \"$@\" > {}\nwhile [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=$2; shift; done\nmkdir -p \"$root/bin\" && printf '#!/bin/sh\\necho built\\n' > \"$root/bin/perfhouse\" && chmod +x \"$root/bin/perfhouse\"\n",
             args_file.display()
         ),
     )
@@ -345,7 +345,7 @@ fn install_takes_the_release_asset_verifies_it_and_falls_back_to_cargo_install()
     assert_eq!(
         std::fs::read_to_string(&args_file).unwrap().trim(),
         format!(
-            "install --locked --root {} --version 9.9.9 perfhouse",
+            "install --locked --features cloud --root {} --version 9.9.9 perfhouse",
             root.display()
         )
     );

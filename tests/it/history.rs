@@ -224,18 +224,26 @@ fn triage_states_are_kept_and_accepting_starts_a_new_baseline() {
     assert_eq!(series[0]["breaks"], serde_json::json!([20]));
     assert!(series[0]["changes"].as_array().unwrap().is_empty());
 
-    // The site lists no open alert and the feed carries the triaged one.
+    // The site lists no open alert and the feed carries the triaged one, in its commit's
+    // entry (a run without a commit: the run's).
     let site = dir.path().join("site");
     ok(dir.path(), &["site", "--out", site.to_str().unwrap()]);
     let feed = std::fs::read_to_string(site.join("feed.xml")).unwrap();
-    assert!(
-        feed.contains(&format!("<id>urn:perfhouse:alert:{id}</id>")),
-        "{feed}"
-    );
+    let urn = match all[0]["git_commit"].as_str() {
+        Some(sha) => format!("urn:perfhouse:commit:{sha}"),
+        None => format!("urn:perfhouse:run:{}", all[0]["run_id"].as_str().unwrap()),
+    };
+    assert!(feed.contains(&format!("<id>{urn}</id>")), "{feed}");
+    assert!(feed.contains(&format!("] alert {id}")), "{feed}");
     assert!(feed.contains("<category term=\"accepted\"/>"), "{feed}");
     assert!(feed.contains("new allocator: expected"));
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
-    assert!(!index.contains("Open alerts"), "no open alert left");
+    assert!(!index.contains("What changed lately"), "no open alert left");
+    let page = std::fs::read_to_string(site.join("alerts.html")).unwrap();
+    assert!(
+        page.contains("No open alerts.") && page.contains("1 alert closed by triage is not listed"),
+        "{page}"
+    );
     // Compacting keeps every triage event (they are rows like any other).
     ok(dir.path(), &["compact"]);
     assert_eq!(alerts(true)[0]["state"], "accepted");

@@ -101,7 +101,11 @@ fn demo_site_links_every_run_page_with_medians() {
         }
         let html = String::from_utf8(bytes).unwrap();
         let base = out.path().join(&name);
-        for h in hrefs(&html).into_iter().filter(|h| !h.starts_with("data:")) {
+        // The footer's links to perfhouse itself (its repository, its book) aside.
+        for h in hrefs(&html)
+            .into_iter()
+            .filter(|h| !h.starts_with("data:") && !h.starts_with(env!("CARGO_PKG_REPOSITORY")))
+        {
             assert!(
                 !h.starts_with('/') && !h.contains("://"),
                 "{name}: absolute link {h}"
@@ -314,10 +318,27 @@ fn series_pages_mark_change_points_notes_and_open_alerts() {
     ok(&wh, &["annotate", &eighth, "switched the allocator"]);
     ok(&wh, &["site", "--out", out.to_str().unwrap()]);
     let index = fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(index.contains("Open alerts"), "{index}");
+    assert!(index.contains("What changed lately"), "{index}");
     assert!(
         index.contains("regression +30.0%"),
         "the slow-down is listed as a regression: {index}"
+    );
+    // The entry leads to its anchor on the alerts page, which names the series and links it.
+    let eighth_commit = format!("{:040x}", 8);
+    let anchor = format!("commit-{eighth_commit}");
+    assert!(
+        index.contains(&format!("href=\"alerts.html#{anchor}\"")),
+        "{index}"
+    );
+    let alerts = fs::read_to_string(out.join("alerts.html")).unwrap();
+    let entry = &alerts[alerts
+        .find(&format!("id=\"{anchor}\""))
+        .expect("the entry's anchor")..];
+    assert!(entry.contains("1 series regressed"), "{entry}");
+    assert!(entry.contains("(4 runs ago"), "{entry}");
+    assert!(
+        entry.contains(&format!("perfhouse triage commit:{eighth_commit}")),
+        "{entry}"
     );
     assert!(index.contains("href=\"feed.xml\""));
     // The dashboard's headline: run 12's median (130 + 0.1 + 0.2) against run 11's
@@ -338,11 +359,11 @@ fn series_pages_mark_change_points_notes_and_open_alerts() {
     assert!(suite.contains("regressed at #8"), "{suite}");
     let series_href = hrefs(&suite)
         .into_iter()
-        .find(|h| h.ends_with(".html") && !h.contains("index"))
+        .find(|h| h.ends_with(".html") && !h.contains('/') && !h.starts_with("runs"))
         .unwrap();
     let series = fs::read_to_string(
         out.join(suite_href.rsplit_once('/').unwrap().0)
-            .join(series_href),
+            .join(&series_href),
     )
     .unwrap();
     assert!(series.contains("<h2>Change points</h2>"), "{series}");
@@ -355,6 +376,47 @@ fn series_pages_mark_change_points_notes_and_open_alerts() {
         "the note shows beside the run"
     );
     assert!(series.contains("<desc>"), "the chart describes itself");
+
+    // Run #8's page links its neighbours, its suite, its series and (breadcrumbs) the way up.
+    let id_of = |n: u64| {
+        scalar(&wh, &format!("select run_id from runs where run_no = {n}"))
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let run = fs::read_to_string(out.join(format!("runs/{eighth}/index.html"))).unwrap();
+    assert!(
+        run.contains(&format!(
+            "<a href=\"../{}/index.html\" rel=\"prev\">← #7</a>",
+            id_of(7)
+        )),
+        "{run}"
+    );
+    assert!(
+        run.contains(&format!(
+            "<a href=\"../{}/index.html\" rel=\"next\">#9 →</a>",
+            id_of(9)
+        )),
+        "{run}"
+    );
+    assert!(
+        run.contains(&format!("<a href=\"../../{suite_href}\">hist</a>")),
+        "breadcrumb to the suite: {run}"
+    );
+    assert!(
+        run.contains("<span aria-current=\"page\">#8</span>"),
+        "{run}"
+    );
+    let series_link = format!(
+        "<a href=\"../../{}/{series_href}\">lat</a>",
+        suite_href.rsplit_once('/').unwrap().0
+    );
+    assert!(run.contains(&series_link), "{series_link} in {run}");
+    // The newest run has no next, the oldest no previous.
+    let newest = fs::read_to_string(out.join(format!("runs/{}/index.html", id_of(12)))).unwrap();
+    assert!(!newest.contains("rel=\"next\"") && newest.contains("rel=\"prev\""));
+    let oldest = fs::read_to_string(out.join(format!("runs/{}/index.html", id_of(1)))).unwrap();
+    assert!(!oldest.contains("rel=\"prev\"") && oldest.contains("rel=\"next\""));
 }
 
 #[test]
@@ -510,9 +572,10 @@ fn a_rebuild_renders_only_the_runs_whose_inputs_changed_and_equals_a_full_build(
         "nothing new: every run's pages reused"
     );
 
-    // A new run of `s`: only its pages are rendered; `ab`'s noise model did not move.
+    // A new run of `s`: only its pages and the page of the run before it (which links to it
+    // as the next run) are rendered; `ab`'s noise model did not move.
     ingest("s", &metrics_run(inputs.path(), 6, &["main"], 1.3));
-    assert_eq!(reused(&build()), (16, 15));
+    assert_eq!(reused(&build()), (16, 14));
     let reference = tempfile::tempdir().unwrap();
     full(reference.path());
     assert_eq!(files(out.path()), files(reference.path()));

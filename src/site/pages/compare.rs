@@ -28,9 +28,7 @@ pub struct CompareRowView {
 #[derive(Template)]
 #[template(path = "compare.html")]
 pub struct ComparePage {
-    pub root: String,
-    pub css: String,
-    pub title: String,
+    pub chrome: crate::site::pages::Chrome,
     pub suite: String,
     pub number: String,
     pub baseline: String,
@@ -55,9 +53,14 @@ pub(crate) fn compare_pages(
     for (i, (baseline, candidate, c)) in comparisons.iter().enumerate() {
         let layout = ParamLayout::new(c.rows.iter().map(|row| &row.params));
         let page = ComparePage {
-            root: "../../".into(),
-            css: css.to_string(),
-            title: format!("{} #{}: {baseline} vs {candidate}", r.suite, r.run_no),
+            chrome: crate::site::pages::Chrome::new(
+                2,
+                css,
+                format!("{} #{}: {baseline} vs {candidate}", r.suite, r.run_no),
+            )
+            .suite(&r.suite)
+            .run(&r.run_id, r.run_no)
+            .here(format!("{baseline} vs {candidate}")),
             suite: r.suite.clone(),
             number: format!("#{}", r.run_no),
             baseline: baseline.clone(),

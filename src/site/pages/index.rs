@@ -4,6 +4,7 @@ use askama::Template;
 
 // ---- view models ----------------------------------------------------------------------------
 
+#[derive(Clone)]
 pub struct RunLink {
     pub href: String,
     pub number: String,
@@ -13,6 +14,9 @@ pub struct RunLink {
     pub status: String,
     pub trials: String,
     pub note: String,
+    /// The run's commit (short) and its page (the `commit_url` label + the commit), or empty.
+    pub commit: String,
+    pub commit_href: String,
 }
 
 /// A headline series of a suite on the dashboard: its latest value, the change against the
@@ -37,43 +41,22 @@ pub struct SuiteView {
     /// Series of the suite not shown as headlines.
     pub other_series: usize,
     pub runs: Vec<RunLink>,
+    /// Every run of the suite (`suites/<slug>/runs.html`).
+    pub runs_href: String,
     /// Runs not listed on the index (older than the newest few).
     pub more: usize,
-}
-
-/// One alert (a change point with its triage state; `query::alerts`).
-pub struct AlertView {
-    pub id: String,
-    pub state: String,
-    pub open: bool,
-    pub suite: String,
-    pub href: String,
-    pub series: String,
-    pub kind: String,
-    pub class: String,
-    pub change: String,
-    pub run: String,
-    pub run_href: String,
-    pub commit: String,
-    pub commit_href: String,
-    /// When the first run at the new level started.
-    pub started: String,
-    pub note: String,
-    /// When the state was last set.
-    pub updated: String,
 }
 
 #[derive(Template)]
 #[template(path = "index.html")]
 pub struct IndexPage {
-    pub root: String,
-    pub css: String,
-    pub title: String,
+    pub chrome: crate::site::pages::Chrome,
     pub suites: Vec<SuiteView>,
-    /// Open alerts, regressions first.
-    pub alerts: Vec<AlertView>,
-    /// Open alerts beyond those listed.
-    pub more_alerts: usize,
+    /// The newest relevant commit entries that are not stale (`pages::alerts`).
+    pub latest: Vec<crate::site::pages::alerts::CommitEntryView>,
+    /// Open entries on the alerts page, and how many of them are not listed here.
+    pub entries: usize,
+    pub more: usize,
     /// Closed alerts (not listed; counted).
     pub closed: usize,
 }

@@ -33,6 +33,8 @@ pub struct MetricMedianView {
     pub n: String,
     pub median: String,
     pub range: String,
+    /// Its series' page (from the run's page), or empty.
+    pub href: String,
 }
 
 pub struct TrialView {
@@ -70,11 +72,13 @@ pub(crate) fn run_page_figures() -> impl Iterator<Item = &'static crate::query::
 #[derive(Template)]
 #[template(path = "run.html")]
 pub struct RunPage {
-    pub root: String,
-    pub css: String,
-    pub title: String,
+    pub chrome: crate::site::pages::Chrome,
     pub suite: String,
     pub number: String,
+    /// The suite's page from the run's.
+    pub suite_href: String,
+    /// Previous and next run of the suite, the commit's page.
+    pub nav: crate::site::RunNav,
     pub meta: Vec<KeyValue>,
     pub notes: Vec<NoteView>,
     pub medians: Vec<MedianView>,
@@ -237,24 +241,8 @@ pub(crate) fn profile_views(
     Ok(out)
 }
 
-pub(crate) fn run_page(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
-    css: &str,
-    pre: &Prefetch,
-    latencies: Latencies,
-) -> Result<RunPage, SiteError> {
-    let medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
-    let mut metric_medians: Vec<MetricMedianRow> = pre
-        .metric_medians
-        .get(&r.run_id)
-        .cloned()
-        .unwrap_or_default();
-    // Figures that restate the run's own request records (aiperf's summary) stay off the page.
-    let before = metric_medians.len();
-    metric_medians.retain(|m| !m.restates_requests);
-    let summary_hidden = before - metric_medians.len();
-    let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
+/// The run's facts at the top of its page: id, times, source, status, commit, branch, host.
+fn run_meta(r: &RunRow) -> Vec<KeyValue> {
     let mut meta = vec![
         KeyValue {
             key: "run id".into(),
@@ -289,34 +277,11 @@ pub(crate) fn run_page(
             });
         }
     }
-    let layout = ParamLayout::new(trials.iter().map(|t| &t.params));
-    if !layout.fixed.is_empty() {
-        let fixed: Vec<String> = layout
-            .fixed
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        meta.push(KeyValue {
-            key: "params (all trials)".into(),
-            value: fixed.join(" "),
-        });
-    }
-    let mut medians = medians;
-    medians.sort_by(|a, b| cmp_params(&a.params, &b.params).then_with(|| a.arm.cmp(&b.arm)));
-    metric_medians.sort_by(|a, b| {
-        a.name
-            .cmp(&b.name)
-            .then_with(|| cmp_params(&a.params, &b.params))
-            .then_with(|| a.arm.cmp(&b.arm))
-    });
-    if r.labels != "{}" {
-        meta.push(KeyValue {
-            key: "labels".into(),
-            value: params_text(&crate::model::parse_params(&r.labels)),
-        });
-    }
+    meta
+}
 
-    // Latency CDFs: one chart per parameter set, one line per arm, over kept trials' requests.
+/// Latency CDFs: one chart per parameter set, one line per arm, over kept trials' requests.
+fn latency_charts(latencies: Latencies, layout: &ParamLayout) -> Result<Vec<ChartView>, SiteError> {
     let mut groups: Vec<_> = latencies.into_iter().collect();
     groups.sort_by(|a, b| cmp_params(&a.0, &b.0));
     let mut charts = Vec::new();
@@ -350,13 +315,66 @@ pub(crate) fn run_page(
         )?;
         charts.push(ChartView { svg });
     }
+    Ok(charts)
+}
+
+pub(crate) fn run_page(
+    r: &RunRow,
+    notes: Option<&Vec<&NoteRow>>,
+    css: &str,
+    pre: &Prefetch,
+    latencies: Latencies,
+    hrefs: &crate::site::pages::series::SeriesHrefs,
+) -> Result<RunPage, SiteError> {
+    let medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
+    let mut metric_medians: Vec<MetricMedianRow> = pre
+        .metric_medians
+        .get(&r.run_id)
+        .cloned()
+        .unwrap_or_default();
+    // Figures that restate the run's own request records (aiperf's summary) stay off the page.
+    let before = metric_medians.len();
+    metric_medians.retain(|m| !m.restates_requests);
+    let summary_hidden = before - metric_medians.len();
+    let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
+    let mut meta = run_meta(r);
+    let layout = ParamLayout::new(trials.iter().map(|t| &t.params));
+    if !layout.fixed.is_empty() {
+        let fixed: Vec<String> = layout
+            .fixed
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        meta.push(KeyValue {
+            key: "params (all trials)".into(),
+            value: fixed.join(" "),
+        });
+    }
+    let mut medians = medians;
+    medians.sort_by(|a, b| cmp_params(&a.params, &b.params).then_with(|| a.arm.cmp(&b.arm)));
+    metric_medians.sort_by(|a, b| {
+        a.name
+            .cmp(&b.name)
+            .then_with(|| cmp_params(&a.params, &b.params))
+            .then_with(|| a.arm.cmp(&b.arm))
+    });
+    if r.labels != "{}" {
+        meta.push(KeyValue {
+            key: "labels".into(),
+            value: params_text(&crate::model::parse_params(&r.labels)),
+        });
+    }
+
+    let charts = latency_charts(latencies, &layout)?;
 
     Ok(RunPage {
-        root: "../../".into(),
-        css: css.to_string(),
-        title: format!("{} #{}", r.suite, r.run_no),
+        chrome: crate::site::pages::Chrome::new(2, css, format!("{} #{}", r.suite, r.run_no))
+            .suite(&r.suite)
+            .here(format!("#{}", r.run_no)),
         suite: r.suite.clone(),
         number: format!("#{}", r.run_no),
+        suite_href: format!("../../{}", crate::site::pages::suite_href(&r.suite)),
+        nav: Default::default(),
         meta,
         notes: notes
             .map(|v| {
@@ -395,16 +413,28 @@ pub(crate) fn run_page(
         metric_medians: metric_medians
             .into_iter()
             .map(|m| MetricMedianView {
+                href: hrefs
+                    .get(&(
+                        r.suite.clone(),
+                        m.name.clone(),
+                        m.arm.clone(),
+                        m.params.clone(),
+                    ))
+                    .map_or(String::new(), |(h, _)| format!("../../{h}")),
                 arm: m.arm,
                 params: layout.varying(&m.params),
                 name: m.name,
-                unit: m.unit,
+                unit: m.unit.clone(),
                 better: m.better.as_str().to_string(),
                 n: m.n_trials.to_string(),
-                median: fmt_value(Some(m.median)),
+                median: fmt_quantity(Some(m.median), &m.unit),
                 // One trial has no range to show.
                 range: if m.n_trials > 1 {
-                    format!("{} – {}", fmt_value(Some(m.min)), fmt_value(Some(m.max)))
+                    format!(
+                        "{} – {}",
+                        fmt_quantity(Some(m.min), &m.unit),
+                        fmt_quantity(Some(m.max), &m.unit)
+                    )
                 } else {
                     String::new()
                 },

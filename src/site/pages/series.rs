@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
-use crate::query::Query;
 use crate::site::SiteError;
 use crate::site::charts;
 use crate::site::format::*;
@@ -37,9 +36,7 @@ pub struct MetricGroup {
 #[derive(Template)]
 #[template(path = "suite.html")]
 pub struct SuitePage {
-    pub root: String,
-    pub css: String,
-    pub title: String,
+    pub chrome: crate::site::pages::Chrome,
     pub suite: String,
     pub groups: Vec<MetricGroup>,
     pub count: usize,
@@ -74,9 +71,7 @@ pub struct PointView {
 #[derive(Template)]
 #[template(path = "series.html")]
 pub struct SeriesPage {
-    pub root: String,
-    pub css: String,
-    pub title: String,
+    pub chrome: crate::site::pages::Chrome,
     pub suite: String,
     pub metric: String,
     pub arm: String,
@@ -104,46 +99,52 @@ fn commit_href(urls: &BTreeMap<&str, String>, run_id: &str, commit: &Option<Stri
     }
 }
 
-/// The alerts of one page of history: each alert, and the open ones by commit (newest
-/// first, stale ones last) for the index.
-pub(crate) struct AlertViews {
-    pub alerts: Vec<AlertView>,
-    pub commits: Vec<AlertView>,
-}
+/// A series: suite, metric, arm, params.
+pub type SeriesKey = (String, String, String, crate::model::Params);
 
-/// Suite and series pages; returns every alert (change points and triaged ones, open first)
-/// for the feed and the open ones by commit for the index. `commit_urls`: run id → its
-/// `commit_url` label.
-pub(crate) async fn history_pages(
+/// Each series' page (relative to the site's root) and its label ("metric · arm · params").
+pub type SeriesHrefs = BTreeMap<SeriesKey, (String, String)>;
+
+/// The headline series of each suite for the index, and how many others it has.
+pub(crate) type Headlines = BTreeMap<String, (Vec<HeadlineView>, usize)>;
+
+/// Suite and series pages, from the loaded history and alerts (no query); returns each
+/// series' page for the alerts, index and run pages to link to, and the index's headlines.
+/// `commit_urls`: run id → its `commit_url` label.
+pub(crate) fn history_pages(
     w: &mut Writer,
-    query: &Query,
     css: &str,
     notes: &BTreeMap<&str, Vec<&NoteRow>>,
     commit_urls: &BTreeMap<&str, String>,
     all: &[crate::query::history::Series],
-) -> Result<(AlertViews, BTreeMap<String, (Vec<HeadlineView>, usize)>), SiteError> {
-    let mut headlines: BTreeMap<String, (Vec<HeadlineView>, usize)> = BTreeMap::new();
-    let mut hrefs: BTreeMap<(String, String, String, crate::model::Params), (String, String)> =
-        BTreeMap::new();
-    let alerts = crate::query::alerts::alerts(query, all).await?;
-    let open_series: std::collections::BTreeSet<(String, String, String, crate::model::Params)> =
-        alerts
-            .iter()
-            .filter(|a| crate::query::alerts::is_open(&a.state))
-            .map(|a| {
-                (
-                    a.suite.clone(),
-                    a.metric.clone(),
-                    a.arm.clone(),
-                    a.params.clone(),
-                )
-            })
-            .collect();
+    alerts: &[crate::query::alerts::Alert],
+) -> Result<(SeriesHrefs, Headlines), SiteError> {
+    let mut headlines = Headlines::new();
+    let mut hrefs = SeriesHrefs::new();
+    let open_series: std::collections::BTreeSet<SeriesKey> = alerts
+        .iter()
+        .filter(|a| crate::query::alerts::is_open(&a.state))
+        .map(|a| {
+            (
+                a.suite.clone(),
+                a.metric.clone(),
+                a.arm.clone(),
+                a.params.clone(),
+            )
+        })
+        .collect();
     let mut by_suite: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
     for s in all {
         by_suite.entry(s.suite.as_str()).or_default().push(s);
     }
-    for (suite, series) in by_suite {
+    for (suite, mut series) in by_suite {
+        // Numeric parameters in numeric order (4096 before 1048576; 2 before 16).
+        series.sort_by(|a, b| {
+            a.metric
+                .cmp(&b.metric)
+                .then_with(|| a.arm.cmp(&b.arm))
+                .then_with(|| cmp_params(&a.params, &b.params))
+        });
         let dir = format!("suites/{}", slug(suite));
         let layout = ParamLayout::new(series.iter().map(|s| &s.params));
         // The pages are rendered on every core (charts and hover data are most of a build
@@ -161,9 +162,8 @@ pub(crate) async fn history_pages(
         w.page(
             &format!("{dir}/index.html"),
             &SuitePage {
-                root: "../../".into(),
-                css: css.to_string(),
-                title: format!("{suite}: series"),
+                chrome: crate::site::pages::Chrome::new(2, css, format!("{suite}: series"))
+                    .here(suite),
                 suite: suite.to_string(),
                 count: links.len(),
                 groups: group_by_metric(links),
@@ -174,193 +174,7 @@ pub(crate) async fn history_pages(
             dashboard(&series, &open_series, &hrefs, &layout),
         );
     }
-    let open: Vec<crate::query::alerts::Alert> = alerts
-        .iter()
-        .filter(|a| crate::query::alerts::is_open(&a.state))
-        .cloned()
-        .collect();
-    // The index lists the relevant commits (`query::alerts::by_commit`'s rule); every alert
-    // stays on its series' page and in the feed.
-    let commits = crate::query::alerts::by_commit(&open, all)
-        .into_iter()
-        .filter(|c| c.relevant)
-        .map(|c| commit_view(c, &hrefs, commit_urls))
-        .collect();
-    let views = alerts
-        .into_iter()
-        .map(|a| {
-            let key = (
-                a.suite.clone(),
-                a.metric.clone(),
-                a.arm.clone(),
-                a.params.clone(),
-            );
-            let (href, series) = hrefs.get(&key).cloned().unwrap_or_default();
-            AlertView {
-                open: crate::query::alerts::is_open(&a.state),
-                class: if a.regression {
-                    "verdict-regressed"
-                } else {
-                    "verdict-improved"
-                }
-                .into(),
-                kind: if a.regression {
-                    "regression"
-                } else {
-                    "improvement"
-                }
-                .into(),
-                change: format!("{:+.1}%", a.magnitude * 100.0),
-                run: a.run_no.map_or(String::new(), |n| format!("#{n}")),
-                run_href: format!("runs/{}/index.html", a.run_id),
-                commit: short_commit(&a.git_commit),
-                // The commit's page: the run's `commit_url` + the commit (the URL alone linked
-                // every alert to `…/commit/`).
-                commit_href: commit_href(commit_urls, &a.run_id, &a.git_commit),
-                started: a.started_at.clone().unwrap_or_default(),
-                series: if series.is_empty() {
-                    format!("{} · {}", a.metric, a.arm)
-                } else {
-                    series
-                },
-                href,
-                id: a.alert_id,
-                state: a.state,
-                suite: a.suite,
-                note: a.note,
-                updated: a.updated_at,
-            }
-        })
-        .collect();
-    Ok((
-        AlertViews {
-            alerts: views,
-            commits,
-        },
-        headlines,
-    ))
-}
-
-/// A commit's alerts as one row of the index's alert table: how many series moved which way,
-/// the geometric mean and range, the worst few (the first linked), its age.
-fn commit_view(
-    c: crate::query::alerts::CommitAlert,
-    hrefs: &BTreeMap<(String, String, String, crate::model::Params), (String, String)>,
-    commit_urls: &BTreeMap<&str, String>,
-) -> AlertView {
-    let pct = |v: f64| format!("{:+.1}%", v * 100.0);
-    let label = |a: &crate::query::alerts::Alert| {
-        hrefs
-            .get(&(
-                a.suite.clone(),
-                a.metric.clone(),
-                a.arm.clone(),
-                a.params.clone(),
-            ))
-            .map_or_else(|| a.metric.clone(), |h| h.1.clone())
-    };
-    let worst: Vec<String> = c
-        .alerts
-        .iter()
-        .take(3)
-        .map(|a| format!("{} {}", label(a), pct(a.magnitude)))
-        .collect();
-    let href = c
-        .alerts
-        .first()
-        .and_then(|a| {
-            hrefs.get(&(
-                a.suite.clone(),
-                a.metric.clone(),
-                a.arm.clone(),
-                a.params.clone(),
-            ))
-        })
-        .map_or(String::new(), |h| h.0.clone());
-    let (kind, class) = match (c.regressions, c.improvements) {
-        (0, 0) if c.minor.iter().all(|m| m.regression) => ("regression", "verdict-regressed"),
-        (0, 0) if c.minor.iter().all(|m| !m.regression) => ("improvement", "verdict-improved"),
-        (_, 0) => ("regression", "verdict-regressed"),
-        (0, _) => ("improvement", "verdict-improved"),
-        _ => ("mixed", "verdict-info"),
-    };
-    let moved = if c.series > 0 {
-        format!(
-            "{} series ({} regressed, {} improved){}: {}",
-            c.series,
-            c.regressions,
-            c.improvements,
-            if c.minor.is_empty() {
-                String::new()
-            } else {
-                format!(" + {} under the floor", c.minor.len())
-            },
-            worst.join(", ")
-        )
-    } else {
-        c.why.clone()
-    };
-    let date: String = c
-        .started_at
-        .as_deref()
-        .unwrap_or_default()
-        .chars()
-        .take(10)
-        .collect();
-    AlertView {
-        open: c.open,
-        class: class.into(),
-        kind: kind.into(),
-        change: if c.series > 1 || c.series == 0 {
-            format!(
-                "{} (geometric mean; {} … {})",
-                pct(c.geomean),
-                pct(c.min),
-                pct(c.max)
-            )
-        } else {
-            pct(c.geomean)
-        },
-        run: format!(
-            "{}{}{}",
-            c.run_no.map_or(String::new(), |n| format!("#{n}")),
-            c.runs_ago.map_or(String::new(), |n| match n {
-                0 => " · the newest run".to_string(),
-                1 => " · 1 run ago".to_string(),
-                n => format!(" · {n} runs ago"),
-            }),
-            if date.is_empty() {
-                String::new()
-            } else {
-                format!(" · {date}")
-            }
-        ),
-        run_href: format!("runs/{}/index.html", c.run_id),
-        commit: short_commit(&c.git_commit),
-        commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
-        started: c.started_at.clone().unwrap_or_default(),
-        series: moved,
-        href,
-        id: c
-            .alerts
-            .iter()
-            .take(3)
-            .map(|a| a.alert_id.clone())
-            .collect::<Vec<_>>()
-            .join(" "),
-        state: if c.stale {
-            "stale".into()
-        } else {
-            "open".into()
-        },
-        suite: c.suites.join(", "),
-        note: if c.stale {
-            "no recent run of these series".into()
-        } else {
-            String::new()
-        },
-        updated: String::new(),
-    }
+    Ok((hrefs, headlines))
 }
 
 /// Headline series shown per suite on the index.
@@ -371,8 +185,8 @@ const HEADLINES: usize = 6;
 /// many others there are.
 fn dashboard(
     series: &[&crate::query::history::Series],
-    open: &std::collections::BTreeSet<(String, String, String, crate::model::Params)>,
-    hrefs: &BTreeMap<(String, String, String, crate::model::Params), (String, String)>,
+    open: &std::collections::BTreeSet<SeriesKey>,
+    hrefs: &SeriesHrefs,
     layout: &ParamLayout,
 ) -> (Vec<HeadlineView>, usize) {
     let newest = series
@@ -540,11 +354,7 @@ struct RenderedSeries {
     path: String,
     html: String,
     link: SeriesLink,
-    #[allow(clippy::type_complexity)]
-    href: (
-        (String, String, String, crate::model::Params),
-        (String, String),
-    ),
+    href: (SeriesKey, (String, String)),
 }
 
 /// "1 run", "2 runs".
@@ -573,28 +383,7 @@ fn render_series(
     );
     let params = layout.label(&s.params);
     let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
-    let latest_change = s.changes.last();
-    let (change, class) = match latest_change {
-        Some(c) => (
-            format!(
-                "{} at #{} ({:+.1}%)",
-                if c.regression {
-                    "regressed"
-                } else {
-                    "improved"
-                },
-                c.run_no,
-                c.magnitude * 100.0
-            ),
-            if c.regression {
-                "verdict-regressed"
-            } else {
-                "verdict-improved"
-            }
-            .to_string(),
-        ),
-        None => ("none".to_string(), String::new()),
-    };
+    let (change, class) = latest_change(s);
     let href = (
         (
             s.suite.clone(),
@@ -725,125 +514,20 @@ fn render_series(
         change_class: class,
     };
     let page = SeriesPage {
-        root: "../../".into(),
-        css: css.to_string(),
-        title: format!("{suite}: {}", s.metric),
+        chrome: crate::site::pages::Chrome::new(2, css, format!("{suite}: {}", s.metric))
+            .suite(suite)
+            .here(s.metric.clone()),
         suite: suite.to_string(),
         metric: s.metric.clone(),
         arm: s.arm.clone(),
         params,
         unit: s.unit.clone(),
-        summary: format!(
-            "{} is better. {}; {}{}.",
-            if s.better == crate::stats::verdict::Direction::HigherIsBetter {
-                "Higher"
-            } else {
-                "Lower"
-            },
-            count(values.len(), "run"),
-            count(s.changes.len(), "change point"),
-            match s.breaks.len() {
-                0 => String::new(),
-                n => format!(
-                    "; {} where the benchmark's code or the machine changed (no change is called across one)",
-                    count(n, "known break")
-                ),
-            }
-        ),
+        summary: summary(s),
         chart,
         hover,
         older: s.points.len().saturating_sub(TABLE_ROWS),
-        changes: {
-            // Change points and, once each, where the series began to switch between two
-            // levels (a distribution change), in run order.
-            let mut rows: Vec<(u64, ChangeView)> = s
-                .changes
-                .iter()
-                .map(|c| {
-                    (
-                        c.run_no,
-                        ChangeView {
-                            href: format!("../../runs/{}/index.html", c.run_id),
-                            run: format!("#{}", c.run_no),
-                            commit: short_commit(&c.git_commit),
-                            commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
-                            before: fmt_value(Some(c.level_before)),
-                            after: fmt_value(Some(c.level_after)),
-                            change: format!("{:+.1}%", c.magnitude * 100.0),
-                            p: format!("{:.3}", c.p_value),
-                            class: if c.regression {
-                                "verdict-regressed"
-                            } else {
-                                "verdict-improved"
-                            }
-                            .into(),
-                            kind: format!(
-                                "{} (threshold ±{:.1}%{})",
-                                if c.regression {
-                                    "regression"
-                                } else {
-                                    "improvement"
-                                },
-                                c.threshold * 100.0,
-                                c.sigma.map_or(String::new(), |sg| format!(
-                                    ", local σ {:.2}%",
-                                    sg * 100.0
-                                ))
-                            ),
-                        },
-                    )
-                })
-                .collect();
-            rows.extend(s.unstable.iter().map(|u| {
-                (
-                    u.run_no,
-                    ChangeView {
-                        href: format!("../../runs/{}/index.html", u.run_id),
-                        run: format!("#{}", u.run_no),
-                        commit: short_commit(&u.git_commit),
-                        commit_href: commit_href(commit_urls, &u.run_id, &u.git_commit),
-                        before: fmt_value(Some(u.high.min(u.low))),
-                        after: fmt_value(Some(u.high.max(u.low))),
-                        change: format!("{:.0}% low", u.low_share * 100.0),
-                        p: String::new(),
-                        class: "verdict-info".into(),
-                        kind: format!(
-                            "distribution change: unstable from here{} ({} switches between the two levels; Ashman's D {:.1})",
-                            if u.ongoing { " to date" } else { "" },
-                            u.switches,
-                            u.ashman_d
-                        ),
-                    },
-                )
-            }));
-            rows.sort_by_key(|r| r.0);
-            rows.into_iter().map(|r| r.1).collect()
-        },
-        points: s
-            .points
-            .iter()
-            .rev()
-            .take(TABLE_ROWS)
-            .map(|p| PointView {
-                href: format!("../../runs/{}/index.html", p.run_id),
-                run: format!("#{}", p.run_no),
-                started: time(&p.started_at),
-                commit: short_commit(&p.git_commit),
-                commit_href: commit_href(commit_urls, &p.run_id, &p.git_commit),
-                value: fmt_value(Some(p.value)),
-                range: match (p.lo, p.hi) {
-                    (Some(lo), Some(hi)) => {
-                        format!("{} – {}", fmt_value(Some(lo)), fmt_value(Some(hi)))
-                    }
-                    _ => String::new(),
-                },
-                note: notes
-                    .get(p.run_id.as_str())
-                    .and_then(|v| v.last())
-                    .map(|n| n.text.clone())
-                    .unwrap_or_default(),
-            })
-            .collect(),
+        changes: change_rows(s, commit_urls),
+        points: point_rows(s, notes, commit_urls),
     };
     let path = format!("{dir}/{file}");
     let html = page.render().map_err(|source| SiteError::Render {
@@ -856,6 +540,152 @@ fn render_series(
         link,
         href,
     })
+}
+
+/// The suite page's word on a series: its newest change point, and the verdict's class.
+fn latest_change(s: &crate::query::history::Series) -> (String, String) {
+    match s.changes.last() {
+        Some(c) => (
+            format!(
+                "{} at #{} ({:+.1}%)",
+                if c.regression {
+                    "regressed"
+                } else {
+                    "improved"
+                },
+                c.run_no,
+                c.magnitude * 100.0
+            ),
+            if c.regression {
+                "verdict-regressed"
+            } else {
+                "verdict-improved"
+            }
+            .to_string(),
+        ),
+        None => ("no change point".to_string(), String::new()),
+    }
+}
+
+/// "Lower is better. 12 runs; 1 change point."
+fn summary(s: &crate::query::history::Series) -> String {
+    format!(
+        "{} is better. {}; {}{}.",
+        if s.better == crate::stats::verdict::Direction::HigherIsBetter {
+            "Higher"
+        } else {
+            "Lower"
+        },
+        count(s.points.len(), "run"),
+        count(s.changes.len(), "change point"),
+        match s.breaks.len() {
+            0 => String::new(),
+            n => format!(
+                "; {} where the benchmark's code or the machine changed (no change is called across one)",
+                count(n, "known break")
+            ),
+        }
+    )
+}
+
+/// The series page's change table: change points and, once each, where the series began to
+/// switch between two levels (a distribution change), in run order.
+fn change_rows(
+    s: &crate::query::history::Series,
+    commit_urls: &BTreeMap<&str, String>,
+) -> Vec<ChangeView> {
+    let mut rows: Vec<(u64, ChangeView)> = s
+        .changes
+        .iter()
+        .map(|c| {
+            (
+                c.run_no,
+                ChangeView {
+                    href: format!("../../runs/{}/index.html", c.run_id),
+                    run: format!("#{}", c.run_no),
+                    commit: short_commit(&c.git_commit),
+                    commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
+                    before: fmt_value(Some(c.level_before)),
+                    after: fmt_value(Some(c.level_after)),
+                    change: format!("{:+.1}%", c.magnitude * 100.0),
+                    p: format!("{:.3}", c.p_value),
+                    class: if c.regression {
+                        "verdict-regressed"
+                    } else {
+                        "verdict-improved"
+                    }
+                    .into(),
+                    kind: format!(
+                        "{} (threshold ±{:.1}%{})",
+                        if c.regression {
+                            "regression"
+                        } else {
+                            "improvement"
+                        },
+                        c.threshold * 100.0,
+                        c.sigma
+                            .map_or(String::new(), |sg| format!(", local σ {:.2}%", sg * 100.0))
+                    ),
+                },
+            )
+        })
+        .collect();
+    rows.extend(s.unstable.iter().map(|u| {
+        (
+            u.run_no,
+            ChangeView {
+                href: format!("../../runs/{}/index.html", u.run_id),
+                run: format!("#{}", u.run_no),
+                commit: short_commit(&u.git_commit),
+                commit_href: commit_href(commit_urls, &u.run_id, &u.git_commit),
+                before: fmt_value(Some(u.high.min(u.low))),
+                after: fmt_value(Some(u.high.max(u.low))),
+                change: format!("{:.0}% low", u.low_share * 100.0),
+                p: String::new(),
+                class: "verdict-info".into(),
+                kind: format!(
+                    "distribution change: unstable from here{} ({} switches between the two levels; Ashman's D {:.1})",
+                    if u.ongoing { " to date" } else { "" },
+                    u.switches,
+                    u.ashman_d
+                ),
+            },
+        )
+    }));
+    rows.sort_by_key(|r| r.0);
+    rows.into_iter().map(|r| r.1).collect()
+}
+
+/// The series page's table: the newest [`TABLE_ROWS`] runs, newest first.
+fn point_rows(
+    s: &crate::query::history::Series,
+    notes: &BTreeMap<&str, Vec<&NoteRow>>,
+    commit_urls: &BTreeMap<&str, String>,
+) -> Vec<PointView> {
+    s.points
+        .iter()
+        .rev()
+        .take(TABLE_ROWS)
+        .map(|p| PointView {
+            href: format!("../../runs/{}/index.html", p.run_id),
+            run: format!("#{}", p.run_no),
+            started: time(&p.started_at),
+            commit: short_commit(&p.git_commit),
+            commit_href: commit_href(commit_urls, &p.run_id, &p.git_commit),
+            value: fmt_value(Some(p.value)),
+            range: match (p.lo, p.hi) {
+                (Some(lo), Some(hi)) if lo != hi => {
+                    format!("{} – {}", fmt_value(Some(lo)), fmt_value(Some(hi)))
+                }
+                _ => String::new(),
+            },
+            note: notes
+                .get(p.run_id.as_str())
+                .and_then(|v| v.last())
+                .map(|n| n.text.clone())
+                .unwrap_or_default(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

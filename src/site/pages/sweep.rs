@@ -19,9 +19,7 @@ pub struct SweepArmView {
 #[derive(Template)]
 #[template(path = "sweep.html")]
 pub struct SweepPage {
-    pub root: String,
-    pub css: String,
-    pub title: String,
+    pub chrome: crate::site::pages::Chrome,
     pub suite: String,
     pub number: String,
     pub load: String,
@@ -138,9 +136,10 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
         })
         .collect();
     Ok(SweepPage {
-        root: "../../".into(),
-        css: css.to_string(),
-        title: format!("{} #{} sweep", s.suite, s.run_no),
+        chrome: crate::site::pages::Chrome::new(2, css, format!("{} #{} sweep", s.suite, s.run_no))
+            .suite(&s.suite)
+            .run(&s.run_id, s.run_no)
+            .here("sweep"),
         suite: s.suite.clone(),
         number: format!("#{}", s.run_no),
         load: s.load.clone(),

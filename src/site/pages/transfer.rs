@@ -19,9 +19,7 @@ pub struct TransferRow {
 #[derive(Template)]
 #[template(path = "transfer.html")]
 pub struct TransferPage {
-    pub root: String,
-    pub css: String,
-    pub title: String,
+    pub chrome: crate::site::pages::Chrome,
     pub suite: String,
     pub number: String,
     pub charts: Vec<ChartView>,
@@ -156,9 +154,14 @@ pub(crate) fn transfer_page(
         })
         .collect();
     Ok(Some(TransferPage {
-        root: "../../".into(),
-        css: css.to_string(),
-        title: format!("{} #{}: transfer", r.suite, r.run_no),
+        chrome: crate::site::pages::Chrome::new(
+            2,
+            css,
+            format!("{} #{}: transfer", r.suite, r.run_no),
+        )
+        .suite(&r.suite)
+        .run(&r.run_id, r.run_no)
+        .here("transfer"),
         suite: r.suite.clone(),
         number: format!("#{}", r.run_no),
         charts,
