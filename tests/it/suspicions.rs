@@ -174,3 +174,84 @@ fn triage_confirms_or_rejects_a_suspected_break() {
         s["changes"]
     );
 }
+
+/// github-action-benchmark's own history records no machine: at `da5ac2ec68` (entry #25 of
+/// its groups) 19 of the 25 series run there got faster together, across 13 benchmark groups
+/// (every tool's fib benchmarks: a new CI runner, not that commit's code). `alerts --by commit`
+/// marks it a suspected environment change, and it alone; triage of the entry with `accepted`
+/// confirms it.
+#[test]
+fn a_commit_moving_most_unrelated_series_one_way_is_a_suspected_environment_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    ok(
+        &wh,
+        &[
+            "ingest",
+            "--suite",
+            "gab",
+            &fixture("gab-data-js/github-action-benchmark_gh-pages_data.js"),
+        ],
+    );
+    let entries = |all: bool| -> Vec<serde_json::Value> {
+        let mut a = vec!["alerts", "--by", "commit", "--format", "json"];
+        if all {
+            a.push("--all");
+        }
+        serde_json::from_str(&ok(&wh, &a)).unwrap()
+    };
+    let before = entries(false);
+    let env: Vec<&serde_json::Value> = before
+        .iter()
+        .filter(|e| e["suspected_environment"] == true)
+        .collect();
+    assert_eq!(env.len(), 1, "{before:#?}");
+    let e = env[0];
+    assert!(e["git_commit"].as_str().unwrap().starts_with("da5ac2ec68"));
+    assert_eq!(e["environment"], "suspected");
+    assert_eq!(
+        (e["series"].as_u64(), e["improvements"].as_u64()),
+        (Some(20), Some(19))
+    );
+    assert!(
+        e["why"].as_str().unwrap().contains(
+            "suspected environment change: 19 of the 25 series run here improved together, in 13 benchmark groups"
+        ),
+        "{}",
+        e["why"]
+    );
+    let csv = ok(&wh, &["alerts", "--by", "commit", "--format", "csv"]);
+    assert!(
+        csv.lines().next().unwrap().ends_with(",environment"),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("da5ac2ec68") && l.ends_with(",suspected")),
+        "{csv}"
+    );
+    ok(
+        &wh,
+        &[
+            "triage",
+            "commit:da5ac2ec68",
+            "accepted",
+            "--note",
+            "new runner",
+        ],
+    );
+    let after = entries(true);
+    let e = after
+        .iter()
+        .find(|e| e["git_commit"].as_str().unwrap().starts_with("da5ac2ec68"))
+        .unwrap();
+    assert_eq!(e["environment"], "confirmed", "{e:#}");
+    assert!(
+        e["why"]
+            .as_str()
+            .unwrap()
+            .contains("environment change, confirmed in triage"),
+        "{}",
+        e["why"]
+    );
+}
