@@ -44,6 +44,32 @@ pub fn alert_id(suite: &str, metric: &str, arm: &str, params: &Params, run_id: &
     hex::encode(Sha256::digest(key.as_bytes()))[..12].to_string()
 }
 
+/// The id of a suspected break's alert (`history::suspected_breaks`): the series and the run,
+/// kept apart from the id of a change at that run, so that a rejected break's change is an
+/// alert of its own.
+pub fn break_alert_id(
+    suite: &str,
+    metric: &str,
+    arm: &str,
+    params: &Params,
+    run_id: &str,
+) -> String {
+    alert_id(
+        suite,
+        metric,
+        arm,
+        params,
+        &format!("suspected-break\u{1f}{run_id}"),
+    )
+}
+
+/// Triage of a suspected break (its alert, or its commit entry): `accepted` confirms it (the
+/// series keeps its new segment there, as for an accepted change), `invalid` rejects it (not
+/// a changed benchmark: the runs on both sides are one segment again and the jump is judged as
+/// an ordinary change, an alert of its own). Any other state leaves it suspected (split).
+pub const CONFIRM_BREAK: &str = "accepted";
+pub const REJECT_BREAK: &str = "invalid";
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Alert {
     pub alert_id: String,
@@ -70,6 +96,13 @@ pub struct Alert {
     /// Its series has had no run for [`STALE_RUNS`] runs of its suite (a benchmark removed
     /// or renamed): listed, never leading.
     pub stale: bool,
+    /// Not a change point but a suspected break (a jump of [`SUSPECTED_BREAK_FACTOR`]× or
+    /// more where nothing records the benchmark's version): `magnitude` is the jump; triage
+    /// confirms ([`CONFIRM_BREAK`]) or rejects ([`REJECT_BREAK`]) it. Never part of a commit
+    /// entry's figures ([`by_commit`]).
+    ///
+    /// [`SUSPECTED_BREAK_FACTOR`]: super::history::SUSPECTED_BREAK_FACTOR
+    pub suspected_break: bool,
 }
 
 /// Runs of a suite without a run of a series after which its alerts are stale.
@@ -105,6 +138,41 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
             last,
         );
         let top = newest.get(&s.suite).copied().unwrap_or(last);
+        // Suspected breaks (rejected ones too: their triage stays listed), each an alert.
+        let mut jumps: Vec<usize> = s
+            .suspected_breaks
+            .iter()
+            .chain(&s.rejected_breaks)
+            .copied()
+            .collect();
+        jumps.sort_unstable();
+        for i in jumps {
+            let (before, p) = (&s.points[i - 1], &s.points[i]);
+            let id = break_alert_id(&s.suite, &s.metric, &s.arm, &s.params, &p.run_id);
+            let ev = events.remove(&id);
+            let magnitude = p.value / before.value - 1.0;
+            out.push(Alert {
+                alert_id: id,
+                suite: s.suite.clone(),
+                metric: s.metric.clone(),
+                unit: s.unit.clone(),
+                arm: s.arm.clone(),
+                params: s.params.clone(),
+                run_id: p.run_id.clone(),
+                run_no: Some(p.run_no),
+                started_at: Some(p.started_at.clone()),
+                git_commit: p.git_commit.clone(),
+                magnitude,
+                regression: worse(s.better, magnitude),
+                state: ev.as_ref().map_or("new".into(), |e| e.state.clone()),
+                note: ev.as_ref().map_or(String::new(), |e| e.note.clone()),
+                updated_at: ev.map_or(String::new(), |e| rfc3339(e.at_us)),
+                detected: true,
+                runs_ago: Some(top.saturating_sub(p.run_no)),
+                stale: top.saturating_sub(last) >= STALE_RUNS,
+                suspected_break: true,
+            });
+        }
         for c in &s.changes {
             let id = alert_id(&s.suite, &s.metric, &s.arm, &s.params, &c.run_id);
             let ev = events.remove(&id);
@@ -131,6 +199,7 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
                 detected: true,
                 runs_ago: Some(top.saturating_sub(c.run_no)),
                 stale: top.saturating_sub(last) >= STALE_RUNS,
+                suspected_break: false,
             });
         }
     }
@@ -146,6 +215,8 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
                 e.params.clone(),
             ))
             .copied();
+        let suspected_break =
+            id == break_alert_id(&e.suite, &e.metric, &e.arm, &e.params, &e.run_id);
         out.push(Alert {
             alert_id: id,
             suite: e.suite,
@@ -170,6 +241,7 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
             stale: top
                 .zip(last)
                 .is_none_or(|(t, l)| t.saturating_sub(l) >= STALE_RUNS),
+            suspected_break,
         });
     }
     out.sort_by(|a, b| {
@@ -179,6 +251,15 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
             .then(a.alert_id.cmp(&b.alert_id))
     });
     Ok(out)
+}
+
+/// A change of `magnitude` goes the wrong way for a series judged in `better`'s direction.
+fn worse(better: crate::stats::verdict::Direction, magnitude: f64) -> bool {
+    if better == crate::stats::verdict::Direction::HigherIsBetter {
+        magnitude < 0.0
+    } else {
+        magnitude > 0.0
+    }
 }
 
 /// The newest run number of each suite among `series`' points.
@@ -196,6 +277,8 @@ fn newest_runs(series: &[Series]) -> BTreeMap<String, u64> {
 /// Changes at one commit (a minor one: under the history floor, never an alert alone).
 #[derive(Debug, Clone, Serialize)]
 pub struct MinorChange {
+    /// The first run at the new level.
+    pub run_id: String,
     pub suite: String,
     pub metric: String,
     pub arm: String,
@@ -237,6 +320,14 @@ pub struct CommitAlert {
     pub stale: bool,
     /// The alerts, regressions first, then by size.
     pub alerts: Vec<Alert>,
+    /// Many unrelated series moved one way here where nothing records the environment: a
+    /// suspected environment change (a CI runner, a machine, a toolchain), not this commit's
+    /// code ([`by_commit`]'s rule; `why` says so). True while suspected or confirmed.
+    pub suspected_environment: bool,
+    /// `suspected`, `confirmed` (every alert of the entry triaged [`CONFIRM_ENVIRONMENT`]: the
+    /// new level is each series' new baseline), `rejected` (every alert triaged, not all
+    /// accepted: a change of the code, or none), or empty where the rule does not hold.
+    pub environment: String,
 }
 
 /// Fewest changes one way at one commit that make it relevant though each is small, and the
@@ -245,6 +336,30 @@ pub const COORDINATED: usize = 4;
 pub const COORDINATED_SHARE: f64 = 0.8;
 /// A change this large (asv's own `compare` factor, 1.1) makes its commit relevant alone.
 pub const RELEVANT: f64 = 0.10;
+
+/// A suspected environment change: at least this many series moved the majority way at one
+/// commit ([`COORDINATED`], the same [`COORDINATED_SHARE`] of its changes), in at least
+/// [`ENVIRONMENT_GROUPS`] benchmark groups ([`benchmark_group`]), making up at least
+/// [`ENVIRONMENT_SHARE`] of the series with a comparable run at that commit (a run there and
+/// one before), where no run of them records an environment fingerprint.
+pub const ENVIRONMENT_GROUPS: usize = 2;
+pub const ENVIRONMENT_SHARE: f64 = 0.5;
+/// Triage of a commit entry confirming its suspected environment change: every alert
+/// accepted, so each series starts a new segment there (as a recorded fingerprint change
+/// would). Any other triage of all its alerts rejects the suspicion.
+pub const CONFIRM_ENVIRONMENT: &str = "accepted";
+
+/// The benchmark group of a series: its suite and the first part of its metric's name (asv's
+/// module, `benchmark_ocl` of `benchmark_ocl.TimeOmegaConfigLoader.time_loading_parameters`;
+/// criterion's group, `Fibonacci` of `Fibonacci/Iterative/20`). Series of one group share
+/// code; series of different groups moving together point at what they share: the machine.
+pub fn benchmark_group(suite: &str, metric: &str) -> String {
+    let first = metric
+        .split(['.', '/', ':', ' '])
+        .find(|p| !p.is_empty())
+        .unwrap_or(metric);
+    format!("{suite}\u{1f}{first}")
+}
 
 /// Alerts grouped by commit (the first run at the new level): relevant ones first, newest
 /// first, stale ones (no recent run of any member series) after the others.
@@ -257,6 +372,21 @@ pub const RELEVANT: f64 = 0.10;
 /// a change of that commit. Other commits with alerts are listed after the relevant ones, not
 /// relevant (each alert stays on its series' page, in `perfhouse alerts` and the feed);
 /// commits with minor changes only and no such majority are not listed.
+///
+/// **Suspected environment change** (where a history records no environment: asv and
+/// github-action-benchmark imports, any ingested tool output): when the commit's majority
+/// way is [`COORDINATED`] series or more (the coordinated rule above), those series fall in
+/// at least [`ENVIRONMENT_GROUPS`] benchmark groups ([`benchmark_group`]) and make up at least
+/// [`ENVIRONMENT_SHARE`] of the series with a comparable run at that commit, and no run of them
+/// (at the commit or the one before) records an environment fingerprint. A code change moves
+/// the benchmarks that use that code; a new CI runner moves most of what runs, whatever it
+/// tests. Where fingerprints are recorded a change of machine is a known break already, and
+/// the same fingerprint on both sides rules the machine out. Triage of the entry
+/// (`perfhouse triage commit:SHA STATE`) confirms it ([`CONFIRM_ENVIRONMENT`]: each series
+/// starts a new segment there) or, with any other state on every alert, rejects it.
+///
+/// Suspected breaks (alerts with `suspected_break`) are no part of any entry: a changed
+/// benchmark is not a change of the code or the machine.
 pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
     let key = |c: &Option<String>, run: &str| c.clone().unwrap_or_else(|| run.to_string());
     let mut groups: BTreeMap<String, CommitAlert> = BTreeMap::new();
@@ -279,8 +409,10 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
         open: false,
         stale: true,
         alerts: Vec::new(),
+        suspected_environment: false,
+        environment: String::new(),
     };
-    for a in alerts {
+    for a in alerts.iter().filter(|a| !a.suspected_break) {
         let g = groups
             .entry(key(&a.git_commit, &a.run_id))
             .or_insert_with(|| blank(a.git_commit.clone(), a.run_id.clone()));
@@ -304,6 +436,7 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
                 .or_insert_with(|| blank(c.git_commit.clone(), c.run_id.clone()))
                 .minor
                 .push(MinorChange {
+                    run_id: c.run_id.clone(),
                     suite: s.suite.clone(),
                     metric: s.metric.clone(),
                     arm: s.arm.clone(),
@@ -313,6 +446,7 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
                 });
         }
     }
+    let context = EnvironmentContext::new(series);
     let mut out: Vec<CommitAlert> = Vec::new();
     for (k, mut g) in groups {
         g.alerts.sort_by(|a, b| {
@@ -414,6 +548,9 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
         } else {
             continue;
         }
+        if coordinated {
+            environment(&mut g, &k, ups >= downs, &context);
+        }
         out.push(g);
     }
     // Newest first; stale ones (no recent run of any member series) after all others.
@@ -425,6 +562,137 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
             .then(a.run_id.cmp(&b.run_id))
     });
     out
+}
+
+/// What the environment rule reads of the series: each series by key, and per commit (or run,
+/// where a run has no commit) how many series have a comparable run there.
+struct EnvironmentContext<'a> {
+    by_key: BTreeMap<(&'a str, &'a str, &'a str, &'a Params), &'a Series>,
+    measured: BTreeMap<String, usize>,
+}
+
+impl<'a> EnvironmentContext<'a> {
+    fn new(series: &'a [Series]) -> EnvironmentContext<'a> {
+        let mut by_key = BTreeMap::new();
+        let mut measured: BTreeMap<String, usize> = BTreeMap::new();
+        for s in series {
+            by_key.insert(
+                (
+                    s.suite.as_str(),
+                    s.metric.as_str(),
+                    s.arm.as_str(),
+                    &s.params,
+                ),
+                s,
+            );
+            let mut keys: Vec<String> = s
+                .points
+                .iter()
+                .skip(1)
+                .map(|p| p.git_commit.clone().unwrap_or_else(|| p.run_id.clone()))
+                .collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                *measured.entry(k).or_default() += 1;
+            }
+        }
+        EnvironmentContext { by_key, measured }
+    }
+
+    /// Whether a run of the series at `run_id`, or the one before it, records an environment
+    /// fingerprint (an unknown series or run records none).
+    fn recorded(
+        &self,
+        suite: &str,
+        metric: &str,
+        arm: &str,
+        params: &Params,
+        run_id: &str,
+    ) -> bool {
+        let Some(s) = self.by_key.get(&(suite, metric, arm, params)) else {
+            return false;
+        };
+        let Some(i) = s.points.iter().position(|p| p.run_id == run_id) else {
+            return false;
+        };
+        s.points[i.saturating_sub(1)..=i]
+            .iter()
+            .any(|p| p.env_fingerprint.is_some())
+    }
+}
+
+/// Marks `g` (a coordinated entry, its majority way `up`: regressed) as a suspected
+/// environment change where [`by_commit`]'s rule holds, with its triage.
+fn environment(g: &mut CommitAlert, key: &str, up: bool, cx: &EnvironmentContext) {
+    // (suite, metric, arm, params, run) of the series that moved the majority way.
+    let mut movers: Vec<(&str, &str, &str, &Params, &str)> = g
+        .alerts
+        .iter()
+        .filter(|a| a.regression == up)
+        .map(|a| {
+            (
+                a.suite.as_str(),
+                a.metric.as_str(),
+                a.arm.as_str(),
+                &a.params,
+                a.run_id.as_str(),
+            )
+        })
+        .collect();
+    movers.extend(g.minor.iter().filter(|m| m.regression == up).map(|m| {
+        (
+            m.suite.as_str(),
+            m.metric.as_str(),
+            m.arm.as_str(),
+            &m.params,
+            m.run_id.as_str(),
+        )
+    }));
+    let mut groups: Vec<String> = movers.iter().map(|m| benchmark_group(m.0, m.1)).collect();
+    groups.sort();
+    groups.dedup();
+    // A series' alert and its minor change are never both at one commit; the max guards the
+    // share where accepted alerts made their run a break.
+    let measured = cx.measured.get(key).copied().unwrap_or(0).max(movers.len());
+    let share = movers.len() as f64 / measured as f64;
+    let recorded = movers.iter().any(|m| cx.recorded(m.0, m.1, m.2, m.3, m.4));
+    if movers.len() < COORDINATED
+        || groups.len() < ENVIRONMENT_GROUPS
+        || share < ENVIRONMENT_SHARE
+        || recorded
+    {
+        return;
+    }
+    let triaged: Vec<&str> = g
+        .alerts
+        .iter()
+        .map(|a| a.state.as_str())
+        .filter(|s| *s != "new")
+        .collect();
+    let all_triaged = !g.alerts.is_empty() && triaged.len() == g.alerts.len();
+    g.environment = if !all_triaged {
+        "suspected"
+    } else if triaged.iter().all(|s| *s == CONFIRM_ENVIRONMENT) {
+        "confirmed"
+    } else {
+        "rejected"
+    }
+    .to_string();
+    g.suspected_environment = g.environment != "rejected";
+    let what = format!(
+        "{} of the {measured} series run here {} together, in {} benchmark groups, and no run records its environment",
+        movers.len(),
+        if up { "regressed" } else { "improved" },
+        groups.len()
+    );
+    g.why += &match g.environment.as_str() {
+        "suspected" => format!(
+            "; suspected environment change: {what} (confirm with `perfhouse triage commit:… accepted`, reject with another state)"
+        ),
+        "confirmed" => format!("; environment change, confirmed in triage: {what}"),
+        _ => format!("; not an environment change (rejected in triage), though {what}"),
+    };
 }
 
 /// Geometric mean of the ratios `1 + m`, minus 1 (0 when empty or a ratio is not positive).
@@ -460,6 +728,7 @@ mod tests {
             detected: true,
             runs_ago: Some(20 - run_no),
             stale,
+            suspected_break: false,
         }
     }
 
@@ -519,6 +788,7 @@ mod tests {
             changes: Vec::new(),
             breaks: Vec::new(),
             suspected_breaks: Vec::new(),
+            rejected_breaks: Vec::new(),
             noise: None,
             unstable: Vec::new(),
             minor: vec![Change {
@@ -552,5 +822,144 @@ mod tests {
         );
         assert_eq!(c[0].minor.len(), 5);
         assert!(by_commit(&[], &five[1..]).is_empty(), "3 of 4 one way");
+    }
+
+    /// A series of three runs at commits `c1`, `c2`, `c3` (values 1, 1, 1.12), with or without
+    /// an environment fingerprint.
+    fn env_series(suite: &str, metric: &str, fingerprint: Option<&str>) -> Series {
+        use crate::query::history::Point;
+        let points = (1..=3)
+            .map(|i| Point {
+                run_id: format!("{suite}-r{i}"),
+                run_no: i,
+                started_at: format!("2026-01-0{i}T00:00:00Z"),
+                git_commit: Some(format!("c{i}")),
+                value: if i == 3 { 1.12 } else { 1.0 },
+                version: None,
+                env_fingerprint: fingerprint.map(String::from),
+                lo: None,
+                hi: None,
+            })
+            .collect();
+        Series {
+            suite: suite.into(),
+            metric: metric.into(),
+            unit: "ms".into(),
+            better: crate::stats::verdict::Direction::LowerIsBetter,
+            arm: "default".into(),
+            params: Params::new(),
+            points,
+            changes: Vec::new(),
+            breaks: Vec::new(),
+            suspected_breaks: Vec::new(),
+            rejected_breaks: Vec::new(),
+            noise: None,
+            unstable: Vec::new(),
+            minor: Vec::new(),
+            levels: Vec::new(),
+        }
+    }
+
+    /// The alert of `s`'s change at `c3` (+12 %), in `state`.
+    fn env_alert(s: &Series, state: &str) -> Alert {
+        Alert {
+            alert_id: format!("{}-{}", s.suite, s.metric),
+            suite: s.suite.clone(),
+            metric: s.metric.clone(),
+            unit: "ms".into(),
+            arm: "default".into(),
+            params: Params::new(),
+            run_id: format!("{}-r3", s.suite),
+            run_no: Some(3),
+            started_at: Some("2026-01-03T00:00:00Z".into()),
+            git_commit: Some("c3".into()),
+            magnitude: 0.12,
+            regression: true,
+            state: state.into(),
+            note: String::new(),
+            updated_at: String::new(),
+            detected: true,
+            runs_ago: Some(0),
+            stale: false,
+            suspected_break: false,
+        }
+    }
+
+    /// Four series of two suites (gab.Rust: bench_a, bench_b; gab.Go: BenchA, BenchB) +12 % at
+    /// `c3`, a fifth (gab.Go BenchC) run there unchanged: 4 of the 5 series run at `c3` (80 %
+    /// ≥ 50 %) regressed, in 4 benchmark groups, no fingerprint: a suspected environment
+    /// change. With a fingerprint recorded, in one group, or 4 of 9 series run (44 % < 50 %),
+    /// it is not. Triage: all accepted confirms it, all acknowledged rejects it, one left
+    /// `new` keeps it suspected.
+    #[test]
+    fn many_unrelated_series_one_way_where_nothing_records_the_machine_suspect_it() {
+        let movers = [
+            ("gab.Rust", "bench_a"),
+            ("gab.Rust", "bench_b"),
+            ("gab.Go", "BenchA"),
+            ("gab.Go", "BenchB"),
+        ];
+        let mut series: Vec<Series> = movers.iter().map(|(s, m)| env_series(s, m, None)).collect();
+        series.push(env_series("gab.Go", "BenchC", None));
+        let alerts = |series: &[Series], state: &str| -> Vec<Alert> {
+            series[..4].iter().map(|s| env_alert(s, state)).collect()
+        };
+        let c = by_commit(&alerts(&series, "new"), &series);
+        assert_eq!(c.len(), 1);
+        assert!(c[0].suspected_environment && c[0].relevant, "{}", c[0].why);
+        assert_eq!(c[0].environment, "suspected");
+        assert!(
+            c[0].why.contains(
+                "suspected environment change: 4 of the 5 series run here regressed together, in 4 benchmark groups"
+            ),
+            "{}",
+            c[0].why
+        );
+        // Triage of the whole entry.
+        let c = by_commit(&alerts(&series, "accepted"), &series);
+        assert_eq!(
+            (c[0].environment.as_str(), c[0].suspected_environment),
+            ("confirmed", true)
+        );
+        let c = by_commit(&alerts(&series, "acknowledged"), &series);
+        assert_eq!(
+            (c[0].environment.as_str(), c[0].suspected_environment),
+            ("rejected", false)
+        );
+        assert!(c[0].why.contains("rejected in triage"), "{}", c[0].why);
+        let mut mixed = alerts(&series, "accepted");
+        mixed[2].state = "new".into();
+        assert_eq!(by_commit(&mixed, &series)[0].environment, "suspected");
+        // A fingerprint recorded on the runs rules the machine out.
+        let known: Vec<Series> = series
+            .iter()
+            .map(|s| env_series(&s.suite, &s.metric, Some("m1")))
+            .collect();
+        let c = by_commit(&alerts(&known, "new"), &known);
+        assert!(!c[0].suspected_environment && c[0].environment.is_empty());
+        assert!(!c[0].why.contains("environment"), "{}", c[0].why);
+        // One benchmark group (asv's module `mod`): a change of the code they share.
+        let one: Vec<Series> = ["mod.A.a", "mod.A.b", "mod.B.c", "mod.B.d", "mod.C.e"]
+            .iter()
+            .map(|m| env_series("kedro", m, None))
+            .collect();
+        assert_eq!(
+            benchmark_group("kedro", "mod.A.a"),
+            benchmark_group("kedro", "mod.B.c")
+        );
+        assert_ne!(
+            benchmark_group("gab.Go", "BenchA"),
+            benchmark_group("gab.Go", "BenchB")
+        );
+        let c = by_commit(&alerts(&one, "new"), &one);
+        assert!(!c[0].suspected_environment, "{}", c[0].why);
+        // Four of nine series run at c3: too few of what ran.
+        let mut wide = series.clone();
+        wide.extend((0..4).map(|i| env_series("gab.C", &format!("other{i}"), None)));
+        let c = by_commit(&alerts(&wide, "new"), &wide);
+        assert!(!c[0].suspected_environment, "{}", c[0].why);
+        // Three movers are not "many".
+        let c = by_commit(&alerts(&series, "new")[..3], &series);
+        assert!(!c[0].suspected_environment, "{}", c[0].why);
     }
 }

@@ -59,6 +59,10 @@ pub struct Row {
     /// Sorted by severity: regressed < inconclusive < improved < unchanged < info.
     pub verdict: Verdict,
     pub reason: String,
+    /// Why an inconclusive row whose CI excludes no change (1) is not called, in a few words
+    /// the table and the Markdown print beside its verdict ([`verdict_note`]); `None` for
+    /// every other row.
+    pub verdict_note: Option<String>,
 }
 
 /// Across parameter sets, as a sync-vs-async table by payload size is read.
@@ -278,10 +282,14 @@ pub async fn compare(
                     )
                 },
                 threshold_source: source,
+                verdict_note: None,
             });
         }
     }
     correct_for_many(&mut rows, opts.verdict.alpha);
+    for r in &mut rows {
+        r.verdict_note = verdict_note(r, opts.verdict.alpha);
+    }
     let overall = overall(&rows);
     let summaries = summarise(&rows);
     let mut flags = Vec::new();
@@ -359,12 +367,55 @@ pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
         if matches!(r.verdict, Verdict::Improved | Verdict::Regressed) && running >= alpha {
             r.verdict = Verdict::Inconclusive;
             r.reason = format!(
-                "{}; but over the {m} rank tests of this comparison the Holm-adjusted {} ≥ {alpha}",
+                "{}; but over the {m} tests of this comparison the Holm-adjusted {} ≥ {alpha}",
                 r.reason,
                 crate::stats::verdict::p_text(running)
             );
         }
     }
+}
+
+/// The short reason an inconclusive row whose CI excludes no change is not called (every such
+/// row has one; other rows none). Every judged row of a comparison is decided by one rule
+/// (`stats::verdict::judge`, then [`correct_for_many`]): its CI wholly beyond its noise
+/// threshold, and its test (Mann-Whitney where the sizes can reach α, else Welch's t on the
+/// logs) significant after the Holm correction over all the comparison's tests. So a row
+/// whose CI excludes no change is inconclusive for one of three reasons, said in the row:
+/// its CI reaches inside the noise band; its test does not reach α (with 2 or 3 trials per
+/// arm, Welch's t has 1–4 degrees of freedom, so the spread of two values decides); or the
+/// Holm correction over the comparison's tests takes it above α.
+pub fn verdict_note(r: &Row, alpha: f64) -> Option<String> {
+    let (lo, hi) = r.ci_low.zip(r.ci_high)?;
+    if r.verdict != Verdict::Inconclusive || (lo <= 1.0 && hi >= 1.0) {
+        return None;
+    }
+    let t = r.threshold;
+    let band = crate::stats::verdict::band_pct(t);
+    if lo <= 1.0 + t && hi >= 1.0 - t {
+        return Some(format!("CI reaches inside the ±{band} noise band"));
+    }
+    let small = match (r.n_baseline, r.n_candidate) {
+        (a, b) if r.test == crate::stats::verdict::Test::WelchLog && a == b => {
+            format!("{a} trials per arm, ")
+        }
+        (a, b) if r.test == crate::stats::verdict::Test::WelchLog => {
+            format!("{a} vs {b} trials, ")
+        }
+        _ => String::new(),
+    };
+    let test = r.test.as_str();
+    Some(match (r.p_value, r.p_adjusted) {
+        (Some(p), Some(adj)) if p < alpha && adj >= alpha => format!(
+            "{small}{test} {} but Holm-adjusted {} ≥ {alpha}",
+            crate::stats::verdict::p_text(p),
+            crate::stats::verdict::p_text(adj)
+        ),
+        (Some(p), _) => format!(
+            "{small}{test} {} ≥ {alpha}",
+            crate::stats::verdict::p_text(p)
+        ),
+        (None, _) => format!("{small}no test possible"),
+    })
 }
 
 fn overall(rows: &[Row]) -> Overall {
@@ -767,6 +818,7 @@ mod tests {
             p_adjusted: None,
             verdict,
             reason: "CI beyond".into(),
+            verdict_note: None,
         }
     }
 
@@ -800,11 +852,129 @@ mod tests {
             ]
         );
         assert!(rows[0].reason.contains("Holm-adjusted p = 0.090"));
+        assert_eq!(
+            verdict_note(&rows[0], 0.05).as_deref(),
+            Some("Mann-Whitney p = 0.030 but Holm-adjusted p = 0.090 ≥ 0.05")
+        );
         let o = overall(&rows);
         assert_eq!(
             (o.judged, o.regressed, o.inconclusive, o.corrected_over),
             (5, 1, 4, 5)
         );
         assert!((o.geomean_ratio.unwrap() - 1.2).abs() < 1e-12);
+    }
+
+    /// A row judged from its trials as `compare` judges it (higher is better, ±2 % floor).
+    fn judged(metric: &str, baseline: &[f64], candidate: &[f64]) -> Row {
+        let o = VerdictOptions::default();
+        let j = judge(baseline, candidate, Direction::HigherIsBetter, &o);
+        Row {
+            metric: metric.into(),
+            unit: "MB/s".into(),
+            better: Direction::HigherIsBetter,
+            arm: "gzip → zstd".into(),
+            params: Default::default(),
+            n_baseline: j.n_baseline,
+            n_candidate: j.n_candidate,
+            median_baseline: j.median_baseline,
+            median_candidate: j.median_candidate,
+            ratio: j.ratio,
+            ci_low: j.ci.map(|c| c.0),
+            ci_high: j.ci.map(|c| c.1),
+            p_value: j.p_value,
+            test: j.test,
+            threshold: o.threshold,
+            threshold_source: "floor".into(),
+            threshold_from: "floor",
+            p_adjusted: None,
+            cliffs_delta: None,
+            baseline_values: baseline.to_vec(),
+            candidate_values: candidate.to_vec(),
+            verdict: j.verdict,
+            reason: j.reason,
+            verdict_note: None,
+        }
+    }
+
+    /// Two trials per arm, two rows ×4.5 faster (as zstd against gzip at two sizes), judged by
+    /// one rule: Welch's t on the logs, then Holm over the comparison's 8 tests. By hand, on the
+    /// logs: row `wide` has {0, 0.2} against {1.5, 1.7}: means 0.1 and 1.6, variances 0.02,
+    /// se² = 0.02/2 + 0.02/2 = 0.02, t = 1.5/√0.02 = 10.607 on df = 0.02²/(0.01² + 0.01²) = 2,
+    /// so p = 1 − √(t²/(t² + 2)) = 1 − √(112.5/114.5) = 0.0087721; row `tight` has {0, 0.02}
+    /// against {1.5, 1.52}: t = 106.07, p = 1 − √(11250/11252) = 0.000088877. Six unchanged rows
+    /// (identical trials, p = 1) make m = 8. Holm: `tight` 8 · 0.000088877 = 0.000711 < 0.05,
+    /// improved; `wide` max(0.000711, 7 · 0.0087721) = 0.061405 ≥ 0.05: inconclusive, though
+    /// its CI (e^1.3 − 1 = +267 % at least) excludes no change by far, and the row says why.
+    #[test]
+    fn rows_of_one_comparison_decide_by_one_rule_and_say_why_not() {
+        let e = f64::exp;
+        let mut rows = vec![
+            judged("wide", &[1.0, e(0.2)], &[e(1.5), e(1.7)]),
+            judged("tight", &[1.0, e(0.02)], &[e(1.5), e(1.52)]),
+        ];
+        for i in 0..6 {
+            rows.push(judged(&format!("same{i}"), &[1.0, 1.01], &[1.0, 1.01]));
+        }
+        assert!(
+            rows.iter()
+                .all(|r| r.test == crate::stats::verdict::Test::WelchLog)
+        );
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-6 * b.max(1e-3));
+        assert!(
+            close(rows[0].p_value, 0.008_772_099),
+            "{:?}",
+            rows[0].p_value
+        );
+        assert!(
+            close(rows[1].p_value, 0.000_088_877),
+            "{:?}",
+            rows[1].p_value
+        );
+        assert_eq!(
+            (rows[0].verdict, rows[1].verdict),
+            (Verdict::Improved, Verdict::Improved),
+            "before the correction"
+        );
+        correct_for_many(&mut rows, 0.05);
+        for r in &mut rows {
+            r.verdict_note = verdict_note(r, 0.05);
+        }
+        assert!(
+            close(rows[0].p_adjusted, 0.061_404_695),
+            "{:?}",
+            rows[0].p_adjusted
+        );
+        assert!(
+            close(rows[1].p_adjusted, 0.000_711_016),
+            "{:?}",
+            rows[1].p_adjusted
+        );
+        assert_eq!(rows[0].verdict, Verdict::Inconclusive);
+        assert_eq!(rows[1].verdict, Verdict::Improved);
+        assert!(
+            rows[0].ci_low.unwrap() >= e(1.3) - 1e-9,
+            "{:?}",
+            rows[0].ci_low
+        );
+        assert_eq!(
+            rows[0].verdict_note.as_deref(),
+            Some("2 trials per arm, Welch t on logs p = 0.009 but Holm-adjusted p = 0.061 ≥ 0.05")
+        );
+        assert!(
+            rows[0]
+                .reason
+                .contains("over the 8 tests of this comparison the Holm-adjusted p = 0.061"),
+            "{}",
+            rows[0].reason
+        );
+        // Called and unchanged rows carry no note.
+        assert!(rows[1..].iter().all(|r| r.verdict_note.is_none()));
+        // A CI clear of 0 but inside the band: the band is the reason.
+        let mut edge = judged("edge", &[100.0, 100.2], &[101.0, 101.5]);
+        edge.verdict = Verdict::Inconclusive;
+        assert_eq!(
+            verdict_note(&edge, 0.05).as_deref(),
+            Some("CI reaches inside the ±2% noise band")
+        );
     }
 }

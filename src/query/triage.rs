@@ -23,13 +23,25 @@ pub async fn latest_events(q: &Query) -> Result<BTreeMap<String, AlertEvent>, Qu
 pub async fn accepted(
     q: &Query,
 ) -> Result<BTreeMap<(String, String, String, Params), Vec<String>>, QueryError> {
+    Ok(accepted_of(&latest_events(q).await?))
+}
+
+/// [`accepted`] from events already read.
+pub fn accepted_of(
+    events: &BTreeMap<String, AlertEvent>,
+) -> BTreeMap<(String, String, String, Params), Vec<String>> {
     let mut out: BTreeMap<_, Vec<String>> = BTreeMap::new();
-    for e in latest_events(q).await?.into_values() {
+    for e in events.values() {
         if e.state == "accepted" {
-            out.entry((e.suite, e.metric, e.arm, e.params))
-                .or_default()
-                .push(e.run_id);
+            out.entry((
+                e.suite.clone(),
+                e.metric.clone(),
+                e.arm.clone(),
+                e.params.clone(),
+            ))
+            .or_default()
+            .push(e.run_id.clone());
         }
     }
-    Ok(out)
+    out
 }

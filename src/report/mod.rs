@@ -48,7 +48,7 @@ pub fn table(c: &Comparison, color: bool) -> String {
                 pct(r.ratio),
                 ci(r),
                 p(r),
-                r.verdict.to_string(),
+                verdict_cell(r),
             ]
         })
         .collect();
@@ -87,7 +87,7 @@ pub fn table(c: &Comparison, color: bool) -> String {
             let pad = widths[j] - cell.chars().count();
             let numeric = (3..9).contains(&j) && i > 0;
             let text = if j == 9 && color && i > 0 {
-                let code = match cell.as_str() {
+                let code = match cell.split(' ').next().unwrap_or_default() {
                     "regressed" => "31;1",
                     "improved" => "32;1",
                     "inconclusive" => "33",
@@ -142,6 +142,15 @@ pub fn table(c: &Comparison, color: bool) -> String {
         );
     }
     out
+}
+
+/// A row's verdict, with the short reason of an inconclusive row whose CI excludes no change:
+/// `inconclusive (2 trials per arm, Welch t on logs p = 0.075 ≥ 0.05)`.
+fn verdict_cell(r: &Row) -> String {
+    match &r.verdict_note {
+        Some(note) => format!("{} ({note})", r.verdict),
+        None => r.verdict.to_string(),
+    }
 }
 
 fn md_escape(s: &str) -> String {
@@ -253,13 +262,31 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                 .chain(s.suspected_breaks.iter().map(|&i| {
                     let (a, b) = (&s.points[i - 1], &s.points[i]);
                     format!(
-                        "suspected break at #{}{}: ×{} (a new segment; no change called across it)",
+                        "suspected break at #{}{}: ×{} (a new segment; no change called across it; alert {}: triage `{}` confirms, `{}` rejects)",
                         b.run_no,
                         b.git_commit
                             .as_ref()
                             .map(|g| format!(" {}", crate::model::short_commit(g)))
                             .unwrap_or_default(),
-                        fmt_value(Some(b.value / a.value))
+                        fmt_value(Some(b.value / a.value)),
+                        crate::query::alerts::break_alert_id(
+                            &s.suite, &s.metric, &s.arm, &s.params, &b.run_id
+                        ),
+                        crate::query::alerts::CONFIRM_BREAK,
+                        crate::query::alerts::REJECT_BREAK
+                    )
+                }))
+                .chain(s.rejected_breaks.iter().map(|&i| {
+                    let (a, b) = (&s.points[i - 1], &s.points[i]);
+                    format!(
+                        "rejected break at #{}{}: ×{} (triaged {}: one segment, judged as a change)",
+                        b.run_no,
+                        b.git_commit
+                            .as_ref()
+                            .map(|g| format!(" {}", crate::model::short_commit(g)))
+                            .unwrap_or_default(),
+                        fmt_value(Some(b.value / a.value)),
+                        crate::query::alerts::REJECT_BREAK
                     )
                 }))
                 .chain(s.unstable.iter().map(|u| {
@@ -307,7 +334,7 @@ fn md_row(r: &Row, params: &str) -> String {
     };
     format!(
         "| {icon} {} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {} |\n",
-        r.verdict,
+        md_escape(&verdict_cell(r)),
         md_escape(&metric_label(r)),
         md_escape(&r.arm),
         md_escape(params),
@@ -774,6 +801,7 @@ pub fn alerts_by_commit(
         "worst",
         "why",
         "state",
+        "environment",
     ];
     let pct = |v: f64| format!("{:+.1}%", v * 100.0);
     let rows: Vec<Vec<String>> = list
@@ -829,6 +857,7 @@ pub fn alerts_by_commit(
                 worst.join("; "),
                 c.why.clone(),
                 state.to_string(),
+                c.environment.clone(),
             ]
         })
         .collect();
@@ -836,7 +865,7 @@ pub fn alerts_by_commit(
     if layout == TextLayout::Table {
         let _ = writeln!(
             w,
-            "{} commit(s){}, newest first (stale: no recent run of any of its series); triage each alert with `perfhouse triage ALERT STATE --note TEXT`",
+            "{} commit(s){}, newest first (stale: no recent run of any of its series; environment: a suspected, confirmed or rejected environment change); triage each alert with `perfhouse triage ALERT STATE --note TEXT`, a whole entry with `perfhouse triage commit:SHA STATE` (accepted confirms an environment change)",
             list.len(),
             if all { "" } else { " with open alerts" }
         );
@@ -861,7 +890,9 @@ pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayou
                 a.arm.clone(),
                 crate::model::params_text(&a.params),
                 format!("{:+.1}%", a.magnitude * 100.0),
-                if a.regression {
+                if a.suspected_break {
+                    "suspected break"
+                } else if a.regression {
                     "regression"
                 } else {
                     "improvement"

@@ -36,6 +36,7 @@ mod reliability;
 mod report;
 mod runner_seam;
 mod site;
+mod suspicions;
 mod sweep;
 mod validity;
 mod views;
