@@ -181,7 +181,14 @@ impl Driver {
     ) -> Result<Vec<Planned>> {
         let dir = scratch.join(format!("capacity-{}", uuid::Uuid::now_v7()));
         let probe = Warehouse::open(&dir)?;
-        probe.append_run(run, data)?;
+        // What the figures read: the trials and their requests (no artifacts: their blobs are
+        // in the real warehouse, not this one).
+        let judged = RunData {
+            trials: data.trials.clone(),
+            requests: data.requests.clone(),
+            ..RunData::default()
+        };
+        probe.append_run(run, &judged)?;
         let out = rt.block_on(async {
             let q = Query::open_with(&probe, &self.slos).await?;
             let figures = self.figures(&q, &run.run_id).await?;
