@@ -298,9 +298,15 @@ mod tests {
         // Good up to n = 19.5 (13 × 1.5): 1 … 16 good, 32 misses; then 24 and 20 miss, 18
         // and 19 meet, and 19–20 holds no integer between its ends.
         let (probes, f) = drive(&search(1.0, 256.0, "1%", true), servers(13.0));
-        assert_eq!(probes, [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 24.0, 20.0, 18.0, 19.0]);
+        assert_eq!(
+            probes,
+            [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 24.0, 20.0, 18.0, 19.0]
+        );
         assert_eq!(f.kind, Kind::Within);
-        assert_eq!((f.capacity, f.lo, f.hi), (Some(19.0), Some(19.0), Some(20.0)));
+        assert_eq!(
+            (f.capacity, f.lo, f.hi),
+            (Some(19.0), Some(19.0), Some(20.0))
+        );
         assert_eq!(
             f.why,
             Some(Bad::Slo {
@@ -314,7 +320,10 @@ mod tests {
         // Same system (good up to 19): 16 good, 32 bad; 24 bad (bracket 16–24: 50 %), 20 bad
         // (16–20: 25 %), 18 good (18–20: 11.1 % > 10 %), 19 good (19–20: 5.3 % ≤ 10 %).
         let (probes, f) = drive(&search(1.0, 256.0, "10%", true), servers(13.0));
-        assert_eq!(probes, [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 24.0, 20.0, 18.0, 19.0]);
+        assert_eq!(
+            probes,
+            [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 24.0, 20.0, 18.0, 19.0]
+        );
         assert_eq!((f.lo, f.hi), (Some(19.0), Some(20.0)));
         // A 25 % resolution stops at 16–20 (width 4 ≤ 0.25 × 16): two probes fewer.
         let (probes, f) = drive(&search(1.0, 256.0, "25%", true), servers(13.0));
@@ -414,7 +423,13 @@ mod tests {
         };
         let s = search(1.0, 64.0, "1%", true);
         // 8 failed (no figures) but 16 met: the bracket is 4–8, its middle 6.
-        let h = [p(1.0, true), p(2.0, true), p(4.0, true), p(8.0, false), p(16.0, true)];
+        let h = [
+            p(1.0, true),
+            p(2.0, true),
+            p(4.0, true),
+            p(8.0, false),
+            p(16.0, true),
+        ];
         assert_eq!(next_probe(&s, &h), Step::Probe(6.0));
     }
 

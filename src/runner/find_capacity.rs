@@ -102,7 +102,10 @@ impl Driver {
         let mut units: Vec<(Arm, Params)> = Vec::new();
         for (arm, mut params) in plan.units() {
             params.remove(&c.load);
-            if !units.iter().any(|(a, p)| a.name == arm.name && *p == params) {
+            if !units
+                .iter()
+                .any(|(a, p)| a.name == arm.name && *p == params)
+            {
                 units.push((arm, params));
             }
         }

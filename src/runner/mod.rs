@@ -313,7 +313,9 @@ pub fn execute_with(
             .or_insert_with(|| d.slos().to_string());
         labels.insert(
             "find_capacity".into(),
-            plan.capacity.as_ref().map_or(String::new(), |c| c.load.clone()),
+            plan.capacity
+                .as_ref()
+                .map_or(String::new(), |c| c.load.clone()),
         );
         Some(d)
     } else {
@@ -486,7 +488,8 @@ pub fn execute_with(
     data.notes.extend(plan.note.iter().cloned());
     let capacity = search.as_ref().map(|d| d.report(&data));
     if let Some(r) = &capacity {
-        data.notes.push(find_capacity::report_text(r).trim_end().to_string());
+        data.notes
+            .push(find_capacity::report_text(r).trim_end().to_string());
     }
     let interrupted = cancel.load(Ordering::SeqCst);
     if interrupted {

@@ -687,7 +687,11 @@ fn line_in_section(text: &str, section: &str, key: &str) -> String {
 }
 
 /// Checks `[capacity]` and fills its search and SLOs.
-fn validate_capacity(c: &mut CapacitySection, plan_slo: &[String], text: &str) -> Result<(), String> {
+fn validate_capacity(
+    c: &mut CapacitySection,
+    plan_slo: &[String],
+    text: &str,
+) -> Result<(), String> {
     let at = |key: &str| line_in_section(text, "capacity", key);
     let loads = crate::query::sweep::LOAD_PARAMS;
     if !loads.contains(&c.load.as_str()) {
@@ -855,13 +859,32 @@ SIZE = [1, 2]
         for (body, line, needle) in [
             ("load = \"users\"\nmax = 8\n", 6, "`capacity.load` `users`"),
             ("load = \"concurrency\"\nmax = 8.5\n", 7, "whole number"),
-            ("load = \"concurrency\"\nstart = 16\nmax = 8\n", 8, "below `start` 16"),
-            ("load = \"rate\"\nmax = 8\nresolution = \"0%\"\n", 8, "capacity.resolution"),
-            ("load = \"rate\"\nmax = 8\nsaturation = \"2\"\n", 8, "capacity.saturation"),
-            ("load = \"rate\"\nmax = 8\nslo = [\"p95(ttft_ms)<=1\"]\n", 8, "capacity.slo"),
+            (
+                "load = \"concurrency\"\nstart = 16\nmax = 8\n",
+                8,
+                "below `start` 16",
+            ),
+            (
+                "load = \"rate\"\nmax = 8\nresolution = \"0%\"\n",
+                8,
+                "capacity.resolution",
+            ),
+            (
+                "load = \"rate\"\nmax = 8\nsaturation = \"2\"\n",
+                8,
+                "capacity.saturation",
+            ),
+            (
+                "load = \"rate\"\nmax = 8\nslo = [\"p95(ttft_ms)<=1\"]\n",
+                8,
+                "capacity.slo",
+            ),
         ] {
             let e = cap(body).unwrap_err();
-            assert!(e.contains(&format!("line {line}: ")) && e.contains(needle), "{e}");
+            assert!(
+                e.contains(&format!("line {line}: ")) && e.contains(needle),
+                "{e}"
+            );
         }
         let e = Plan::parse(
             "suite = \"s\"\n[run]\ncommand = \"x\"\n[capacity]\nload = \"concurrency\"\nmax = 8\n",

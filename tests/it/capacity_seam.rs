@@ -174,7 +174,10 @@ max = 64
     );
     // The probes' figures: k3 at 3 clients, 15 requests of 100 ms over 500 ms = 30 req/s.
     let k3 = &c.series[0];
-    assert_eq!(k3.probes.iter().map(|p| p.load).collect::<Vec<_>>(), [1.0, 2.0, 4.0, 3.0]);
+    assert_eq!(
+        k3.probes.iter().map(|p| p.load).collect::<Vec<_>>(),
+        [1.0, 2.0, 4.0, 3.0]
+    );
     assert_eq!(k3.probes[3].throughput, Some(30.0));
     assert_eq!(k3.probes[2].failing, ["p99(latency_ms)<=150"]);
     assert_eq!(k3.trials, 8);
