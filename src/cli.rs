@@ -363,6 +363,24 @@ pub struct RunArgs {
     /// The most repeats per arm × params --until-decided may reach.
     #[arg(long, value_name = "N", requires = "until_decided")]
     pub max_repeats: Option<u32>,
+    /// Search each arm's capacity instead of running the plan's matrix: the highest load that
+    /// meets the SLOs of the plan's `[capacity]` section.
+    ///
+    /// The plan names the load parameter (`load = "concurrency"`, or a request rate:
+    /// `request_rate`, `rate`, `qps`), the SLOs (`slo = ["p99(latency_ms)<=130"]`, the plan's
+    /// `slo` where not given), `max`, and optionally `start` (1), `resolution` ("10%" of the
+    /// bracket's lower end, or load units: "2") and `saturation` ("10%"). The load starts at
+    /// `start` and doubles (capped at `max`) until a level misses an SLO or is over-saturated
+    /// (throughput more than `saturation` below a lower level's while latency climbs); then the
+    /// bracket between the last good level and the first bad one is bisected (whole numbers for
+    /// a concurrency) until it is within the resolution. Each probe is a round of trials with
+    /// the plan's warm-ups and repeats, interleaved across arms, whose load parameter (a param
+    /// and an environment variable, as a matrix key) is the level; levels are judged on their
+    /// trials' medians as `perfhouse sweep` judges them. The run lands with every probe
+    /// (`perfhouse sweep` shows them as levels); the capacity per arm, its bracket and the
+    /// probes are printed and stored as the run's notes.
+    #[arg(long, conflicts_with = "until_decided")]
+    pub find_capacity: bool,
 }
 
 #[derive(Debug, Args)]

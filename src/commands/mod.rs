@@ -161,6 +161,7 @@ pub fn run(cli: Cli) -> Result<()> {
                     max_repeats: args.max_repeats.unwrap_or(0),
                 }
             }),
+            find_capacity: args.find_capacity,
             ..Default::default()
         };
         let outcome = crate::runner::execute(&wh, runtime.handle(), &opts)?;
@@ -884,7 +885,8 @@ fn record_report_alerts(
 /// exit 1 when a trial failed.
 fn finish_run(outcome: &crate::runner::RunOutcome, quiet: bool) -> Result<()> {
     print_warnings(&outcome.warnings);
-    if !quiet || outcome.schedule.is_some() {
+    // The dry-run schedule and --find-capacity's answers are the output, also with --quiet.
+    if !quiet || outcome.schedule.is_some() || outcome.capacity.is_some() {
         crate::runner::report(outcome, &mut std::io::stdout().lock())?;
     }
     if outcome.failed > 0 {

@@ -296,21 +296,10 @@ pub async fn sweep(
     Ok(from_rows(run_id, &rows, &slos, load, deployment))
 }
 
-fn from_rows(
-    run_id: &str,
-    rows: &[Row],
-    slos: &Slos,
-    load: Option<&str>,
-    deployment: Deployment,
-) -> Option<Sweep> {
-    let numeric = |p: &Params, k: &str| p.get(k).and_then(|v| v.parse::<f64>().ok());
-    let key = match load {
-        Some(k) => k.to_string(),
-        None => load_param(rows.iter().map(|r| &r.params))?.to_string(),
-    };
-    if distinct_values(rows.iter().map(|r| &r.params), &key) < 2 {
-        return None;
-    }
+/// What a level must meet under `slos`: each percentile SLO on the level's medians (in the
+/// order of [`Slos::percentiles`]), then, where per-request SLOs are set, a median SLO
+/// attainment of at least [`ATTAINMENT`] %. A trial's `checks` follow this order.
+pub fn criteria(slos: &Slos) -> Vec<Criterion> {
     let mut criteria: Vec<Criterion> = slos
         .0
         .iter()
@@ -334,6 +323,25 @@ fn from_rows(
             at_most: false,
         });
     }
+    criteria
+}
+
+fn from_rows(
+    run_id: &str,
+    rows: &[Row],
+    slos: &Slos,
+    load: Option<&str>,
+    deployment: Deployment,
+) -> Option<Sweep> {
+    let numeric = |p: &Params, k: &str| p.get(k).and_then(|v| v.parse::<f64>().ok());
+    let key = match load {
+        Some(k) => k.to_string(),
+        None => load_param(rows.iter().map(|r| &r.params))?.to_string(),
+    };
+    if distinct_values(rows.iter().map(|r| &r.params), &key) < 2 {
+        return None;
+    }
+    let criteria = criteria(slos);
     // Series: arm × the other parameters.
     let mut groups: BTreeMap<String, Vec<(&Row, f64)>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();

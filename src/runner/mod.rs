@@ -3,9 +3,11 @@
 //! as one run. See [`plan`] for the file format and [`proc`] for process control.
 
 pub mod bisect;
+pub mod capacity;
 pub mod decide;
 pub mod env;
 pub mod exec;
+pub mod find_capacity;
 pub mod git;
 pub mod plan;
 pub mod proc;
@@ -59,6 +61,9 @@ pub struct RunOptions {
     pub worktrees: Option<PathBuf>,
     /// The run's `source` (`runner` unless given; `calibrate` for A/A calibration runs).
     pub source: Option<String>,
+    /// Search each arm's capacity at the plan's `[capacity]` SLOs instead of running its
+    /// schedule (`--find-capacity`; see [`find_capacity`]).
+    pub find_capacity: bool,
 }
 
 /// What `perfhouse calibrate` runs: the plan's arm (the first unless `arm`) against itself,
@@ -80,12 +85,18 @@ pub struct RunOutcome {
     pub warnings: Vec<String>,
     /// The dry-run schedule.
     pub schedule: Option<String>,
+    /// `--find-capacity`'s answers.
+    pub capacity: Option<find_capacity::CapacityReport>,
 }
 
 /// The schedule as text: one line per trial in execution order.
 pub fn schedule_text(plan: &Plan) -> String {
+    trials_text(&plan.schedule())
+}
+
+fn trials_text(schedule: &[Planned]) -> String {
     let mut s = String::from("seq  arm  params  repeat  phase\n");
-    for (i, t) in plan.schedule().iter().enumerate() {
+    for (i, t) in schedule.iter().enumerate() {
         s.push_str(&format!(
             "{i}  {}  {}  {}  {}\n",
             t.arm.name,
@@ -164,13 +175,26 @@ pub fn execute(
         plan.use_git_arms(&opts.git_arms);
     }
     if opts.dry_run {
+        let (schedule, text) = if opts.find_capacity {
+            let round = find_capacity::Driver::new(&plan, &opts.plan)?.first_round(&plan);
+            let text = format!(
+                "{}(the first round of --find-capacity: later rounds depend on its results)\n",
+                trials_text(&round)
+            );
+            (round, text)
+        } else {
+            let s = plan.schedule();
+            let text = trials_text(&s);
+            (s, text)
+        };
         return Ok(RunOutcome {
             run_id: None,
             suite: plan.suite.clone(),
-            trials: plan.schedule().len(),
+            trials: schedule.len(),
             failed: 0,
             warnings: Vec::new(),
-            schedule: Some(schedule_text(&plan)),
+            schedule: Some(text),
+            capacity: None,
         });
     }
     install_signal_handlers();
@@ -280,6 +304,23 @@ pub fn execute_with(
     let captured = env::capture(&workdir, &plan.env_allowlist);
     let mut warnings = captured.warnings.clone();
     let mut labels = opts.labels.clone();
+    // --find-capacity judges levels by `[capacity]`'s SLOs: the run's `slo` label, so that
+    // `perfhouse sweep` and the site judge its probes by them too.
+    let mut search = if opts.find_capacity {
+        let d = find_capacity::Driver::new(&plan, &opts.plan)?;
+        labels
+            .entry("slo".into())
+            .or_insert_with(|| d.slos().to_string());
+        labels.insert(
+            "find_capacity".into(),
+            plan.capacity
+                .as_ref()
+                .map_or(String::new(), |c| c.load.clone()),
+        );
+        Some(d)
+    } else {
+        None
+    };
     if !plan.slo.is_empty() {
         labels
             .entry("slo".into())
@@ -311,7 +352,10 @@ pub fn execute_with(
         },
         None => None,
     };
-    let mut schedule = plan.schedule();
+    let mut schedule = match &mut search {
+        Some(d) => d.first_round(&plan),
+        None => plan.schedule(),
+    };
     let mut planned_total = schedule.len();
     let started = now_us();
     let base = Run {
@@ -386,6 +430,19 @@ pub fn execute_with(
         if plan.run.discard_first {
             mark_discarded(&mut data);
         }
+        // --find-capacity: judge the round, run the next.
+        if let Some(d) = &mut search {
+            if stopped {
+                break;
+            }
+            let so_far = finished(&base, &data, false, planned_total);
+            schedule = d.judge(rt, &scratch, &so_far, &data, &plan)?;
+            if schedule.is_empty() {
+                break;
+            }
+            planned_total += schedule.len();
+            continue;
+        }
         // Confirm by rerun: while the chosen metric is inconclusive, double the repeats.
         let Some(u) = &opts.until_decided else { break };
         if stopped {
@@ -429,6 +486,11 @@ pub fn execute_with(
         repeats += more;
     }
     data.notes.extend(plan.note.iter().cloned());
+    let capacity = search.as_ref().map(|d| d.report(&data));
+    if let Some(r) = &capacity {
+        data.notes
+            .push(find_capacity::report_text(r).trim_end().to_string());
+    }
     let interrupted = cancel.load(Ordering::SeqCst);
     if interrupted {
         data.notes.push(format!(
@@ -452,6 +514,7 @@ pub fn execute_with(
         failed,
         warnings,
         schedule: None,
+        capacity,
     })
 }
 
@@ -1018,6 +1081,9 @@ fn collect(
 
 /// Writes the outcome for people.
 pub fn report(outcome: &RunOutcome, w: &mut impl Write) -> std::io::Result<()> {
+    if let Some(c) = &outcome.capacity {
+        write!(w, "{}", find_capacity::report_text(c))?;
+    }
     match (&outcome.schedule, &outcome.run_id) {
         (Some(s), _) => write!(w, "{s}"),
         (None, Some(id)) => writeln!(

@@ -39,6 +39,9 @@ pub struct Plan {
     /// at SLO are judged against the newest run's.
     #[serde(default)]
     pub slo: Vec<String>,
+    /// What `perfhouse run --find-capacity` searches (see `runner::capacity`).
+    #[serde(default)]
+    pub capacity: Option<CapacitySection>,
     /// Directory of the plan file (commands run there unless `run.workdir` says otherwise).
     #[serde(skip)]
     pub dir: PathBuf,
@@ -130,6 +133,38 @@ pub struct Sample {
 }
 
 pub use crate::model::StackKind;
+
+/// `[capacity]`: the load parameter `--find-capacity` varies, the SLOs a level must meet, and
+/// the search's range and resolution.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapacitySection {
+    /// `concurrency` (integer levels) or a request rate (`request_rate`, `rate`, `qps`): each
+    /// probe sets it as a param and an environment variable, as a `[matrix]` key (a matrix
+    /// key of that name is the dense sweep of a plain run; the search replaces it).
+    pub load: String,
+    /// The SLOs a level must meet (the plan's `slo` where not given).
+    #[serde(default)]
+    pub slo: Vec<String>,
+    /// `10%` (bracket width at most 10 % of its lower end) or load units (`2`).
+    #[serde(default = "ten_percent")]
+    pub resolution: String,
+    /// The first level.
+    #[serde(default = "one_load")]
+    pub start: f64,
+    /// The highest level probed.
+    pub max: f64,
+    /// A level whose throughput is this share below a lower level's, with more latency, is
+    /// over-saturated.
+    #[serde(default = "ten_percent")]
+    pub saturation: String,
+    /// Validated (filled by [`Plan::parse`]).
+    #[serde(skip)]
+    pub search: Option<super::capacity::Search>,
+    /// `slo`, else the plan's, parsed (filled by [`Plan::parse`]).
+    #[serde(skip)]
+    pub slos: crate::query::slo::Slos,
+}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -223,6 +258,12 @@ pub enum MetricSource {
 
 fn one() -> u32 {
     1
+}
+fn one_load() -> f64 {
+    1.0
+}
+fn ten_percent() -> String {
+    "10%".to_string()
 }
 fn interleaved() -> Order {
     Order::Interleaved
@@ -493,6 +534,9 @@ impl Plan {
                 }
             });
         }
+        if let Some(c) = plan.capacity.as_mut() {
+            validate_capacity(c, &plan.slo, text)?;
+        }
         Ok(plan)
     }
 
@@ -532,54 +576,52 @@ impl Plan {
         sets
     }
 
-    /// The trial schedule in execution order.
+    /// The arm × params units of the schedule: params outer, arms inner (each unit runs
+    /// every repeat).
+    pub fn units(&self) -> Vec<(Arm, Params)> {
+        let arms = self.arms();
+        self.param_sets()
+            .into_iter()
+            .flat_map(|p| arms.iter().map(move |a| (a.clone(), p.clone())))
+            .collect()
+    }
+
     /// `count` more measured repeats of every arm × params, interleaved, numbered from
     /// `from` (what `--until-decided` adds while a metric is inconclusive).
     pub fn more_repeats(&self, from: u32, count: u32) -> Vec<Planned> {
-        self.passes(from..from + count, false)
+        passes(&self.units(), from..from + count, false)
     }
 
-    /// One pass over every params × arm (arms interleaved) per repeat number in `repeats`.
-    fn passes(&self, repeats: std::ops::Range<u32>, warmup: bool) -> Vec<Planned> {
-        let (arms, sets) = (self.arms(), self.param_sets());
-        let mut out = Vec::new();
-        for r in repeats {
-            for p in &sets {
-                for a in &arms {
-                    out.push(Planned {
-                        arm: a.clone(),
-                        params: p.clone(),
-                        repeat: r as i32,
-                        warmup,
-                    });
-                }
-            }
-        }
-        out
-    }
-
+    /// The trial schedule in execution order.
     pub fn schedule(&self) -> Vec<Planned> {
-        let arms = self.arms();
-        let sets = self.param_sets();
+        self.schedule_of(&self.units())
+    }
+
+    /// The schedule of these arm × params units (in [`Plan::units`]' order) under the plan's
+    /// warm-ups, repeats and order: the whole plan's, or one round of `--find-capacity`'s probes.
+    pub fn schedule_of(&self, units: &[(Arm, Params)]) -> Vec<Planned> {
         // Warm-ups first, one pass per arm × params (interleaved across arms).
-        let mut out = self.passes(0..self.run.warmup, true);
+        let mut out = passes(units, 0..self.run.warmup, true);
         let mut measured = Vec::new();
         match self.run.order {
             // A,B,A,B…: each repeat visits every params × arm before the next repeat.
             Order::Interleaved | Order::Shuffled => {
-                measured = self.more_repeats(0, self.run.repeats);
+                measured = passes(units, 0..self.run.repeats, false);
             }
             Order::Sequential => {
-                for a in &arms {
-                    for p in &sets {
-                        for r in 0..self.run.repeats {
-                            measured.push(Planned {
-                                arm: a.clone(),
-                                params: p.clone(),
-                                repeat: r as i32,
-                                warmup: false,
-                            });
-                        }
+                // Arm by arm (in the plan's order), each arm's params in order.
+                let arms = self.arms();
+                let rank = |a: &Arm| arms.iter().position(|x| x.name == a.name);
+                let mut by_arm: Vec<&(Arm, Params)> = units.iter().collect();
+                by_arm.sort_by_key(|(a, _)| rank(a));
+                for (a, p) in by_arm {
+                    for r in 0..self.run.repeats {
+                        measured.push(Planned {
+                            arm: a.clone(),
+                            params: p.clone(),
+                            repeat: r as i32,
+                            warmup: false,
+                        });
                     }
                 }
             }
@@ -604,6 +646,115 @@ impl Plan {
         out.extend(measured);
         out
     }
+}
+
+/// One pass over every unit (arms interleaved) per repeat number in `repeats`.
+fn passes(units: &[(Arm, Params)], repeats: std::ops::Range<u32>, warmup: bool) -> Vec<Planned> {
+    let mut out = Vec::new();
+    for r in repeats {
+        for (a, p) in units {
+            out.push(Planned {
+                arm: a.clone(),
+                params: p.clone(),
+                repeat: r as i32,
+                warmup,
+            });
+        }
+    }
+    out
+}
+
+/// The line of `key` inside the `[section]` table, as `line N: ` (empty where not found).
+fn line_in_section(text: &str, section: &str, key: &str) -> String {
+    let header = format!("[{section}]");
+    let mut inside = false;
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim_start();
+        if t.starts_with('[') {
+            inside = t.starts_with(&header);
+            if inside && key.is_empty() {
+                return format!("line {}: ", i + 1);
+            }
+        } else if inside
+            && !key.is_empty()
+            && t.strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        {
+            return format!("line {}: ", i + 1);
+        }
+    }
+    String::new()
+}
+
+/// Checks `[capacity]` and fills its search and SLOs.
+fn validate_capacity(
+    c: &mut CapacitySection,
+    plan_slo: &[String],
+    text: &str,
+) -> Result<(), String> {
+    let at = |key: &str| line_in_section(text, "capacity", key);
+    let loads = crate::query::sweep::LOAD_PARAMS;
+    if !loads.contains(&c.load.as_str()) {
+        return Err(format!(
+            "{}`capacity.load` `{}` is not a load parameter ({})",
+            at("load"),
+            c.load,
+            loads.join(", ")
+        ));
+    }
+    let own = !c.slo.is_empty();
+    let slos = if own { c.slo.as_slice() } else { plan_slo };
+    c.slos = crate::query::slo::Slos::parse(slos.iter().map(String::as_str))
+        .map_err(|e| format!("{}`capacity.slo`: {e}", at("slo")))?;
+    if c.slos.is_empty() {
+        return Err(format!(
+            "{}`[capacity]` needs SLOs to search for: `slo = [\"p99(latency_ms)<=500\"]` in it \
+             (or the plan's `slo`)",
+            at("")
+        ));
+    }
+    let resolution = super::capacity::Resolution::parse(&c.resolution)
+        .map_err(|e| format!("{}`capacity.resolution`: {e}", at("resolution")))?;
+    let saturation = match super::capacity::Resolution::parse(&c.saturation) {
+        Ok(super::capacity::Resolution::Relative(r)) if r < 1.0 => r,
+        _ => {
+            return Err(format!(
+                "{}`capacity.saturation` `{}`: expected a share below 100% like \"10%\"",
+                at("saturation"),
+                c.saturation
+            ));
+        }
+    };
+    let integer = c.load == "concurrency";
+    for (key, v) in [("start", c.start), ("max", c.max)] {
+        if !(v.is_finite() && v > 0.0) || (integer && (v.fract() != 0.0 || v < 1.0)) {
+            return Err(format!(
+                "{}`capacity.{key}` {v}: expected a positive {}",
+                at(key),
+                if integer {
+                    "whole number (a concurrency)"
+                } else {
+                    "number"
+                }
+            ));
+        }
+    }
+    if c.max < c.start {
+        return Err(format!(
+            "{}`capacity.max` {} is below `start` {}",
+            at("max"),
+            c.max,
+            c.start
+        ));
+    }
+    c.search = Some(super::capacity::Search {
+        start: c.start,
+        max: c.max,
+        resolution,
+        integer,
+        saturation,
+    });
+    Ok(())
 }
 
 /// One trial of the schedule.
@@ -698,6 +849,61 @@ SIZE = [1, 2]
         assert!(
             e.contains("line 2") && e.contains("expected METRIC<=MS"),
             "{e}"
+        );
+        // `[capacity]`: each mistake names its line inside the section.
+        let cap = |body: &str| {
+            Plan::parse(&format!(
+                "suite = \"s\"\nslo = [\"p99(ttft_ms)<=9\"]\n[run]\ncommand = \"x\"\n[capacity]\n{body}"
+            ))
+        };
+        for (body, line, needle) in [
+            ("load = \"users\"\nmax = 8\n", 6, "`capacity.load` `users`"),
+            ("load = \"concurrency\"\nmax = 8.5\n", 7, "whole number"),
+            (
+                "load = \"concurrency\"\nstart = 16\nmax = 8\n",
+                8,
+                "below `start` 16",
+            ),
+            (
+                "load = \"rate\"\nmax = 8\nresolution = \"0%\"\n",
+                8,
+                "capacity.resolution",
+            ),
+            (
+                "load = \"rate\"\nmax = 8\nsaturation = \"2\"\n",
+                8,
+                "capacity.saturation",
+            ),
+            (
+                "load = \"rate\"\nmax = 8\nslo = [\"p95(ttft_ms)<=1\"]\n",
+                8,
+                "capacity.slo",
+            ),
+        ] {
+            let e = cap(body).unwrap_err();
+            assert!(
+                e.contains(&format!("line {line}: ")) && e.contains(needle),
+                "{e}"
+            );
+        }
+        let e = Plan::parse(
+            "suite = \"s\"\n[run]\ncommand = \"x\"\n[capacity]\nload = \"concurrency\"\nmax = 8\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("line 4: `[capacity]` needs SLOs"), "{e}");
+        // The plan's SLOs where the section names none; defaults for the rest.
+        let p = cap("load = \"concurrency\"\nmax = 64\n").unwrap();
+        let c = p.capacity.unwrap();
+        assert_eq!(c.slos.to_string(), "p99(ttft_ms)<=9");
+        assert_eq!(
+            c.search,
+            Some(crate::runner::capacity::Search {
+                start: 1.0,
+                max: 64.0,
+                resolution: crate::runner::capacity::Resolution::Relative(0.1),
+                integer: true,
+                saturation: 0.1,
+            })
         );
         assert_eq!(parse_duration("100ms").unwrap(), Duration::from_millis(100));
         assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));

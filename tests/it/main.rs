@@ -4,6 +4,7 @@
 mod common;
 
 mod browser;
+mod capacity_seam;
 mod check;
 mod compact;
 mod compare;

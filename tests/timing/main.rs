@@ -7,5 +7,6 @@
 #[path = "../it/common/mod.rs"]
 mod common;
 
+mod capacity;
 mod decisions;
 mod runner;

@@ -11,8 +11,8 @@ use std::sync::Mutex;
 
 use common::*;
 
-/// Runner tests measure CPU: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
+/// Runner tests measure CPU (and the capacity tests latency): one at a time.
+pub static SERIAL: Mutex<()> = Mutex::new(());
 
 fn write_plan(dir: &Path, text: &str) -> PathBuf {
     let p = dir.join("plan.toml");
