@@ -258,8 +258,8 @@ mod tests {
         assert_eq!(q(Some(1500.0), "ms"), "1.50 s");
         assert_eq!(q(Some(2.5e6), "ns"), "2.50 ms");
         assert_eq!(q(Some(0.0), "ms"), "0 ms");
-        assert_eq!(q(Some(3.14159), "req/s"), "3.14 req/s");
-        assert_eq!(q(Some(3.14159), ""), "3.14");
+        assert_eq!(q(Some(4.56789), "req/s"), "4.57 req/s");
+        assert_eq!(q(Some(4.56789), ""), "4.57");
         assert_eq!(q(None, "s"), "—");
         assert_eq!(q(Some(f64::NAN), "B"), "—");
     }

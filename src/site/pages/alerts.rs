@@ -119,6 +119,7 @@ fn key(a: &Alert) -> (String, String, String, crate::model::Params) {
 /// page (the run's `commit_url` label + the commit), or empty.
 pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) -> CommitEntryView {
     let (kind, class) = match (c.regressions, c.improvements) {
+        _ if c.suspected_environment => ("suspected environment change", "verdict-info"),
         (0, 0) if c.minor.iter().all(|m| m.regression) => ("regression", "verdict-regressed"),
         (0, 0) if c.minor.iter().all(|m| !m.regression) => ("improvement", "verdict-improved"),
         (_, 0) => ("regression", "verdict-regressed"),
@@ -310,6 +311,7 @@ mod tests {
             detected: true,
             runs_ago: Some(0),
             stale: false,
+            suspected_break: false,
         }
     }
 

@@ -260,12 +260,25 @@ fn dashboard(
                     } else {
                         d > 0.0
                     };
+                    // A one-run departure the series has shown lately, as far, is its own
+                    // noise (`Series::recurs`), however far outside the σ band.
+                    let recurs = s.recurs(n - 1);
                     let (v, c) = if d.abs() < t {
                         ("unchanged", "verdict-unchanged")
+                    } else if recurs >= crate::query::history::RECURS {
+                        ("unchanged (recurs)", "verdict-unchanged")
                     } else if worse {
                         ("regressed", "verdict-regressed")
                     } else {
                         ("improved", "verdict-improved")
+                    };
+                    let recurring = if d.abs() >= t && recurs >= crate::query::history::RECURS {
+                        format!(
+                            "; {recurs} of the {} runs before in its level departed as far this way: a recurring dip or spike, not a change",
+                            crate::query::history::RECUR_WINDOW
+                        )
+                    } else {
+                        String::new()
                     };
                     let why = match (threshold, s.noise) {
                         (Some(t), Some(no)) => format!(
@@ -275,7 +288,7 @@ fn dashboard(
                             no.deltas
                         ),
                         _ => "±2% floor: too few runs for a noise model".to_string(),
-                    };
+                    } + &recurring;
                     (format!("{:+.1}%", d * 100.0), v, c, why)
                 }
                 _ => (
