@@ -333,6 +333,12 @@ async fn cmd_report(cx: &mut Ctx<'_>, args: &crate::cli::ReportArgs) -> Result<(
     let baseline = compare::resolve(&q, &args.baseline).await?;
     let candidate = compare::resolve(&q, &args.candidate).await?;
     let c = compare::compare(&q, baseline, candidate, &opts).await?;
+    // The candidate's commit in the suite's history, where series changed there: the PR
+    // report links its entry on the site's alerts page.
+    let entry = match (&args.site_url, &c.candidate.run.git_commit) {
+        (Some(_), Some(sha)) => commit_entry(&q, &c.candidate.run.suite, sha).await?,
+        _ => None,
+    };
     if args.record_alerts {
         let known = crate::query::triage::latest_events(&q).await?;
         drop(q);
@@ -342,7 +348,13 @@ async fn cmd_report(cx: &mut Ctx<'_>, args: &crate::cli::ReportArgs) -> Result<(
         }
     }
     let text = match args.format {
-        crate::cli::ReportFormat::Md => report::pr_markdown(&c, args.site_url.as_deref()),
+        crate::cli::ReportFormat::Md => {
+            let mut md = report::pr_markdown(&c, args.site_url.as_deref());
+            if let (Some(e), Some(u)) = (&entry, &args.site_url) {
+                md.push_str(&report::commit_entry_line(e, u));
+            }
+            md
+        }
         crate::cli::ReportFormat::Html => {
             report::pr_html(&c, args.site_url.as_deref(), crate::site::CSS)
         }
@@ -629,6 +641,24 @@ async fn cmd_synth(cx: &mut Ctx<'_>, args: &crate::cli::SynthArgs) -> Result<()>
         )?;
     }
     Ok(())
+}
+
+/// The open commit entry (`alerts --by commit`) of commit `sha` in `suite`'s history, if
+/// series changed there.
+async fn commit_entry(
+    q: &Query,
+    suite: &str,
+    sha: &str,
+) -> Result<Option<crate::query::alerts::CommitAlert>> {
+    let series = history::history(q, Some(suite), None, &Default::default()).await?;
+    let open: Vec<_> = crate::query::alerts::alerts(q, &series)
+        .await?
+        .into_iter()
+        .filter(|a| crate::query::alerts::is_open(&a.state) && a.suite == suite)
+        .collect();
+    Ok(crate::query::alerts::by_commit(&open, &series)
+        .into_iter()
+        .find(|e| e.git_commit.as_deref() == Some(sha)))
 }
 
 async fn cmd_alerts(cx: &mut Ctx<'_>, args: &crate::cli::AlertsArgs) -> Result<()> {

@@ -568,6 +568,22 @@ fn forest_svg(rows: &[&Row], label: &dyn Fn(&Row) -> String) -> String {
 }
 
 /// One self-contained HTML file (inline CSS and SVG, no external requests).
+/// The PR report's line on the candidate's commit in history (`alerts --by commit`): how many
+/// series moved there, and its entry on the site's alerts page (`alerts.html#commit-<sha>`).
+pub fn commit_entry_line(e: &crate::query::alerts::CommitAlert, site_url: &str) -> String {
+    let sha = e.git_commit.as_deref().unwrap_or_default();
+    format!(
+        "\nIn the suite's history, commit `{}` moved {} series ({} regressed, {} improved; geometric mean {:+.1}%): {}/alerts.html#commit-{}\n",
+        md_escape(crate::model::short_commit(sha)),
+        e.series,
+        e.regressions,
+        e.improvements,
+        e.geomean * 100.0,
+        site_url.trim_end_matches('/'),
+        crate::present::url_segment(sha)
+    )
+}
+
 pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
     let l = layout(c);
     let mut rows: Vec<&Row> = c.rows.iter().collect();

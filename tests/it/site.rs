@@ -412,6 +412,25 @@ fn series_pages_mark_change_points_notes_and_open_alerts() {
         suite_href.rsplit_once('/').unwrap().0
     );
     assert!(run.contains(&series_link), "{series_link} in {run}");
+    // The PR report of run #8 against #7 links #8's commit entry on the alerts page.
+    let report = ok(
+        &wh,
+        &[
+            "report",
+            "--baseline",
+            &id_of(7),
+            "--candidate",
+            &eighth,
+            "--site-url",
+            "https://o.github.io/r/",
+        ],
+    );
+    assert!(
+        report.contains(&format!(
+            "moved 1 series (1 regressed, 0 improved; geometric mean +30.0%): https://o.github.io/r/alerts.html#{anchor}"
+        )),
+        "{report}"
+    );
     // The newest run has no next, the oldest no previous.
     let newest = fs::read_to_string(out.join(format!("runs/{}/index.html", id_of(12)))).unwrap();
     assert!(!newest.contains("rel=\"next\"") && newest.contains("rel=\"prev\""));
