@@ -275,8 +275,13 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         .find(|p| p.starts_with("suites/") && !p.ends_with("/index.html"))
         .unwrap();
     let transfer = all.iter().find(|p| p.ends_with("/transfer.html")).unwrap();
+    let runs = all.iter().find(|p| p.ends_with("/runs.html")).unwrap();
+    let sweep = all.iter().find(|p| p.ends_with("/sweep.html")).unwrap();
     let kinds = [
         ("index", "index.html"),
+        ("alerts", "alerts.html"),
+        ("runs", runs.as_str()),
+        ("sweep", sweep.as_str()),
         ("suite", suite.as_str()),
         ("series", series.as_str()),
         ("run", run.as_str()),
