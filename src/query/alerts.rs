@@ -138,6 +138,39 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
             last,
         );
         let top = newest.get(&s.suite).copied().unwrap_or(last);
+        let stale = top.saturating_sub(last) >= STALE_RUNS;
+        // An alert of this series at a run, with its triage state if it has one.
+        let mut push = |id: String,
+                        run_id: &str,
+                        run_no: u64,
+                        started_at: Option<String>,
+                        git_commit: &Option<String>,
+                        magnitude: f64,
+                        regression: bool,
+                        suspected_break: bool| {
+            let ev = events.remove(&id);
+            out.push(Alert {
+                alert_id: id,
+                suite: s.suite.clone(),
+                metric: s.metric.clone(),
+                unit: s.unit.clone(),
+                arm: s.arm.clone(),
+                params: s.params.clone(),
+                run_id: run_id.to_string(),
+                run_no: Some(run_no),
+                started_at,
+                git_commit: git_commit.clone(),
+                magnitude,
+                regression,
+                state: ev.as_ref().map_or("new".into(), |e| e.state.clone()),
+                note: ev.as_ref().map_or(String::new(), |e| e.note.clone()),
+                updated_at: ev.map_or(String::new(), |e| rfc3339(e.at_us)),
+                detected: true,
+                runs_ago: Some(top.saturating_sub(run_no)),
+                stale,
+                suspected_break,
+            });
+        };
         // Suspected breaks (rejected ones too: their triage stays listed), each an alert.
         let mut jumps: Vec<usize> = s
             .suspected_breaks
@@ -148,59 +181,32 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
         jumps.sort_unstable();
         for i in jumps {
             let (before, p) = (&s.points[i - 1], &s.points[i]);
-            let id = break_alert_id(&s.suite, &s.metric, &s.arm, &s.params, &p.run_id);
-            let ev = events.remove(&id);
             let magnitude = p.value / before.value - 1.0;
-            out.push(Alert {
-                alert_id: id,
-                suite: s.suite.clone(),
-                metric: s.metric.clone(),
-                unit: s.unit.clone(),
-                arm: s.arm.clone(),
-                params: s.params.clone(),
-                run_id: p.run_id.clone(),
-                run_no: Some(p.run_no),
-                started_at: Some(p.started_at.clone()),
-                git_commit: p.git_commit.clone(),
+            push(
+                break_alert_id(&s.suite, &s.metric, &s.arm, &s.params, &p.run_id),
+                &p.run_id,
+                p.run_no,
+                Some(p.started_at.clone()),
+                &p.git_commit,
                 magnitude,
-                regression: worse(s.better, magnitude),
-                state: ev.as_ref().map_or("new".into(), |e| e.state.clone()),
-                note: ev.as_ref().map_or(String::new(), |e| e.note.clone()),
-                updated_at: ev.map_or(String::new(), |e| rfc3339(e.at_us)),
-                detected: true,
-                runs_ago: Some(top.saturating_sub(p.run_no)),
-                stale: top.saturating_sub(last) >= STALE_RUNS,
-                suspected_break: true,
-            });
+                worse(s.better, magnitude),
+                true,
+            );
         }
         for c in &s.changes {
-            let id = alert_id(&s.suite, &s.metric, &s.arm, &s.params, &c.run_id);
-            let ev = events.remove(&id);
-            out.push(Alert {
-                alert_id: id,
-                suite: s.suite.clone(),
-                metric: s.metric.clone(),
-                unit: s.unit.clone(),
-                arm: s.arm.clone(),
-                params: s.params.clone(),
-                run_id: c.run_id.clone(),
-                run_no: Some(c.run_no),
-                started_at: s
-                    .points
+            push(
+                alert_id(&s.suite, &s.metric, &s.arm, &s.params, &c.run_id),
+                &c.run_id,
+                c.run_no,
+                s.points
                     .iter()
                     .find(|p| p.run_id == c.run_id)
                     .map(|p| p.started_at.clone()),
-                git_commit: c.git_commit.clone(),
-                magnitude: c.magnitude,
-                regression: c.regression,
-                state: ev.as_ref().map_or("new".into(), |e| e.state.clone()),
-                note: ev.as_ref().map_or(String::new(), |e| e.note.clone()),
-                updated_at: ev.map_or(String::new(), |e| rfc3339(e.at_us)),
-                detected: true,
-                runs_ago: Some(top.saturating_sub(c.run_no)),
-                stale: top.saturating_sub(last) >= STALE_RUNS,
-                suspected_break: false,
-            });
+                &c.git_commit,
+                c.magnitude,
+                c.regression,
+                false,
+            );
         }
     }
     // Triaged alerts the detector no longer reports (accepted ones are breaks now).

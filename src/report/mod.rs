@@ -235,6 +235,12 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
     let header = [
         "suite", "metric", "arm", "params", "runs", "latest", "changes",
     ];
+    // " 7b83b729c7" after a run number, where the run has a commit.
+    let at = |c: &Option<String>| {
+        c.as_deref()
+            .map(|g| format!(" {}", crate::model::short_commit(g)))
+            .unwrap_or_default()
+    };
     let rows: Vec<Vec<String>> = series
         .iter()
         .map(|s| {
@@ -250,10 +256,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                             "improvement"
                         },
                         c.run_no,
-                        c.git_commit
-                            .as_ref()
-                            .map(|g| format!(" {}", crate::model::short_commit(g)))
-                            .unwrap_or_default(),
+                        at(&c.git_commit),
                         c.magnitude * 100.0,
                         c.p_value,
                         c.threshold * 100.0
@@ -264,10 +267,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                     format!(
                         "suspected break at #{}{}: ×{} (a new segment; no change called across it; alert {}: triage `{}` confirms, `{}` rejects)",
                         b.run_no,
-                        b.git_commit
-                            .as_ref()
-                            .map(|g| format!(" {}", crate::model::short_commit(g)))
-                            .unwrap_or_default(),
+                        at(&b.git_commit),
                         fmt_value(Some(b.value / a.value)),
                         crate::query::alerts::break_alert_id(
                             &s.suite, &s.metric, &s.arm, &s.params, &b.run_id
@@ -281,10 +281,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                     format!(
                         "rejected break at #{}{}: ×{} (triaged {}: one segment, judged as a change)",
                         b.run_no,
-                        b.git_commit
-                            .as_ref()
-                            .map(|g| format!(" {}", crate::model::short_commit(g)))
-                            .unwrap_or_default(),
+                        at(&b.git_commit),
                         fmt_value(Some(b.value / a.value)),
                         crate::query::alerts::REJECT_BREAK
                     )
@@ -293,10 +290,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                     format!(
                         "unstable from #{}{}: switches between {} and {} ({:.0}% low, {} switches{})",
                         u.run_no,
-                        u.git_commit
-                            .as_ref()
-                            .map(|g| format!(" {}", crate::model::short_commit(g)))
-                            .unwrap_or_default(),
+                        at(&u.git_commit),
                         fmt_value(Some(u.low)),
                         fmt_value(Some(u.high)),
                         u.low_share * 100.0,

@@ -93,8 +93,8 @@ pub(crate) struct Shared {
     pub(crate) history: Vec<crate::query::history::Series>,
     /// Every alert (change points and triaged ones), open first.
     pub(crate) alerts: Vec<crate::query::alerts::Alert>,
-    /// The noise model A/B pages judge by.
-    pub(crate) noise: crate::query::noise::NoiseModel,
+    /// How A/B pages judge: with the noise model of the history.
+    pub(crate) compare: crate::query::compare::CompareOptions,
     /// Arms of each run in order of first execution.
     pub(crate) arms: BTreeMap<String, Vec<String>>,
     /// The SLOs in force (a label, or `--slo` for this build).
@@ -142,7 +142,10 @@ pub(crate) async fn shared(
         notes,
         history,
         alerts,
-        noise,
+        compare: crate::query::compare::CompareOptions {
+            noise,
+            ..Default::default()
+        },
         arms,
         slos,
     })

@@ -189,8 +189,7 @@ fn render_overview(
         crate::query::alerts::by_commit(alerts, &data.history)
             .into_iter()
             .map(|c| {
-                let href =
-                    pages::alerts::commit_href(&ix.commit_urls, &c.run_id, c.git_commit.as_deref());
+                let href = pages::commit_href(&ix.commit_urls, &c.run_id, c.git_commit.as_deref());
                 pages::alerts::commit_entry(c, &hrefs, href)
             })
             .collect::<Vec<_>>()
@@ -205,15 +204,15 @@ fn render_overview(
         .collect();
     let closed = data.alerts.len() - open.len();
     let page = pages::alerts::alerts_page(entries(&open), css, closed);
-    // The index leads with the newest relevant entries that are not stale.
-    let lead: Vec<pages::alerts::CommitEntryView> = entries(&open)
-        .into_iter()
-        .filter(|e| e.relevant && !e.stale)
-        .collect();
-    let listed = page.sections.iter().map(|s| s.entries.len()).sum::<usize>();
     w.page("alerts.html", &page)?;
-    let mut latest = lead;
-    latest.sort_by(|a, b| b.started.cmp(&a.started).then(a.anchor.cmp(&b.anchor)));
+    // The index leads with the newest relevant entries that are not stale: the alerts page's
+    // first section, newest first already.
+    let listed = page.sections.iter().map(|s| s.entries.len()).sum::<usize>();
+    let mut latest = page
+        .sections
+        .into_iter()
+        .find(|s| s.id == "relevant")
+        .map_or_else(Vec::new, |s| s.entries);
     let more = listed.saturating_sub(INDEX_ALERTS.min(latest.len()));
     latest.truncate(INDEX_ALERTS);
     let (suites, all_runs) = suite_views(data, ix, &mut headlines);
@@ -275,11 +274,7 @@ fn suite_views(
             trials: r.n_trials.unwrap_or(0).to_string(),
             note: note.unwrap_or_default(),
             commit: crate::present::short_commit(&r.git_commit),
-            commit_href: pages::alerts::commit_href(
-                &ix.commit_urls,
-                &r.run_id,
-                r.git_commit.as_deref(),
-            ),
+            commit_href: pages::commit_href(&ix.commit_urls, &r.run_id, r.git_commit.as_deref()),
         };
         if suite.runs.len() < INDEX_RUNS {
             suite.runs.push(link.clone());
@@ -306,10 +301,6 @@ async fn build_runs(
     out: &Path,
 ) -> Result<(), SiteError> {
     let mut clock = std::time::Instant::now();
-    let opts = crate::query::compare::CompareOptions {
-        noise: data.noise.clone(),
-        ..Default::default()
-    };
     let mut stale: Vec<(&RunRow, String, RunNav)> = Vec::new();
     for r in &data.runs {
         let nav = run_nav(r, ix);
@@ -318,7 +309,7 @@ async fn build_runs(
             ix.notes.get(r.run_id.as_str()),
             css,
             data.arms.get(&r.run_id).map_or(0, Vec::len),
-            &data.noise,
+            &data.compare.noise,
             data.slo_of(&r.suite),
             &nav,
         );
@@ -353,7 +344,11 @@ async fn build_runs(
         let mut loaded = Vec::with_capacity(slice.len());
         for (r, _, nav) in slice {
             let lat = latencies.remove(&r.run_id).unwrap_or_default();
-            loaded.push((*r, nav, load::run(query, r, &pre, lat, &opts).await?));
+            loaded.push((
+                *r,
+                nav,
+                load::run(query, r, &pre, lat, &data.compare).await?,
+            ));
         }
         let rendered = crate::parallel::par_map(&loaded, |(r, nav, data)| {
             let notes = ix.notes.get(r.run_id.as_str());
@@ -402,11 +397,7 @@ fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
     RunNav {
         prev: prev.map(link),
         next: next.map(link),
-        commit_href: pages::alerts::commit_href(
-            &ix.commit_urls,
-            &r.run_id,
-            r.git_commit.as_deref(),
-        ),
+        commit_href: pages::commit_href(&ix.commit_urls, &r.run_id, r.git_commit.as_deref()),
     }
 }
 

@@ -2,8 +2,6 @@
 //! commit (`query::alerts::by_commit`), newest first, each with its own anchor that the feed and
 //! the PR report link to.
 
-use std::collections::BTreeMap;
-
 use askama::Template;
 
 use crate::query::alerts::{Alert, CommitAlert};
@@ -275,15 +273,6 @@ pub fn alerts_page(entries: Vec<CommitEntryView>, css: &str, closed: usize) -> A
             })
             .collect(),
         closed,
-    }
-}
-
-/// Entries of several suites that share a commit key are one entry already (`by_commit`
-/// groups by commit); this maps run ids to their `commit_url` label for the entries' links.
-pub fn commit_href(urls: &BTreeMap<&str, String>, run_id: &str, commit: Option<&str>) -> String {
-    match (urls.get(run_id), commit) {
-        (Some(url), Some(c)) => format!("{url}{}", crate::present::url_segment(c)),
-        _ => String::new(),
     }
 }
 

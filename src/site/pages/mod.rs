@@ -89,6 +89,19 @@ pub fn suite_href(suite: &str) -> String {
     format!("suites/{}/index.html", crate::present::slug(suite))
 }
 
+/// The page of a run's commit: the run's `commit_url` label (as asv's `show_commit_url`) with
+/// the commit appended, or empty. `urls`: run id → its `commit_url` label.
+pub fn commit_href(
+    urls: &std::collections::BTreeMap<&str, String>,
+    run_id: &str,
+    commit: Option<&str>,
+) -> String {
+    match (urls.get(run_id), commit) {
+        (Some(url), Some(c)) => format!("{url}{}", crate::present::url_segment(c)),
+        _ => String::new(),
+    }
+}
+
 /// A run's page, relative to the site's root.
 pub fn run_href(run_id: &str) -> String {
     format!("runs/{run_id}/index.html")

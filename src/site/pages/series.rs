@@ -90,15 +90,6 @@ pub struct SeriesPage {
 /// Runs a series page's table lists (newest first beyond this, the chart has them all).
 pub const TABLE_ROWS: usize = 30;
 
-/// The page of a point's commit: the run's `commit_url` label (as asv's `show_commit_url`,
-/// the commit id appended), or empty.
-fn commit_href(urls: &BTreeMap<&str, String>, run_id: &str, commit: &Option<String>) -> String {
-    match (urls.get(run_id), commit) {
-        (Some(url), Some(c)) => format!("{url}{}", crate::site::format::url_segment(c)),
-        _ => String::new(),
-    }
-}
-
 /// A series: suite, metric, arm, params.
 pub type SeriesKey = (String, String, String, crate::model::Params);
 
@@ -617,7 +608,11 @@ fn change_rows(
                     href: format!("../../runs/{}/index.html", c.run_id),
                     run: format!("#{}", c.run_no),
                     commit: short_commit(&c.git_commit),
-                    commit_href: commit_href(commit_urls, &c.run_id, &c.git_commit),
+                    commit_href: crate::site::pages::commit_href(
+                        commit_urls,
+                        &c.run_id,
+                        c.git_commit.as_deref(),
+                    ),
                     before: fmt_value(Some(c.level_before)),
                     after: fmt_value(Some(c.level_after)),
                     change: format!("{:+.1}%", c.magnitude * 100.0),
@@ -650,7 +645,7 @@ fn change_rows(
                 href: format!("../../runs/{}/index.html", u.run_id),
                 run: format!("#{}", u.run_no),
                 commit: short_commit(&u.git_commit),
-                commit_href: commit_href(commit_urls, &u.run_id, &u.git_commit),
+                commit_href: crate::site::pages::commit_href(commit_urls, &u.run_id, u.git_commit.as_deref()),
                 before: fmt_value(Some(u.high.min(u.low))),
                 after: fmt_value(Some(u.high.max(u.low))),
                 change: format!("{:.0}% low", u.low_share * 100.0),
@@ -684,7 +679,11 @@ fn point_rows(
             run: format!("#{}", p.run_no),
             started: time(&p.started_at),
             commit: short_commit(&p.git_commit),
-            commit_href: commit_href(commit_urls, &p.run_id, &p.git_commit),
+            commit_href: crate::site::pages::commit_href(
+                commit_urls,
+                &p.run_id,
+                p.git_commit.as_deref(),
+            ),
             value: fmt_value(Some(p.value)),
             range: match (p.lo, p.hi) {
                 (Some(lo), Some(hi)) if lo != hi => {
