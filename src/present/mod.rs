@@ -96,11 +96,59 @@ pub fn cmp_params(a: &Params, b: &Params) -> std::cmp::Ordering {
     a.len().cmp(&b.len())
 }
 
-/// A figure with a precision that suits its size.
+/// A number in prose, a label or an axis tick: a whole number as one (`64`, never `64.0`),
+/// else four significant digits without trailing zeros (`28.8`, `0.0417`, `1235`); below 0.001
+/// in scientific notation (`1.7e-4`).
+pub fn fmt_number(v: f64) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        return format!("{v:.0}");
+    }
+    let a = v.abs();
+    if a < 1e-3 {
+        let t = format!("{v:.1e}");
+        return t.replace(".0e", "e");
+    }
+    let digits = (3 - a.log10().floor() as i32).max(0) as usize;
+    let t = format!("{v:.digits$}");
+    if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        t
+    }
+}
+
+/// An arm's name as a reader sees it: the copy an A/A calibration runs (`gzip~aa`, see
+/// `query::noise::aa_twin`) is "gzip (A/A copy)".
+pub fn arm_label(arm: &str) -> String {
+    match arm.strip_suffix("~aa") {
+        Some(base) if !base.is_empty() => format!("{base} (A/A copy)"),
+        _ => arm.to_string(),
+    }
+}
+
+/// A metric's name as a reader sees it: a registry figure by its label ("Little's law
+/// ratio", not `littles_law_ratio`), any other by its name, with its unit where it has one.
+pub fn metric_label(name: &str, unit: &str) -> String {
+    match crate::query::figures::FIGURES
+        .iter()
+        .find(|f| f.name == name)
+    {
+        Some(f) => f.label.to_string(),
+        None if unit.is_empty() => name.to_string(),
+        None => format!("{name} ({unit})"),
+    }
+}
+
+/// A figure with a precision that suits its size (table cells: the decimals of a column's
+/// values stay alike); zero is `0`, never `0.0000`.
 pub fn fmt_value(v: Option<f64>) -> String {
     match v {
         None => "—".into(),
         Some(v) if !v.is_finite() => "—".into(),
+        Some(v) if v == 0.0 => "0".into(),
         Some(v) if v.abs() >= 1000.0 => format!("{v:.0}"),
         Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
         Some(v) if v.abs() >= 1.0 => format!("{v:.2}"),
@@ -110,6 +158,19 @@ pub fn fmt_value(v: Option<f64>) -> String {
     }
 }
 
+/// Units that count things: written as whole numbers where they are (`fmt_number`).
+pub const COUNT_UNITS: &[&str] = &[
+    "count",
+    "requests",
+    "tokens",
+    "ops",
+    "iterations",
+    "instructions",
+    "cycles",
+    "items",
+    "trials",
+];
+
 /// A value with its unit, scaled to a unit a reader takes in at a glance: bytes as
 /// KiB/MiB/GiB (binary, as `ls -h` and the transfer charts), times in s/ms/µs/ns, three
 /// significant digits; any other unit as [`fmt_value`] writes the number, then the unit.
@@ -118,14 +179,20 @@ pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
     let Some(v) = v.filter(|v| v.is_finite()) else {
         return "—".into();
     };
+    // Three significant digits, trailing zeros of a fraction dropped: 78.6, 4, 1.5.
     let sig3 = |x: f64| {
         let a = x.abs();
-        if a >= 100.0 || a == 0.0 {
+        let t = if a >= 100.0 || a == 0.0 {
             format!("{x:.0}")
         } else if a >= 10.0 {
             format!("{x:.1}")
         } else {
             format!("{x:.2}")
+        };
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
         }
     };
     let scaled = |steps: &[(f64, &str)]| {
@@ -161,6 +228,8 @@ pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
         "ms" => scaled(&times(1e-3)),
         "us" | "µs" => scaled(&times(1e-6)),
         "ns" => scaled(&times(1e-9)),
+        // Counts are whole: 1.2e6 instructions is 1200000, a mean count keeps 4 digits.
+        u if COUNT_UNITS.contains(&u) => format!("{} {u}", fmt_number(v)),
         "" => fmt_value(Some(v)),
         u => format!("{} {u}", fmt_value(Some(v))),
     }
@@ -250,17 +319,87 @@ mod tests {
         use super::fmt_quantity as q;
         assert_eq!(q(Some(82378752.0), "B"), "78.6 MiB"); // 82378752 / 2^20 = 78.56
         assert_eq!(q(Some(0.0), "B"), "0 B");
-        assert_eq!(q(Some(4096.0), "bytes"), "4.00 KiB");
+        assert_eq!(q(Some(4096.0), "bytes"), "4 KiB");
         assert_eq!(q(Some(1.7e-4), "s"), "170 µs");
         assert_eq!(q(Some(0.2634), "s"), "263 ms");
         assert_eq!(q(Some(12.5), "s"), "12.5 s");
         assert_eq!(q(Some(0.4594), "ms"), "459 µs");
-        assert_eq!(q(Some(1500.0), "ms"), "1.50 s");
-        assert_eq!(q(Some(2.5e6), "ns"), "2.50 ms");
+        assert_eq!(q(Some(1500.0), "ms"), "1.5 s");
+        assert_eq!(q(Some(2.5e6), "ns"), "2.5 ms");
         assert_eq!(q(Some(0.0), "ms"), "0 ms");
         assert_eq!(q(Some(4.56789), "req/s"), "4.57 req/s");
         assert_eq!(q(Some(4.56789), ""), "4.57");
         assert_eq!(q(None, "s"), "—");
         assert_eq!(q(Some(f64::NAN), "B"), "—");
+    }
+
+    /// Every magnitude of bytes, times and counts, each worked out by hand.
+    #[test]
+    fn one_formatter_at_every_magnitude() {
+        use super::{fmt_number as n, fmt_quantity as q, fmt_value as v};
+        // Bytes: binary units from B to TiB, three significant digits.
+        for (b, text) in [
+            (0.0, "0 B"),
+            (1.0, "1 B"),
+            (999.0, "999 B"),
+            (1023.0, "1023 B"),
+            (1024.0, "1 KiB"),
+            (1536.0, "1.5 KiB"),
+            (10_240.0, "10 KiB"),
+            (123_456.0, "121 KiB"), // 120.56 → 121
+            (1_048_576.0, "1 MiB"),
+            (82_378_752.0, "78.6 MiB"), // 78.56
+            (5_368_709_120.0, "5 GiB"),
+            (1.5 * 1_099_511_627_776.0, "1.5 TiB"),
+        ] {
+            assert_eq!(q(Some(b), "B"), text, "{b} B");
+        }
+        // Times given in s, ms, µs and ns land in the unit that reads best.
+        for (x, unit, text) in [
+            (1.2e-9, "s", "1.2 ns"),
+            (4.33e-5, "s", "43.3 µs"),
+            (0.001, "s", "1 ms"),
+            (0.0999, "s", "99.9 ms"),
+            (1.0, "s", "1 s"),
+            (3600.0, "s", "3600 s"),
+            (0.25, "ms", "250 µs"),
+            (250.0, "ms", "250 ms"),
+            (12_345.0, "ms", "12.3 s"),
+            (0.5, "us", "500 ns"),
+            (1500.0, "µs", "1.5 ms"),
+            (999.0, "ns", "999 ns"),
+            (1.0e9, "ns", "1 s"),
+        ] {
+            assert_eq!(q(Some(x), unit), text, "{x} {unit}");
+        }
+        // Counts: whole numbers as integers at any size, a mean keeps four digits.
+        for (x, text) in [
+            (0.0, "0 count"),
+            (7.0, "7 count"),
+            (1_200_000.0, "1200000 count"),
+            (28.8, "28.8 count"),
+            (2.5e12, "2500000000000 count"),
+        ] {
+            assert_eq!(q(Some(x), "count"), text, "{x}");
+        }
+        assert_eq!(q(Some(1.0e6), "instructions"), "1000000 instructions");
+        // Plain numbers: no trailing zeros, no "0.0000", tiny ones in scientific notation.
+        for (x, text) in [
+            (0.0, "0"),
+            (64.0, "64"),
+            (300.0, "300"),
+            (28.8, "28.8"),
+            (213.13, "213.1"),
+            (1234.56, "1235"),
+            (0.5, "0.5"),
+            (0.041_66, "0.04166"),
+            (1.7e-4, "1.7e-4"),
+            (-14.25, "-14.25"),
+        ] {
+            assert_eq!(n(x), text, "{x}");
+        }
+        assert_eq!(v(Some(0.0)), "0");
+        assert_eq!(v(Some(4.33e-5)), "4.33e-5");
+        assert_eq!(v(Some(12.0)), "12.00");
     }
 }

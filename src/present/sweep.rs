@@ -85,12 +85,9 @@ pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::A
     }
 }
 
-/// A figure of a sweep: a whole number (a load level, a count) as such, else as every value is
-/// written (`present::fmt_value`).
+/// A figure of a sweep, as every number in prose and labels is written
+/// (`present::fmt_number`): a load level or count as a whole number, a mean concurrency as
+/// `28.8` (not `28.80`).
 fn g(v: f64) -> String {
-    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        super::fmt_value(Some(v))
-    }
+    super::fmt_number(v)
 }

@@ -558,8 +558,13 @@ fn shift(arms: &[ArmSweep]) -> Option<Shift> {
         .filter(|(_, c)| c.kind == CapacityKind::AtLeast)
         .map(|(x, _)| x.arm.as_str())
         .collect();
+    // An interval that spans no change is no finding: said first, as the A/B verdicts say it.
+    let verdict = match ci {
+        Some((lo, hi)) if lo <= 1.0 && hi >= 1.0 => "Inconclusive: ",
+        _ => "",
+    };
     let text = format!(
-        "{} serves {} req/s within the SLOs vs {}{}{}",
+        "{verdict}{} serves {} req/s within the SLOs vs {}{}{}",
         b.arm,
         pct(ratio),
         a.arm,

@@ -255,6 +255,13 @@ pub fn calibrate(
         ..arm.clone()
     };
     plan.arms = vec![arm.clone(), twin];
+    // The plan's own note describes its A/B ("gzip vs zstd"); this run is neither.
+    plan.note = Some(format!(
+        "A/A calibration: arm {} against an identical copy of itself ({}), {} repeats each, interleaved",
+        arm.name,
+        crate::query::noise::aa_twin(&arm.name),
+        args.repeats
+    ));
     plan.run.repeats = args.repeats;
     plan.run.order = plan::Order::Interleaved;
     let mut labels = args.labels.clone();

@@ -70,16 +70,7 @@ pub fn log2_bytes_tick(x: &f64) -> String {
 
 /// A size in bytes with a binary unit: 4096 → "4 KiB", 1536 → "1.5 KiB", 512 → "512 B".
 pub fn bytes_label(b: f64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b;
-    let mut u = 0;
-    while v.abs() >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    let text = format!("{v:.1}");
-    let text = text.strip_suffix(".0").unwrap_or(&text);
-    format!("{text} {}", units[u])
+    crate::present::fmt_quantity(Some(b), "B")
 }
 
 /// [`line_chart`] with the x ticks labelled by `x_format` where given.

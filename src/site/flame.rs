@@ -42,12 +42,26 @@ fn options(title: &str, kind: &str) -> Options<'static> {
     o
 }
 
+/// inferno's script sizes the frames to the SVG's width less its padding; in an `<object>`
+/// not laid out yet (a phone page, a frame still loading) that width is 0, and the browser
+/// logs `attribute width: A negative value is not valid ("-20")`. The width is kept ≥ 0.
+const FLUID_WIDTH: &str = "frames.attributes.width.value = svg.width.baseVal.value - xpad * 2;";
+const FLUID_WIDTH_FIXED: &str =
+    "frames.attributes.width.value = Math.max(0, svg.width.baseVal.value - xpad * 2);";
+
+fn mend_script(svg: Vec<u8>) -> Vec<u8> {
+    match String::from_utf8(svg) {
+        Ok(text) => text.replace(FLUID_WIDTH, FLUID_WIDTH_FIXED).into_bytes(),
+        Err(e) => e.into_bytes(),
+    }
+}
+
 /// An inferno flamegraph of merged stacks.
 pub fn svg(title: &str, kind: &str, stacks: &[(String, f64)]) -> std::io::Result<Vec<u8>> {
     let text = folded(stacks);
     let mut out = Vec::new();
     flamegraph::from_lines(&mut options(title, kind), text.lines(), &mut out)?;
-    Ok(out)
+    Ok(mend_script(out))
 }
 
 /// A differential flamegraph: frames sized by the candidate, coloured by the change from the
@@ -71,7 +85,7 @@ pub fn differential(
     o.colors = Palette::Basic(BasicPalette::Hot);
     let mut out = Vec::new();
     flamegraph::from_lines(&mut o, text.lines(), &mut out)?;
-    Ok(out)
+    Ok(mend_script(out))
 }
 
 /// One row of a profile table.
@@ -225,6 +239,8 @@ mod tests {
         assert_eq!(a, svg("t", "oncpu", &s).unwrap());
         let text = String::from_utf8(a).unwrap();
         assert!(text.starts_with("<?xml") && text.contains("search") && text.contains("work"));
+        // The frames' width is never set negative (inferno's line is found and mended).
+        assert!(text.contains(FLUID_WIDTH_FIXED) && !text.contains(FLUID_WIDTH));
         let d = differential(
             "d",
             "oncpu",

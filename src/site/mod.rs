@@ -17,6 +17,7 @@ pub mod load;
 pub mod pages;
 pub mod trend;
 pub mod writer;
+pub mod xy;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -130,6 +131,8 @@ struct Indexes<'a> {
     notes: BTreeMap<&'a str, Vec<&'a NoteRow>>,
     /// Run id → its `commit_url` label.
     commit_urls: BTreeMap<&'a str, String>,
+    /// Run id → its `commit_message` label (the commit's first line).
+    messages: BTreeMap<&'a str, String>,
     /// Run id → (previous, next) run of its suite.
     nav: BTreeMap<&'a str, (Option<&'a RunRow>, Option<&'a RunRow>)>,
 }
@@ -140,15 +143,18 @@ impl<'a> Indexes<'a> {
         for n in &data.notes {
             notes.entry(n.run_id.as_str()).or_default().push(n);
         }
-        let commit_urls = data
-            .runs
-            .iter()
-            .filter(|r| r.labels.contains("commit_url"))
-            .filter_map(|r| {
-                let url = crate::model::parse_params(&r.labels).remove("commit_url")?;
-                Some((r.run_id.as_str(), url))
-            })
-            .collect();
+        let label = |key: &str| -> BTreeMap<&'a str, String> {
+            data.runs
+                .iter()
+                .filter(|r| r.labels.contains(key))
+                .filter_map(|r| {
+                    let value = crate::model::parse_params(&r.labels).remove(key)?;
+                    Some((r.run_id.as_str(), value))
+                })
+                .collect()
+        };
+        let commit_urls = label("commit_url");
+        let messages = label("commit_message");
         // Runs are by suite, newest first: the next run is the one before in the list.
         let mut nav = BTreeMap::new();
         for (i, r) in data.runs.iter().enumerate() {
@@ -164,6 +170,7 @@ impl<'a> Indexes<'a> {
         Indexes {
             notes,
             commit_urls,
+            messages,
             nav,
         }
     }
@@ -180,8 +187,11 @@ fn render_overview(
     let (hrefs, mut headlines) = pages::series::history_pages(
         w,
         css,
-        &ix.notes,
-        &ix.commit_urls,
+        &pages::series::RunFacts {
+            notes: &ix.notes,
+            commit_urls: &ix.commit_urls,
+            messages: &ix.messages,
+        },
         &data.history,
         &data.alerts,
     )?;
@@ -205,6 +215,7 @@ fn render_overview(
     let closed = data.alerts.len() - open.len();
     let page = pages::alerts::alerts_page(entries(&open), css, closed);
     w.page("alerts.html", &page)?;
+    w.page("glossary.html", &pages::glossary::glossary_page(css))?;
     // The index leads with the newest relevant entries that are not stale: the alerts page's
     // first section, newest first already.
     let listed = page.sections.iter().map(|s| s.entries.len()).sum::<usize>();

@@ -29,6 +29,8 @@ pub struct Point<'a> {
     /// The run id: each mark links the run's page, `../../runs/<id>/index.html` (series pages
     /// sit two levels down).
     pub id: &'a str,
+    /// The commit's message (its first line; the run's `commit_message` label), or empty.
+    pub message: &'a str,
 }
 
 pub struct Trend<'a> {
@@ -91,7 +93,7 @@ pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
 /// Labels for an axis's ticks: [`tick_label`]'s, with as many more digits as it takes for no
 /// two neighbours to read the same (on a narrow range 1.015 and 1.02 are both "1.02" at two
 /// decimals, and 1,000,010 and 1,000,020 both "1.00e6").
-fn tick_labels(ticks: &[f64]) -> Vec<String> {
+pub(crate) fn tick_labels(ticks: &[f64]) -> Vec<String> {
     let distinct = |labels: &[String]| labels.windows(2).all(|w| w[0] != w[1]);
     let labels: Vec<String> = ticks.iter().map(|&v| tick_label(v)).collect();
     if distinct(&labels) {
@@ -383,6 +385,10 @@ pub fn svg(t: &Trend) -> String {
             pen = false;
             continue;
         }
+        // No line across a known break: the runs on either side measure different things.
+        if t.breaks.contains(&i) {
+            pen = false;
+        }
         let _ = write!(
             d,
             "{}{:.1},{:.1}",
@@ -416,7 +422,7 @@ pub fn svg(t: &Trend) -> String {
         {
             let _ = write!(
                 s,
-                "<a href=\"{}\"><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{BLUE}\"><title>#{} · {}{} · {} {}</title></circle></a>",
+                "<a href=\"{}\"><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{BLUE}\"><title>#{} · {}{}{} · {} {}</title></circle></a>",
                 format_args!("../../runs/{}/index.html", esc(p.id)),
                 x(i as f64),
                 y(p.value),
@@ -428,6 +434,11 @@ pub fn svg(t: &Trend) -> String {
                 } else {
                     format!(" · {}", esc(p.commit))
                 },
+                if p.message.is_empty() {
+                    String::new()
+                } else {
+                    format!(" · {}", esc(p.message))
+                },
                 tick_label(p.value),
                 esc(t.unit)
             );
@@ -437,11 +448,19 @@ pub fn svg(t: &Trend) -> String {
     s
 }
 
-/// The hover data of a long series: `{"prefix": P, "points": [[run_no, value, commit, date,
-/// run id without P], …]}`, for the
-/// series page's inline script (which maps the mouse to a run with the plot's geometry: left
-/// edge 64, width 640 of the 720-unit view box).
-pub fn hover_data(t: &Trend) -> String {
+/// One other series drawn over a trend on request (the same benchmark at other parameters):
+/// its label and (run number, value) points.
+pub struct Overlay {
+    pub label: String,
+    pub points: Vec<(u64, f64)>,
+}
+
+/// The data of the series page's script: `{"prefix": P, "unit": U, "breaks": [run_no, …],
+/// "points": [[run_no, value, commit, date, run id without P, message], …], "overlay":
+/// [{"label": L, "points": [[run_no, value], …]}, …]}`. The script draws the chart again from
+/// it when the reader zooms to a range of runs, switches to a log scale or overlays the
+/// benchmark's other parameters, and shows the nearest run (date, commit, message) on hover.
+pub fn hover_data(t: &Trend, overlay: &[Overlay]) -> String {
     // Run ids of one suite share a long prefix (UUIDv7: the time comes first): said once.
     let prefix = t.points.iter().map(|p| p.id).fold(None::<&str>, |acc, id| {
         Some(match acc {
@@ -460,30 +479,53 @@ pub fn hover_data(t: &Trend) -> String {
     let mut s = String::with_capacity(64 + t.points.len() * 80);
     s.push_str("{\"prefix\":");
     push_json_str(&mut s, prefix);
-    s.push_str(",\"points\":[");
-    let mut rounded = String::new();
+    s.push_str(",\"unit\":");
+    push_json_str(&mut s, t.unit);
+    s.push_str(",\"breaks\":[");
+    for (k, &i) in t.breaks.iter().filter(|&&i| i < t.points.len()).enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "{}", t.points[i].run_no);
+    }
+    s.push_str("],\"points\":[");
     for (i, p) in t.points.iter().enumerate() {
         if i > 0 {
             s.push(',');
         }
-        let _ = write!(s, "[{},", p.run_no);
-        // Five significant digits are what a tooltip shows.
-        rounded.clear();
-        let _ = write!(rounded, "{:.4e}", p.value);
-        match rounded.parse::<f64>() {
-            Ok(v) if p.value.is_finite() => {
-                let _ = write!(s, "{v}");
-            }
-            _ => s.push_str("null"),
-        }
-        for text in [p.commit, p.date, &p.id[prefix.len()..]] {
+        let _ = write!(s, "[{},{}", p.run_no, round5(p.value));
+        for text in [p.commit, p.date, &p.id[prefix.len()..], p.message] {
             s.push(',');
             push_json_str(&mut s, text);
         }
         s.push(']');
     }
+    s.push_str("],\"overlay\":[");
+    for (k, o) in overlay.iter().enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        s.push_str("{\"label\":");
+        push_json_str(&mut s, &o.label);
+        s.push_str(",\"points\":[");
+        for (j, (run_no, v)) in o.points.iter().enumerate() {
+            if j > 0 {
+                s.push(',');
+            }
+            let _ = write!(s, "[{run_no},{}]", round5(*v));
+        }
+        s.push_str("]}");
+    }
     s.push_str("]}");
     s
+}
+
+/// Five significant digits (what a tooltip shows), as JSON: `null` where not finite.
+fn round5(v: f64) -> String {
+    match format!("{v:.4e}").parse::<f64>() {
+        Ok(r) if v.is_finite() => r.to_string(),
+        _ => "null".into(),
+    }
 }
 
 /// `text` as a JSON string, as serde_json writes it (quoted, `"`, `\\` and control characters
@@ -564,6 +606,7 @@ mod tests {
                 commit: "abc1234",
                 date: "2026-12-01",
                 id: &ids[i as usize],
+                message: if i == 3 { "Speed up the parser" } else { "" },
             })
             .collect();
         let s = svg(&Trend {
@@ -580,8 +623,66 @@ mod tests {
             small: false,
         });
         assert!(
-            s.contains("<title>#103 · 2026-12-01 · abc1234 · 10 ms</title>"),
+            s.contains("<title>#103 · 2026-12-01 · abc1234 · Speed up the parser · 10 ms</title>"),
             "{s}"
+        );
+        assert!(s.contains("<title>#102 · 2026-12-01 · abc1234 · 10 ms</title>"));
+        // One unbroken line without breaks; a break at index 5 lifts the pen there.
+        let line = |s: &str| {
+            let at = s.find("fill=\"none\" stroke=\"#0072b2\"").unwrap();
+            let d = &s[s[..at].rfind("d=\"").unwrap() + 3..at];
+            d.matches('M').count()
+        };
+        assert_eq!(line(&s), 1);
+        let broken = svg(&Trend {
+            title: "t",
+            description: "d",
+            unit: "ms",
+            points: &pts,
+            changes: &[],
+            breaks: &[5],
+            notes: &[],
+            noise_band: None,
+            bands: &[],
+            unstable: &[],
+            small: false,
+        });
+        assert_eq!(line(&broken), 2);
+        // The script's data: unit, breaks by run number, the message, the overlay.
+        let data = hover_data(
+            &Trend {
+                breaks: &[5],
+                ..Trend {
+                    title: "t",
+                    description: "d",
+                    unit: "ms",
+                    points: &pts,
+                    changes: &[],
+                    breaks: &[],
+                    notes: &[],
+                    noise_band: None,
+                    bands: &[],
+                    unstable: &[],
+                    small: false,
+                }
+            },
+            &[Overlay {
+                label: "size=8".into(),
+                points: vec![(100, 1.234567), (101, f64::NAN)],
+            }],
+        );
+        let v: serde_json::Value = serde_json::from_str(&data).unwrap();
+        assert_eq!(v["unit"], "ms");
+        assert_eq!(v["breaks"], serde_json::json!([105]));
+        assert_eq!(v["prefix"], "r");
+        assert_eq!(
+            v["points"][3],
+            serde_json::json!([103, 10, "abc1234", "2026-12-01", "3", "Speed up the parser"])
+        );
+        assert_eq!(v["overlay"][0]["label"], "size=8");
+        assert_eq!(
+            v["overlay"][0]["points"],
+            serde_json::json!([[100, 1.2346], [101, null]])
         );
         assert!(s.contains("href=\"../../runs/r9/index.html\""));
         assert!(s.contains(">#100</text>") && s.contains(">#109</text>"));

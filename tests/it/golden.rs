@@ -164,6 +164,7 @@ fn a_run_page_and_a_trend_chart_match_their_golden_files() {
             commit: "0123abcd",
             date: "2026-12-01",
             id: &ids[i],
+            message: "",
         })
         .collect();
     let svg = trend::svg(&trend::Trend {

@@ -52,6 +52,7 @@ pub(crate) fn compare_pages(
     let mut out = Vec::new();
     for (i, (baseline, candidate, c)) in comparisons.iter().enumerate() {
         let layout = ParamLayout::new(c.rows.iter().map(|row| &row.params));
+        let (baseline, candidate) = (&arm_label(baseline), &arm_label(candidate));
         let page = ComparePage {
             chrome: crate::site::pages::Chrome::new(
                 2,
@@ -77,15 +78,11 @@ pub(crate) fn compare_pages(
                 .iter()
                 .map(|row| CompareRowView {
                     verdict: row.verdict.to_string(),
-                    metric: if row.unit.is_empty() {
-                        row.metric.clone()
-                    } else {
-                        format!("{} ({})", row.metric, row.unit)
-                    },
+                    metric: metric_label(&row.metric, &row.unit),
                     params: layout.varying(&row.params),
                     n: format!("{}/{}", row.n_baseline, row.n_candidate),
-                    baseline: fmt_value(row.median_baseline),
-                    candidate: fmt_value(row.median_candidate),
+                    baseline: fmt_quantity(row.median_baseline, &row.unit),
+                    candidate: fmt_quantity(row.median_candidate, &row.unit),
                     change: pct(row.ratio),
                     ci: format::ci(row),
                     p: format::p(row),

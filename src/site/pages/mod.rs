@@ -3,6 +3,7 @@
 
 pub mod alerts;
 pub mod compare;
+pub mod glossary;
 pub mod index;
 pub mod run;
 pub mod runs;

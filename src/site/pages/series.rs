@@ -33,6 +33,17 @@ pub struct MetricGroup {
     pub series: Vec<SeriesLink>,
 }
 
+/// A series measured in one run only: a value, not a chart (it gets no page of its own until
+/// a second run measures it).
+pub struct OnceView {
+    pub metric: String,
+    pub arm: String,
+    pub params: String,
+    pub value: String,
+    pub run: String,
+    pub run_href: String,
+}
+
 #[derive(Template)]
 #[template(path = "suite.html")]
 pub struct SuitePage {
@@ -40,6 +51,7 @@ pub struct SuitePage {
     pub suite: String,
     pub groups: Vec<MetricGroup>,
     pub count: usize,
+    pub once: Vec<OnceView>,
 }
 
 pub struct ChangeView {
@@ -102,11 +114,21 @@ pub(crate) type Headlines = BTreeMap<String, (Vec<HeadlineView>, usize)>;
 /// Suite and series pages, from the loaded history and alerts (no query); returns each
 /// series' page for the alerts, index and run pages to link to, and the index's headlines.
 /// `commit_urls`: run id → its `commit_url` label.
+/// What the series pages know of each run beyond the history: its notes, its commit's page
+/// (`commit_url` label) and its commit's message (`commit_message` label), by run id.
+pub(crate) struct RunFacts<'a> {
+    pub notes: &'a BTreeMap<&'a str, Vec<&'a NoteRow>>,
+    pub commit_urls: &'a BTreeMap<&'a str, String>,
+    pub messages: &'a BTreeMap<&'a str, String>,
+}
+
+/// Other parameter sets of one benchmark a series page offers to overlay, at most.
+const OVERLAYS: usize = 8;
+
 pub(crate) fn history_pages(
     w: &mut Writer,
     css: &str,
-    notes: &BTreeMap<&str, Vec<&NoteRow>>,
-    commit_urls: &BTreeMap<&str, String>,
+    facts: &RunFacts,
     all: &[crate::query::history::Series],
     alerts: &[crate::query::alerts::Alert],
 ) -> Result<(SeriesHrefs, Headlines), SiteError> {
@@ -138,10 +160,46 @@ pub(crate) fn history_pages(
         });
         let dir = format!("suites/{}", slug(suite));
         let layout = ParamLayout::new(series.iter().map(|s| &s.params));
+        // A series of one run is a value, not a chart: listed on the suite page, no page.
+        let (once, series): (Vec<_>, Vec<_>) =
+            series.into_iter().partition(|s| s.points.len() == 1);
+        let once: Vec<OnceView> = once
+            .iter()
+            .map(|s| {
+                let p = &s.points[0];
+                OnceView {
+                    metric: s.metric.clone(),
+                    arm: s.arm.clone(),
+                    params: layout.label(&s.params),
+                    value: fmt_quantity(Some(p.value), &s.unit),
+                    run: format!("#{}", p.run_no),
+                    run_href: format!("../../runs/{}/index.html", p.run_id),
+                }
+            })
+            .collect();
+        // The same benchmark (metric and arm) at its other parameters, for the overlay.
+        let mut benchmarks: BTreeMap<(&str, &str), Vec<&crate::query::history::Series>> =
+            BTreeMap::new();
+        for s in &series {
+            benchmarks
+                .entry((s.metric.as_str(), s.arm.as_str()))
+                .or_default()
+                .push(s);
+        }
         // The pages are rendered on every core (charts and hover data are most of a build
         // that adds one run), then written in order.
         let rendered = crate::parallel::par_map(&series, |s| {
-            render_series(suite, &dir, &layout, s, css, notes, commit_urls)
+            let others: Vec<&crate::query::history::Series> = benchmarks
+                .get(&(s.metric.as_str(), s.arm.as_str()))
+                .map(|v| {
+                    v.iter()
+                        .filter(|o| o.params != s.params)
+                        .take(OVERLAYS)
+                        .copied()
+                        .collect()
+                })
+                .unwrap_or_default();
+            render_series(suite, &dir, &layout, s, css, facts, &others)
         });
         let mut links = Vec::new();
         for r in rendered {
@@ -158,6 +216,7 @@ pub(crate) fn history_pages(
                 suite: suite.to_string(),
                 count: links.len(),
                 groups: group_by_metric(links),
+                once,
             },
         )?;
         headlines.insert(
@@ -373,9 +432,10 @@ fn render_series(
     layout: &ParamLayout,
     s: &crate::query::history::Series,
     css: &str,
-    notes: &BTreeMap<&str, Vec<&NoteRow>>,
-    commit_urls: &BTreeMap<&str, String>,
+    facts: &RunFacts,
+    others: &[&crate::query::history::Series],
 ) -> Result<RenderedSeries, SiteError> {
+    let (notes, commit_urls) = (facts.notes, facts.commit_urls);
     let file = format!(
         "{}.html",
         slug(&format!(
@@ -448,6 +508,10 @@ fn render_series(
             commit: &commits[i],
             date: &dates[i],
             id: &p.run_id,
+            message: facts
+                .messages
+                .get(p.run_id.as_str())
+                .map_or("", String::as_str),
         })
         .collect();
     let title = format!("{} · {}", s.metric, s.arm);
@@ -488,11 +552,14 @@ fn render_series(
         small: false,
     };
     let chart = trend::svg(&spec);
-    let hover = if tpoints.len() > trend::MARKED {
-        trend::hover_data(&spec).replace('<', "\\u003c")
-    } else {
-        String::new()
-    };
+    let overlay: Vec<trend::Overlay> = others
+        .iter()
+        .map(|o| trend::Overlay {
+            label: layout.label(&o.params),
+            points: o.points.iter().map(|p| (p.run_no, p.value)).collect(),
+        })
+        .collect();
+    let hover = trend::hover_data(&spec, &overlay).replace('<', "\\u003c");
     let small = trend::svg(&trend::Trend {
         small: true,
         noise_band: None,

@@ -4,9 +4,12 @@
 
 use askama::Template;
 
+use crate::present::fmt_number;
+use crate::query::slo::{SloMetric, Slos};
+use crate::query::sweep::LevelView;
 use crate::query::sweep::Sweep;
 use crate::site::SiteError;
-use crate::site::charts::{self, Series};
+use crate::site::xy::{self, Axis, Chart, Line, Mark, Point, Rule, TickText};
 use crate::site::*;
 
 pub struct SweepArmView {
@@ -37,90 +40,10 @@ pub(crate) fn sweeps_load(trials: &[crate::site::load::TrialRow]) -> bool {
 }
 
 pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
-    let line = |f: &dyn Fn(&crate::query::sweep::LevelView) -> Option<(f64, f64)>| -> Vec<Series> {
-        s.arms
-            .iter()
-            .map(|a| Series {
-                label: a.arm.clone(),
-                points: a.levels.iter().filter_map(f).collect(),
-            })
-            .collect()
-    };
-    let load = s.load.as_str();
-    let mut charts_out = vec![
-        ChartView {
-            svg: charts::line_chart(
-                "Throughput vs load",
-                &format!("Median completed requests per second at each {load}, one line per arm"),
-                load,
-                "req/s",
-                &line(&|l| Some((l.load, l.throughput_rps))),
-            )?,
-        },
-        ChartView {
-            svg: charts::line_chart(
-                "Latency–throughput frontier",
-                "Median p99 end-to-end latency against median throughput, each point one load level: lower and further right is better",
-                "req/s",
-                "p99 latency (ms)",
-                &line(&|l| Some((l.throughput_rps, l.latency_p99_ms?))),
-            )?,
-        },
-        ChartView {
-            svg: charts::line_chart(
-                "TTFT p99 vs load",
-                &format!("Median p99 time to first token at each {load}"),
-                load,
-                "TTFT p99 (ms)",
-                &line(&|l| Some((l.load, l.ttft_p99_ms?))),
-            )?,
-        },
-    ];
-    if s.arms
+    let charts_out = sweep_charts(s)
         .iter()
-        .any(|a| a.levels.iter().any(|l| l.goodput_rps.is_some()))
-    {
-        charts_out.push(ChartView {
-            svg: charts::line_chart(
-                "Goodput vs load",
-                &format!(
-                    "Median requests per second that met every per-request SLO ({})",
-                    s.slo
-                ),
-                load,
-                "goodput (req/s)",
-                &line(&|l| Some((l.load, l.goodput_rps?))),
-            )?,
-        });
-    }
-    // Per-user against total output tokens/s: each arm's levels, and the Pareto frontier over
-    // all of them (`query::sweep::frontier`) as its own line.
-    if !s.frontier.is_empty() {
-        let mut series = line(&|l| Some((l.output_tps?, l.per_user_tps?)));
-        let mut front: Vec<(f64, f64)> = s
-            .frontier
-            .iter()
-            .filter(|p| !p.dominated)
-            .map(|p| (p.output_tps, p.per_user_tps))
-            .collect();
-        front.sort_by(|a, b| a.0.total_cmp(&b.0));
-        series.push(Series {
-            label: "Pareto frontier".into(),
-            points: front,
-        });
-        let per = if s.gpus.is_some() { " per GPU" } else { "" };
-        charts_out.push(ChartView {
-            svg: charts::line_chart(
-                "Per-user against total output tokens/s",
-                &format!(
-                    "Each load level's output tokens per second for one stream against all streams together{per}; the frontier joins the levels no other beats on both"
-                ),
-                &format!("total output tok/s{per}"),
-                "per-user output tok/s",
-                &series,
-            )?,
-        });
-    }
+        .map(|c| ChartView { svg: c.html() })
+        .collect();
     let header = crate::present::sweep::SWEEP_COLUMNS
         .iter()
         .map(|c| c.to_string())
@@ -149,4 +72,198 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
         header,
         arms,
     })
+}
+
+/// The sweep's charts (`site::xy`): load on a log₂ axis (levels double), a marker per level,
+/// each arm in its colour (the same as on the run page: `xy::arm_order`), the knee and the
+/// capacity of each arm as dotted verticals, and percentile SLO bounds as dashed horizontals
+/// on the chart of the figure they bound.
+pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
+    let load = s.load.as_str();
+    let mut order: Vec<&str> = s.arms.iter().map(|a| a.arm.as_str()).collect();
+    order.sort_by(|a, b| xy::arm_order(a, b));
+    let colour = |arm: &str| xy::arm_colour(order.iter().position(|a| *a == arm).unwrap_or(0));
+    let slos = Slos::parse([s.slo.as_str()]).unwrap_or_default();
+    let bound = |metric: SloMetric| -> Vec<Rule> {
+        slos.0
+            .iter()
+            .filter(|o| o.metric == metric && o.percentile == Some(99))
+            .map(|o| Rule {
+                at: o.max_ms,
+                label: format!("SLO {o}"),
+                colour: xy::BOUND,
+            })
+            .collect()
+    };
+    let load_axis = || Axis::log2(format!("{load} (log₂ scale)"), TickText::Number);
+    let lines = |f: &dyn Fn(&LevelView) -> Option<(f64, f64)>, unit: &str| -> Vec<Line> {
+        s.arms
+            .iter()
+            .map(|a| Line {
+                label: a.arm.clone(),
+                colour: colour(&a.arm),
+                points: a
+                    .levels
+                    .iter()
+                    .filter_map(|l| {
+                        let (x, y) = f(l)?;
+                        Some(Point::new(
+                            x,
+                            y,
+                            format!(
+                                "{} · {load} {}: {} {unit}",
+                                a.arm,
+                                fmt_number(l.load),
+                                fmt_number(y)
+                            ),
+                        ))
+                    })
+                    .collect(),
+                dashed: false,
+            })
+            .collect()
+    };
+    // Each arm's knee, on the line of the figure `y` gives at that level.
+    let knees = |y: &dyn Fn(&LevelView) -> Option<f64>| -> Vec<Mark> {
+        s.arms
+            .iter()
+            .filter_map(|a| {
+                let k = a.knee.as_ref()?;
+                let level = a.levels.iter().find(|l| l.load == k.load)?;
+                Some(Mark {
+                    x: k.load,
+                    y: y(level)?,
+                    label: format!("{} knee: {load} {}", a.arm, fmt_number(k.load)),
+                    colour: colour(&a.arm),
+                })
+            })
+            .collect()
+    };
+    // Where each arm's capacity sits on the load axis.
+    let marks = || -> Vec<Rule> {
+        let mut out = Vec::new();
+        for a in &s.arms {
+            if let Some(c) = &a.capacity
+                && c.kind == crate::query::sweep::CapacityKind::Within
+            {
+                out.push(Rule {
+                    at: c.load,
+                    label: format!(
+                        "{} capacity at the SLOs: {load} {}",
+                        a.arm,
+                        fmt_number(c.load)
+                    ),
+                    colour: colour(&a.arm),
+                });
+            }
+        }
+        out
+    };
+    let chart = |title: &str, description: String, x: Axis, y: &str, lines: Vec<Line>| Chart {
+        title: title.into(),
+        description,
+        x,
+        y: Axis::linear(y),
+        lines,
+        horizontal: Vec::new(),
+        vertical: Vec::new(),
+        marks: Vec::new(),
+    };
+    let mut out = vec![
+        Chart {
+            vertical: marks(),
+            marks: knees(&|l| Some(l.throughput_rps)),
+            ..chart(
+                "Throughput vs load",
+                format!("Median completed requests per second at each {load}, one line per arm; diamonds: each arm's knee; dotted: its capacity at the SLOs"),
+                load_axis(),
+                "req/s",
+                lines(&|l| Some((l.load, l.throughput_rps)), "req/s"),
+            )
+        },
+        Chart {
+            horizontal: bound(SloMetric::Latency),
+            ..chart(
+                "Latency–throughput",
+                "Median p99 end-to-end latency against median throughput, each point one load level: lower and further right is better".into(),
+                Axis::linear("req/s"),
+                "p99 latency (ms)",
+                lines(&|l| Some((l.throughput_rps, l.latency_p99_ms?)), "ms"),
+            )
+        },
+        Chart {
+            horizontal: bound(SloMetric::Ttft),
+            vertical: marks(),
+            marks: knees(&|l| l.ttft_p99_ms),
+            ..chart(
+                "TTFT p99 vs load",
+                format!("Median p99 time to first token at each {load}; dashed: the SLO bound"),
+                load_axis(),
+                "TTFT p99 (ms)",
+                lines(&|l| Some((l.load, l.ttft_p99_ms?)), "ms"),
+            )
+        },
+    ];
+    if s.arms
+        .iter()
+        .any(|a| a.levels.iter().any(|l| l.goodput_rps.is_some()))
+    {
+        out.push(Chart {
+            vertical: marks(),
+            marks: knees(&|l| l.goodput_rps),
+            ..chart(
+                "Goodput vs load",
+                format!(
+                    "Median requests per second that met every per-request SLO ({})",
+                    s.slo
+                ),
+                load_axis(),
+                "goodput (req/s)",
+                lines(&|l| Some((l.load, l.goodput_rps?)), "req/s"),
+            )
+        });
+    }
+    // Per-user against total output tokens/s: each arm's levels, and the Pareto frontier over
+    // all of them (`query::sweep::frontier`) as a dashed line.
+    if !s.frontier.is_empty() {
+        let per = if s.gpus.is_some() { " per GPU" } else { "" };
+        let mut series = lines(
+            &|l| Some((l.output_tps?, l.per_user_tps?)),
+            "tok/s per user",
+        );
+        let mut front: Vec<&crate::query::sweep::FrontierPoint> =
+            s.frontier.iter().filter(|p| !p.dominated).collect();
+        front.sort_by(|a, b| a.output_tps.total_cmp(&b.output_tps));
+        series.push(Line {
+            label: "Pareto frontier".into(),
+            colour: "#000000",
+            points: front
+                .iter()
+                .map(|p| {
+                    Point::new(
+                        p.output_tps,
+                        p.per_user_tps,
+                        format!(
+                            "frontier: {} at {load} {}: {} tok/s total, {} per user",
+                            p.arm,
+                            fmt_number(p.load),
+                            fmt_number(p.output_tps),
+                            fmt_number(p.per_user_tps)
+                        ),
+                    )
+                })
+                .collect(),
+            dashed: true,
+        });
+        out.push(chart(
+            "Per-user against total output tokens/s",
+            format!(
+                "Each load level's output tokens per second for one stream against all streams together{per}; the frontier joins the levels no other beats on both"
+            ),
+            Axis::linear(format!("total output tok/s{per}")),
+            "per-user output tok/s",
+            series,
+        ));
+    }
+    out
 }

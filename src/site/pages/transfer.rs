@@ -4,16 +4,21 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
+use crate::present::fmt_number;
 use crate::site::SiteError;
-use crate::site::charts::{self};
 use crate::site::load::*;
+use crate::site::xy;
 use crate::site::*;
 
 pub struct TransferRow {
     pub metric: String,
     pub placement: String,
+    pub size: String,
+    pub page: String,
     pub params: String,
     pub value: String,
+    pub range: String,
+    pub repeats: String,
 }
 
 #[derive(Template)]
@@ -24,6 +29,9 @@ pub struct TransferPage {
     pub number: String,
     pub charts: Vec<ChartView>,
     pub rows: Vec<TransferRow>,
+    /// Columns left out where no row has them.
+    pub has_page: bool,
+    pub has_params: bool,
 }
 
 pub(crate) const SIZE_KEYS: &[(&str, f64)] = &[
@@ -46,6 +54,9 @@ pub(crate) fn transfer_page(
         page: Option<f64>,
         params: BTreeMap<String, String>,
         value: f64,
+        min: f64,
+        max: f64,
+        n: i64,
     }
     let mut pts = Vec::new();
     for m in medians.iter().filter(|m| m.unit == "GB/s") {
@@ -60,7 +71,6 @@ pub(crate) fn transfer_page(
         if size.is_none() && page.is_none() {
             continue;
         }
-        let value = m.median;
         let placement = params.get("numa").cloned().unwrap_or_else(|| m.arm.clone());
         pts.push(P {
             metric: m.name.clone(),
@@ -68,18 +78,24 @@ pub(crate) fn transfer_page(
             size,
             page,
             params,
-            value,
+            value: m.median,
+            min: m.min,
+            max: m.max,
+            n: m.n_trials,
         });
     }
     if pts.is_empty() {
         return Ok(None);
     }
+    let bytes = |v: f64| crate::present::fmt_quantity(Some(v), "B");
+    let mut placements: Vec<&str> = pts.iter().map(|p| p.line.as_str()).collect();
+    placements.sort_by(|a, b| xy::arm_order(a, b));
+    placements.dedup();
     let mut charts = Vec::new();
-    for (axis, label) in [
-        ("size", "object size (log scale)"),
-        ("page", "page size (log scale)"),
-    ] {
-        let mut lines: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+    for (axis, label) in [("size", "object size"), ("page", "page size")] {
+        // One line per placement and value of the other size; the same placement keeps its
+        // colour, other sizes of it are dashed.
+        let mut lines: BTreeMap<(String, String, u64), Vec<xy::Point>> = BTreeMap::new();
         for p in &pts {
             let (x, other) = if axis == "size" {
                 (p.size, p.page)
@@ -87,72 +103,121 @@ pub(crate) fn transfer_page(
                 (p.page, p.size)
             };
             let Some(x) = x else { continue };
-            let other = other.map(|o| format!(" @{o}")).unwrap_or_default();
+            let other_text = other
+                .map(|o| {
+                    format!(
+                        ", {} {}",
+                        if axis == "size" { "page" } else { "object" },
+                        bytes(o)
+                    )
+                })
+                .unwrap_or_default();
             lines
-                .entry((p.metric.clone(), format!("{}{other}", p.line)))
+                .entry((
+                    p.metric.clone(),
+                    format!("{}{other_text}", p.line),
+                    other.unwrap_or(0.0).to_bits(),
+                ))
                 .or_default()
-                .push((x.log2(), p.value));
+                .push(xy::Point {
+                    lo: Some(p.min),
+                    hi: Some(p.max),
+                    ..xy::Point::new(
+                        x,
+                        p.value,
+                        format!(
+                            "{}{other_text} · {label} {}: {} GB/s (min {} … max {} over {} repeats)",
+                            p.line,
+                            bytes(x),
+                            fmt_number(p.value),
+                            fmt_number(p.min),
+                            fmt_number(p.max),
+                            p.n
+                        ),
+                    )
+                });
         }
         let distinct: std::collections::BTreeSet<u64> =
-            lines.values().flatten().map(|(x, _)| x.to_bits()).collect();
+            lines.values().flatten().map(|p| p.x.to_bits()).collect();
         if distinct.len() < 2 {
             continue;
         }
-        let mut by_metric: BTreeMap<String, Vec<charts::Series>> = BTreeMap::new();
-        for ((metric, line), mut points) in lines {
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            by_metric.entry(metric).or_default().push(charts::Series {
+        let mut by_metric: BTreeMap<String, Vec<xy::Line>> = BTreeMap::new();
+        let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for ((metric, line), mut points) in lines.into_iter().map(|((m, l, _), p)| ((m, l), p)) {
+            points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let placement = line.split(", ").next().unwrap_or(&line).to_string();
+            let k = placements.iter().position(|p| *p == placement).unwrap_or(0);
+            let nth = seen.entry((metric.clone(), placement)).or_default();
+            by_metric.entry(metric).or_default().push(xy::Line {
                 label: line,
+                colour: xy::arm_colour(k + *nth * placements.len()),
                 points,
+                dashed: false,
             });
+            *nth += 1;
         }
-        for (metric, series) in by_metric {
-            let title = format!(
-                "{metric} vs {}",
-                if axis == "size" {
-                    "object size"
-                } else {
-                    "page size"
-                }
-            );
-            let desc = format!("{metric} in GB/s against {label}, one line per placement.");
+        for (metric, lines) in by_metric {
             charts.push(ChartView {
-                svg: charts::line_chart_with(
-                    &title,
-                    &desc,
-                    label,
-                    "GB/s",
-                    &series,
-                    Some(&charts::log2_bytes_tick),
-                )?,
+                svg: xy::Chart {
+                    title: format!("{metric} by {label}"),
+                    description: format!(
+                        "{metric} in GB/s against {label} (log₂ scale): the median of each point's repeats, its bar from the slowest to the fastest repeat; one line per placement{}.",
+                        if axis == "size" { " and page size" } else { " and object size" }
+                    ),
+                    x: xy::Axis::log2(format!("{label} (log₂ scale)"), xy::TickText::Bytes),
+                    y: xy::Axis::linear("GB/s"),
+                    lines,
+                    horizontal: Vec::new(),
+                    vertical: Vec::new(),
+                    marks: Vec::new(),
+                }
+                .html(),
             });
         }
     }
     // By object size, then page size, in bytes (4096 before 65536 before 1048576, as the
     // charts run), then the other params in numeric order.
     let mut sorted: Vec<_> = pts.iter().collect();
-    let bytes = |v: Option<f64>| v.unwrap_or(f64::INFINITY);
+    let order = |v: Option<f64>| v.unwrap_or(f64::INFINITY);
     sorted.sort_by(|a, b| {
-        (&a.metric, &a.line)
-            .cmp(&(&b.metric, &b.line))
-            .then_with(|| bytes(a.size).total_cmp(&bytes(b.size)))
-            .then_with(|| bytes(a.page).total_cmp(&bytes(b.page)))
+        a.metric
+            .cmp(&b.metric)
+            .then_with(|| xy::arm_order(&a.line, &b.line))
+            .then_with(|| order(a.size).total_cmp(&order(b.size)))
+            .then_with(|| order(a.page).total_cmp(&order(b.page)))
             .then_with(|| crate::site::cmp_params(&a.params, &b.params))
     });
+    let shown: Vec<&str> = SIZE_KEYS
+        .iter()
+        .map(|(k, _)| *k)
+        .chain(["page_size", "numa"])
+        .collect();
     let rows: Vec<TransferRow> = sorted
         .into_iter()
         .map(|p| TransferRow {
             metric: p.metric.clone(),
             placement: p.line.clone(),
+            size: p.size.map(bytes).unwrap_or_default(),
+            page: p.page.map(bytes).unwrap_or_default(),
             params: p
                 .params
                 .iter()
+                .filter(|(k, _)| !shown.contains(&k.as_str()))
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(" "),
             value: format!("{:.2}", p.value),
+            range: if p.max > p.min {
+                format!("{:.2} … {:.2}", p.min, p.max)
+            } else {
+                String::new()
+            },
+            repeats: p.n.to_string(),
         })
         .collect();
+    let has_page = rows.iter().any(|r| !r.page.is_empty());
+    let has_params = rows.iter().any(|r| !r.params.is_empty());
     Ok(Some(TransferPage {
         chrome: crate::site::pages::Chrome::new(
             2,
@@ -166,5 +231,7 @@ pub(crate) fn transfer_page(
         number: format!("#{}", r.run_no),
         charts,
         rows,
+        has_page,
+        has_params,
     }))
 }

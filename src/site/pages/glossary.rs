@@ -1,0 +1,119 @@
+//! The glossary (`templates/glossary.html`): the words the site uses that a reader may not
+//! know, each with its own anchor that pages link to (`glossary.html#change-point`).
+
+use askama::Template;
+
+use crate::site::pages::Chrome;
+
+/// (anchor, term, what it means here). One place: pages link to these anchors.
+pub const TERMS: &[(&str, &str, &str)] = &[
+    (
+        "run",
+        "run",
+        "One execution of a plan, or one imported result file or history entry: a number in its suite (#12), a commit where known, and its trials.",
+    ),
+    (
+        "arm",
+        "arm",
+        "One variant under test in a run (a build, a flag, a configuration). An A/B comparison sets one arm against another at the same parameters.",
+    ),
+    (
+        "trial",
+        "trial and repeat",
+        "A trial is one execution of one arm at one parameter set; repeats are trials of the same arm and parameters. Figures are the median over the kept repeats; a cold first run can be discarded.",
+    ),
+    (
+        "series",
+        "series",
+        "One figure of one arm at one parameter set across the runs of a suite, in run order: what a trend chart draws.",
+    ),
+    (
+        "change-point",
+        "change point",
+        "A run from which a series holds a new level: the shift must exceed the series' own run-to-run noise (at least 1σ and 2 %) and pass a permutation test (p < 0.01). Vermilion when the figure got worse, green when it got better.",
+    ),
+    (
+        "break",
+        "known break",
+        "A run where the benchmark's code, its parameters or the machine changed, or where a change was accepted as the new baseline: no change point is called across it and the trend line is not drawn through it.",
+    ),
+    (
+        "noise-band",
+        "noise band",
+        "The range around a level that 99 % of unchanged runs fall into, from the series' own run-to-run differences. A run outside it is worth a look; a change point needs more than one run.",
+    ),
+    (
+        "unstable",
+        "unstable (distribution change)",
+        "A stretch where a series switches between two levels (bimodal timings): moves between the two are not called changes.",
+    ),
+    (
+        "alert",
+        "alert",
+        "A change point that is not yet triaged. Alerts of one commit form one entry on the alerts page; `perfhouse triage` marks them accepted, invalid, ignored or fixed.",
+    ),
+    (
+        "stale",
+        "stale alert",
+        "An alert on a series that no recent run measured: folded away on the alerts page.",
+    ),
+    (
+        "suspected-environment",
+        "suspected environment change",
+        "Many series of several benchmark groups moved the same way at one commit, with no environment fingerprint recorded: more likely the machine than the code.",
+    ),
+    (
+        "calibration",
+        "A/A calibration",
+        "A run of an arm against itself: how often the comparison would call a difference where there is none, used to set the thresholds of A/B verdicts.",
+    ),
+    (
+        "inconclusive",
+        "inconclusive",
+        "The 95 % interval of a difference spans no change: the data cannot tell whether it got better or worse. More repeats narrow the interval.",
+    ),
+    (
+        "knee",
+        "knee",
+        "In a load sweep, the lowest level from which throughput never again grows by half its share of the added load while latency climbs: more load buys queueing, not work.",
+    ),
+    (
+        "capacity",
+        "capacity at the SLOs",
+        "The highest load before the first level that misses a service-level objective, interpolated between levels, with a bootstrap interval over the repeats (none with one repeat per level).",
+    ),
+    (
+        "slo",
+        "SLO",
+        "A service-level objective: a bound every request must meet (`ttft_ms<=200`) or a percentile of a trial must meet (`p99(ttft_ms)<=500`).",
+    ),
+    (
+        "goodput",
+        "goodput and SLO attainment",
+        "Goodput: completed requests per second that met every per-request SLO. Attainment: their share of all measured requests.",
+    ),
+    (
+        "littles-law",
+        "Little's law check",
+        "In a closed loop, throughput ≈ concurrency ÷ mean latency. A ratio far from 1 means the load generator, not the server, set the pace.",
+    ),
+    (
+        "frontier",
+        "Pareto frontier",
+        "The load levels no other level beats on both per-user and total output tokens per second.",
+    ),
+];
+
+#[derive(Template)]
+#[template(path = "glossary.html")]
+pub struct GlossaryPage {
+    pub chrome: Chrome,
+    pub terms: &'static [(&'static str, &'static str, &'static str)],
+}
+
+pub fn glossary_page(css: &str) -> GlossaryPage {
+    GlossaryPage {
+        chrome: Chrome::new(0, css, "perfhouse: glossary").crumb("", "glossary"),
+        terms: TERMS,
+    }
+}

@@ -1,0 +1,583 @@
+//! Charts of one figure against another (a sweep's load, a transfer's object size) as
+//! hand-written SVG, drawn twice: a 720-unit desktop layout and a 360-unit phone layout, each
+//! shown at its own width by the stylesheet (`.xy .wide` / `.xy .narrow`), so text stays at
+//! 12 px on a phone instead of a desktop chart scaled down to 6 px.
+//!
+//! What the charts carry beyond lines: a marker per point with a hover `<title>`, error bars
+//! (`lo`/`hi`), a log₂ x axis (load levels 1, 2, 4 … 64 spread evenly; sizes in KiB/MiB),
+//! horizontal rules (an SLO bound) and vertical rules (a knee, a capacity), each in its line's
+//! colour and named in the legend. The y range covers every point, bar and rule, so nothing
+//! runs off the plot. The legend and caption are HTML under the chart: they wrap on a phone.
+
+use std::fmt::Write;
+
+use super::trend::{tick_labels, ticks};
+
+/// The site's palette (Okabe–Ito) as CSS colours, in [`super::charts::PALETTE`]'s order.
+pub const COLOURS: [&str; 8] = [
+    "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000",
+];
+/// The colour of a bound (an SLO): drawn dashed.
+pub const BOUND: &str = "#b3261e";
+
+/// The colour of the `i`-th arm of a run, the same on every page that draws it (arms ordered
+/// by [`arm_order`]).
+pub fn arm_colour(i: usize) -> &'static str {
+    COLOURS[i % COLOURS.len()]
+}
+
+/// Arms in the order every page lists and colours them: numbers inside names by value
+/// (`speedup-5` before `speedup-10`), the rest as text.
+pub fn arm_order(a: &str, b: &str) -> std::cmp::Ordering {
+    natural_key(a).cmp(&natural_key(b)).then_with(|| a.cmp(b))
+}
+
+/// `speedup-10` → [Text("speedup-"), Num(10)]: digit runs compare by value.
+fn natural_key(s: &str) -> Vec<(String, u128)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut digits = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            if !digits.is_empty() {
+                out.push((
+                    std::mem::take(&mut text),
+                    digits.parse().unwrap_or(u128::MAX),
+                ));
+                digits.clear();
+            }
+            text.push(c);
+        }
+    }
+    let last = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().unwrap_or(u128::MAX)
+    };
+    out.push((text, last));
+    out
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scale {
+    Linear,
+    /// Powers of two spread evenly; points at x ≤ 0 are left out.
+    Log2,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TickText {
+    Number,
+    /// Binary sizes: 4 KiB, 1 MiB.
+    Bytes,
+}
+
+#[derive(Debug, Clone)]
+pub struct Axis {
+    pub label: String,
+    pub scale: Scale,
+    pub text: TickText,
+    /// The range starts at zero when every value is positive (throughput, GB/s).
+    pub from_zero: bool,
+}
+
+impl Axis {
+    pub fn linear(label: impl Into<String>) -> Axis {
+        Axis {
+            label: label.into(),
+            scale: Scale::Linear,
+            text: TickText::Number,
+            from_zero: true,
+        }
+    }
+
+    pub fn log2(label: impl Into<String>, text: TickText) -> Axis {
+        Axis {
+            label: label.into(),
+            scale: Scale::Log2,
+            text,
+            from_zero: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    /// An error bar (min–max over repeats).
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    /// The hover text.
+    pub tip: String,
+}
+
+impl Point {
+    pub fn new(x: f64, y: f64, tip: impl Into<String>) -> Point {
+        Point {
+            x,
+            y,
+            lo: None,
+            hi: None,
+            tip: tip.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub label: String,
+    pub colour: &'static str,
+    pub points: Vec<Point>,
+    pub dashed: bool,
+}
+
+/// A rule across the plot: horizontal at a y value (a bound), or vertical at an x value (a
+/// knee, a capacity).
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub at: f64,
+    pub label: String,
+    pub colour: &'static str,
+}
+
+/// A point singled out (a knee): a hollow diamond in its line's colour.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    pub x: f64,
+    pub y: f64,
+    pub label: String,
+    pub colour: &'static str,
+}
+
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub title: String,
+    pub description: String,
+    pub x: Axis,
+    pub y: Axis,
+    pub lines: Vec<Line>,
+    pub horizontal: Vec<Rule>,
+    pub vertical: Vec<Rule>,
+    pub marks: Vec<Mark>,
+}
+
+struct Layout {
+    w: f64,
+    h: f64,
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+    x_ticks: usize,
+    y_ticks: usize,
+    class: &'static str,
+}
+
+const WIDE: Layout = Layout {
+    w: 720.0,
+    h: 340.0,
+    left: 64.0,
+    right: 16.0,
+    top: 14.0,
+    bottom: 44.0,
+    x_ticks: 10,
+    y_ticks: 6,
+    class: "wide",
+};
+const NARROW: Layout = Layout {
+    w: 360.0,
+    h: 280.0,
+    left: 52.0,
+    right: 10.0,
+    top: 12.0,
+    bottom: 42.0,
+    x_ticks: 5,
+    y_ticks: 4,
+    class: "narrow",
+};
+
+fn esc(s: &str) -> String {
+    crate::present::html_escape(s)
+}
+
+impl Chart {
+    /// The figure's inner HTML: a caption, the two layouts, the legend.
+    pub fn html(&self) -> String {
+        let mut s = String::new();
+        let _ = write!(s, "<figcaption>{}</figcaption>", esc(&self.title));
+        s.push_str(&self.svg(&WIDE));
+        s.push_str(&self.svg(&NARROW));
+        s.push_str("<ul class=\"legend\">");
+        for l in &self.lines {
+            let _ = write!(
+                s,
+                "<li><span class=\"swatch{}\" style=\"border-color:{}\"></span>{}</li>",
+                if l.dashed { " dashed" } else { "" },
+                l.colour,
+                esc(&l.label)
+            );
+        }
+        for r in self.horizontal.iter().chain(&self.vertical) {
+            let _ = write!(
+                s,
+                "<li><span class=\"swatch dashed\" style=\"border-color:{}\"></span>{}</li>",
+                r.colour,
+                esc(&r.label)
+            );
+        }
+        for m in &self.marks {
+            let _ = write!(
+                s,
+                "<li><span class=\"diamond\" style=\"border-color:{}\"></span>{}</li>",
+                m.colour,
+                esc(&m.label)
+            );
+        }
+        s.push_str("</ul>");
+        s
+    }
+
+    fn x_pos(&self, v: f64) -> Option<f64> {
+        match self.x.scale {
+            Scale::Linear => v.is_finite().then_some(v),
+            Scale::Log2 => (v.is_finite() && v > 0.0).then(|| v.log2()),
+        }
+    }
+
+    /// The data range of each axis (x in axis units: log₂ for a log axis).
+    fn ranges(&self) -> ((f64, f64), (f64, f64)) {
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for l in &self.lines {
+            for p in &l.points {
+                let Some(x) = self.x_pos(p.x) else { continue };
+                if !p.y.is_finite() {
+                    continue;
+                }
+                x0 = x0.min(x);
+                x1 = x1.max(x);
+                for v in [Some(p.y), p.lo, p.hi].into_iter().flatten() {
+                    if v.is_finite() {
+                        y0 = y0.min(v);
+                        y1 = y1.max(v);
+                    }
+                }
+            }
+        }
+        for r in &self.horizontal {
+            y0 = y0.min(r.at);
+            y1 = y1.max(r.at);
+        }
+        for r in &self.vertical {
+            if let Some(x) = self.x_pos(r.at) {
+                x0 = x0.min(x);
+                x1 = x1.max(x);
+            }
+        }
+        if x0 > x1 {
+            (x0, x1) = (0.0, 1.0);
+        }
+        if y0 > y1 {
+            (y0, y1) = (0.0, 1.0);
+        }
+        if self.y.from_zero && y0 > 0.0 {
+            y0 = 0.0;
+        }
+        if (x1 - x0).abs() < 1e-12 {
+            (x0, x1) = (x0 - 0.5, x1 + 0.5);
+        }
+        let pad = ((y1 - y0) * 0.06).max(y1.abs() * 0.01).max(1e-12);
+        let y0 = if self.y.from_zero && y0 >= 0.0 {
+            y0
+        } else {
+            y0 - pad
+        };
+        (
+            super::charts::drawable(x0, x1),
+            super::charts::drawable(y0, y1 + pad),
+        )
+    }
+
+    fn x_ticks(&self, (x0, x1): (f64, f64), n: usize) -> Vec<(f64, String)> {
+        match self.x.scale {
+            Scale::Log2 => {
+                let (a, b) = (x0.ceil() as i64, x1.floor() as i64);
+                let all: Vec<i64> = (a..=b).collect();
+                let step = all.len().div_ceil(n.max(1)).max(1);
+                all.iter()
+                    .step_by(step)
+                    .map(|&e| {
+                        let v = (e as f64).exp2();
+                        let text = match self.x.text {
+                            TickText::Bytes => super::charts::bytes_label(v),
+                            TickText::Number => crate::present::fmt_number(v),
+                        };
+                        (e as f64, text)
+                    })
+                    .collect()
+            }
+            Scale::Linear => {
+                let t = ticks(x0, x1, n);
+                let labels = match self.x.text {
+                    TickText::Bytes => t.iter().map(|v| super::charts::bytes_label(*v)).collect(),
+                    TickText::Number => tick_labels(&t),
+                };
+                t.into_iter().zip(labels).collect()
+            }
+        }
+    }
+
+    fn svg(&self, l: &Layout) -> String {
+        let ((x0, x1), (y0, y1)) = self.ranges();
+        let (pw, ph) = (l.w - l.left - l.right, l.h - l.top - l.bottom);
+        let px = |v: f64| l.left + (v - x0) / (x1 - x0) * pw;
+        let py = |v: f64| l.top + (y1 - v.clamp(y0, y1)) / (y1 - y0) * ph;
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"{}\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\"><title>{}</title><desc>{}</desc>",
+            l.class,
+            l.w,
+            l.h,
+            l.w,
+            l.h,
+            esc(&self.title),
+            esc(&self.description)
+        );
+        let _ = write!(
+            s,
+            "<rect x=\"{}\" y=\"{}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ccc\"/>",
+            l.left, l.top
+        );
+        // y ticks and grid.
+        let yt = ticks(y0, y1, l.y_ticks);
+        for (v, text) in yt.iter().copied().zip(tick_labels(&yt)) {
+            let yy = py(v);
+            let _ = write!(
+                s,
+                "<line x1=\"{}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#555\">{text}</text>",
+                l.left,
+                l.left + pw,
+                l.left - 5.0,
+                yy + 4.0
+            );
+        }
+        // x ticks.
+        for (v, text) in self.x_ticks((x0, x1), l.x_ticks) {
+            let xx = px(v);
+            let _ = write!(
+                s,
+                "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
+                l.top,
+                l.top + ph,
+                l.top + ph + 15.0,
+                esc(&text)
+            );
+        }
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">{}</text><text transform=\"translate(13 {:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
+            l.left + pw / 2.0,
+            l.h - 6.0,
+            esc(&self.x.label),
+            l.top + ph / 2.0,
+            esc(&self.y.label)
+        );
+        for r in &self.horizontal {
+            let yy = py(r.at);
+            let _ = write!(
+                s,
+                "<line class=\"bound\" x1=\"{}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"><title>{}</title></line>",
+                l.left,
+                l.left + pw,
+                r.colour,
+                esc(&r.label)
+            );
+        }
+        for r in &self.vertical {
+            let Some(x) = self.x_pos(r.at) else { continue };
+            let xx = px(x);
+            let _ = write!(
+                s,
+                "<line class=\"mark\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\"><title>{}</title></line>",
+                l.top,
+                l.top + ph,
+                r.colour,
+                esc(&r.label)
+            );
+        }
+        for line in &self.lines {
+            let pts: Vec<(f64, &Point)> = line
+                .points
+                .iter()
+                .filter(|p| p.y.is_finite())
+                .filter_map(|p| Some((self.x_pos(p.x)?, p)))
+                .collect();
+            // Error bars under the line.
+            for (x, p) in &pts {
+                if let (Some(lo), Some(hi)) = (p.lo, p.hi)
+                    && lo.is_finite()
+                    && hi.is_finite()
+                    && hi > lo
+                {
+                    let xx = px(*x);
+                    let _ = write!(
+                        s,
+                        "<path class=\"bar\" d=\"M{:.1},{:.1}h8M{xx:.1},{:.1}V{:.1}M{:.1},{:.1}h8\" stroke=\"{}\" stroke-width=\"1.2\" fill=\"none\"/>",
+                        xx - 4.0,
+                        py(hi),
+                        py(hi),
+                        py(lo),
+                        xx - 4.0,
+                        py(lo),
+                        line.colour
+                    );
+                }
+            }
+            let mut d = String::new();
+            for (i, (x, p)) in pts.iter().enumerate() {
+                let _ = write!(
+                    d,
+                    "{}{:.1},{:.1}",
+                    if i == 0 { "M" } else { "L" },
+                    px(*x),
+                    py(p.y)
+                );
+            }
+            if pts.len() > 1 {
+                let _ = write!(
+                    s,
+                    "<path d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>",
+                    line.colour,
+                    if line.dashed {
+                        " stroke-dasharray=\"7 4\""
+                    } else {
+                        ""
+                    }
+                );
+            }
+            for (x, p) in &pts {
+                let _ = write!(
+                    s,
+                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{}\" stroke=\"#fff\" stroke-width=\"1\"><title>{}</title></circle>",
+                    px(*x),
+                    py(p.y),
+                    if line.dashed { 2.5 } else { 3.5 },
+                    line.colour,
+                    esc(&p.tip)
+                );
+            }
+        }
+        for m in &self.marks {
+            let Some(x) = self.x_pos(m.x) else { continue };
+            let (xx, yy) = (px(x), py(m.y));
+            let _ = write!(
+                s,
+                "<path class=\"knee\" d=\"M{xx:.1},{:.1}l7,7l-7,7l-7,-7z\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title></path>",
+                yy - 7.0,
+                m.colour,
+                esc(&m.label)
+            );
+        }
+        s.push_str("</svg>");
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(scale: Scale) -> Chart {
+        Chart {
+            title: "Throughput vs load".into(),
+            description: "d".into(),
+            x: Axis {
+                label: "concurrency".into(),
+                scale,
+                text: TickText::Number,
+                from_zero: false,
+            },
+            y: Axis::linear("req/s"),
+            lines: vec![Line {
+                label: "a<b".into(),
+                colour: arm_colour(0),
+                points: [1.0, 2.0, 4.0, 64.0]
+                    .iter()
+                    .map(|&x| Point {
+                        lo: Some(x * 0.9),
+                        hi: Some(x * 1.1),
+                        ..Point::new(x, x, format!("c{x}"))
+                    })
+                    .collect(),
+                dashed: false,
+            }],
+            horizontal: vec![Rule {
+                at: 100.0,
+                label: "SLO".into(),
+                colour: BOUND,
+            }],
+            vertical: vec![Rule {
+                at: 8.0,
+                label: "capacity".into(),
+                colour: arm_colour(0),
+            }],
+            marks: vec![Mark {
+                x: 4.0,
+                y: 4.0,
+                label: "knee".into(),
+                colour: arm_colour(0),
+            }],
+        }
+    }
+
+    /// The x positions of the markers in the wide layout.
+    fn circles_x(svg: &str) -> Vec<f64> {
+        svg.split("<circle cx=\"")
+            .skip(1)
+            .map(|c| c[..c.find('"').unwrap()].parse().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_log2_axis_spreads_doublings_evenly() {
+        let c = chart(Scale::Log2);
+        let wide = c.svg(&WIDE);
+        let xs = circles_x(&wide);
+        // 1, 2, 4, 64 → log2 0, 1, 2, 6 over a plot 64…704 (640 wide): 0, 1/6, 2/6, 6/6.
+        assert_eq!(xs, vec![64.0, 170.7, 277.3, 704.0]);
+        for label in [">1<", ">2<", ">4<", ">8<", ">16<", ">32<", ">64<"] {
+            assert!(wide.contains(label), "{label} missing");
+        }
+        // Linear: 1…64 over 640: 2 sits at 64 + 640/63.
+        let xs = circles_x(&chart(Scale::Linear).svg(&WIDE));
+        assert_eq!(xs[1], 74.2);
+    }
+
+    #[test]
+    fn bounds_bars_and_rules_stay_inside_the_plot() {
+        let c = chart(Scale::Log2);
+        let ((_, _), (y0, y1)) = c.ranges();
+        // The highest bar end (64 × 1.1 = 70.4) and the SLO at 100 are inside; from zero.
+        assert_eq!(y0, 0.0);
+        assert!(y1 >= 100.0 && y1 < 110.0, "{y1}");
+        let wide = c.svg(&WIDE);
+        assert_eq!(wide.matches("class=\"bar\"").count(), 4);
+        assert!(wide.contains("class=\"bound\"") && wide.contains("class=\"mark\""));
+        // The knee's diamond is centred on its point: x of 4 on the log axis is 277.3.
+        assert!(wide.contains("class=\"knee\" d=\"M277.3,"), "{wide}");
+        let html = c.html();
+        assert!(html.contains("class=\"wide\"") && html.contains("class=\"narrow\""));
+        assert!(html.contains("a&lt;b") && !html.contains("a<b"));
+        assert!(html.contains("<figcaption>Throughput vs load</figcaption>"));
+    }
+
+    #[test]
+    fn arms_are_ordered_with_numbers_by_value() {
+        let mut arms = vec!["speedup-10", "speedup-5", "baseline", "speedup-50"];
+        arms.sort_by(|a, b| arm_order(a, b));
+        assert_eq!(arms, ["baseline", "speedup-5", "speedup-10", "speedup-50"]);
+    }
+}
