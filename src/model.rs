@@ -322,6 +322,22 @@ pub fn params_json(params: &Params) -> String {
     serde_json::to_string(params).expect("a map of strings always serialises")
 }
 
+/// Orders parameter sets as people read them: numbers by value (8 before 32), text by text.
+pub fn cmp_params(a: &Params, b: &Params) -> std::cmp::Ordering {
+    for ((ka, va), (kb, vb)) in a.iter().zip(b.iter()) {
+        let ord = ka
+            .cmp(kb)
+            .then_with(|| match (va.parse::<f64>(), vb.parse::<f64>()) {
+                (Ok(x), Ok(y)) => x.total_cmp(&y),
+                _ => va.cmp(vb),
+            });
+        if ord.is_ne() {
+            return ord;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 /// `{"concurrency":"8","isl":"200"}` → `concurrency=8 isl=200` (`—` when empty): the one way
 /// every page, table and message writes a parameter set.
 pub fn params_text(params: &Params) -> String {

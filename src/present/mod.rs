@@ -80,21 +80,7 @@ impl ParamLayout {
     }
 }
 
-/// Orders parameter sets as people read them: numbers by value (8 before 32), text by text.
-pub fn cmp_params(a: &Params, b: &Params) -> std::cmp::Ordering {
-    for ((ka, va), (kb, vb)) in a.iter().zip(b.iter()) {
-        let ord = ka
-            .cmp(kb)
-            .then_with(|| match (va.parse::<f64>(), vb.parse::<f64>()) {
-                (Ok(x), Ok(y)) => x.total_cmp(&y),
-                _ => va.cmp(vb),
-            });
-        if ord.is_ne() {
-            return ord;
-        }
-    }
-    a.len().cmp(&b.len())
-}
+pub use crate::model::cmp_params;
 
 /// A number in prose, a label or an axis tick: a whole number as one (`64`, never `64.0`),
 /// else four significant digits without trailing zeros (`28.8`, `0.0417`, `1235`); below 0.001

@@ -287,6 +287,13 @@ pub async fn compare(
         }
     }
     correct_for_many(&mut rows, opts.verdict.alpha);
+    // Numeric parameters by value (2 before 16), as every page and report lists them; the
+    // metrics of one parameter set keep their order.
+    rows.sort_by(|x, y| {
+        x.arm
+            .cmp(&y.arm)
+            .then_with(|| crate::model::cmp_params(&x.params, &y.params))
+    });
     for r in &mut rows {
         r.verdict_note = verdict_note(r, opts.verdict.alpha);
     }

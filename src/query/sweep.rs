@@ -498,6 +498,11 @@ fn from_rows(
             draws,
         });
     }
+    // Load varies, but no trial has a throughput (results without request records): no sweep
+    // to analyse, rather than one of empty levels.
+    if arms.iter().all(|a| a.levels.is_empty()) {
+        return None;
+    }
     let shift = shift(&arms);
     let points = arms
         .iter()

@@ -44,10 +44,10 @@ fn options(title: &str, kind: &str) -> Options<'static> {
 
 /// inferno's script sizes the frames to the SVG's width less its padding; in an `<object>`
 /// not laid out yet (a phone page, a frame still loading) that width is 0, and the browser
-/// logs `attribute width: A negative value is not valid ("-20")`. The width is kept ≥ 0.
+/// logs `attribute width: A negative value is not valid ("-20")`, then `attribute x:
+/// Expected length, "Infinity%"` for every label. The resize waits until there is a width.
 const FLUID_WIDTH: &str = "frames.attributes.width.value = svg.width.baseVal.value - xpad * 2;";
-const FLUID_WIDTH_FIXED: &str =
-    "frames.attributes.width.value = Math.max(0, svg.width.baseVal.value - xpad * 2);";
+const FLUID_WIDTH_FIXED: &str = "if (svg.width.baseVal.value <= xpad * 2) return; // not laid out yet (perfhouse)\n            frames.attributes.width.value = svg.width.baseVal.value - xpad * 2;";
 
 fn mend_script(svg: Vec<u8>) -> Vec<u8> {
     match String::from_utf8(svg) {
@@ -240,7 +240,12 @@ mod tests {
         let text = String::from_utf8(a).unwrap();
         assert!(text.starts_with("<?xml") && text.contains("search") && text.contains("work"));
         // The frames' width is never set negative (inferno's line is found and mended).
-        assert!(text.contains(FLUID_WIDTH_FIXED) && !text.contains(FLUID_WIDTH));
+        assert!(text.contains(FLUID_WIDTH_FIXED));
+        assert_eq!(
+            text.matches(FLUID_WIDTH).count(),
+            1,
+            "only the guarded line"
+        );
         let d = differential(
             "d",
             "oncpu",

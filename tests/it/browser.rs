@@ -221,9 +221,29 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         return;
     };
     // One page that loads every page in an iframe, so one browser start covers them all.
+    // Every flamegraph also in a frame not laid out yet (0 px wide), where inferno's script
+    // once set a negative width and the browser logged it.
+    let flames: Vec<String> = walkdir::WalkDir::new(&site)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            e.path()
+                .strip_prefix(&site)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|p| p.contains("/flame/") && p.ends_with(".svg"))
+        .collect();
+    assert!(!flames.is_empty(), "the demo has flamegraphs");
     let frames: String = all
         .iter()
         .map(|p| format!("<iframe src=\"{p}\" width=\"1000\" height=\"300\"></iframe>\n"))
+        .chain(
+            flames
+                .iter()
+                .map(|p| format!("<iframe src=\"{p}\" width=\"0\" height=\"100\"></iframe>\n")),
+        )
         .collect();
     let mut extra = BTreeMap::new();
     extra.insert("__all.html".to_string(), format!("<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head><body>{frames}</body></html>"));
@@ -272,14 +292,21 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         .unwrap();
     let series = all
         .iter()
-        .find(|p| p.starts_with("suites/") && !p.ends_with("/index.html"))
-        .unwrap();
+        .find(|p| {
+            let file = p.rsplit('/').next().unwrap();
+            p.starts_with("suites/") && file != "index.html" && !file.starts_with("runs")
+        })
+        .expect("a series page");
     let transfer = all.iter().find(|p| p.ends_with("/transfer.html")).unwrap();
     let runs = all.iter().find(|p| p.ends_with("/runs.html")).unwrap();
     let sweep = all.iter().find(|p| p.ends_with("/sweep.html")).unwrap();
+    // A flamegraph (inferno's SVG, with its own script) on its own.
+    let flame = flames.iter().min().unwrap().clone();
     let kinds = [
         ("index", "index.html"),
         ("alerts", "alerts.html"),
+        ("glossary", "glossary.html"),
+        ("flamegraph", flame.as_str()),
         ("runs", runs.as_str()),
         ("sweep", sweep.as_str()),
         ("suite", suite.as_str()),
@@ -293,7 +320,7 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         for (width, height) in [(1400, 1800), (390, 1600)] {
             let png = shots.join(format!("{name}-{width}.png"));
             let _ = fs::remove_file(&png);
-            open(
+            let log = open(
                 bin,
                 &format!("{base}{page}"),
                 &[
@@ -301,6 +328,10 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
                     &format!("--window-size={width},{height}"),
                 ],
             );
+            // Each page on its own, at this width, logs nothing either (a flamegraph's
+            // script once set a negative width in a narrow frame).
+            let errors = console_errors(&log);
+            assert!(errors.is_empty(), "{name} at {width} px: {errors:#?}");
             let bytes = fs::read(&png).unwrap_or_default();
             assert!(
                 bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000,
@@ -309,6 +340,46 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
             );
         }
     }
+    // The contact sheet: every kind at both widths in one image, for the PR text.
+    let cells: String = kinds
+        .iter()
+        .map(|(name, _)| {
+            format!(
+                "<figure><figcaption>{name}</figcaption><img src=\"__shots/{name}-1400.png\" width=\"350\"><img src=\"__shots/{name}-390.png\" width=\"98\"></figure>"
+            )
+        })
+        .collect();
+    fs::create_dir_all(site.join("__shots")).unwrap();
+    for (name, _) in kinds {
+        for width in [1400, 390] {
+            let png = format!("{name}-{width}.png");
+            fs::copy(shots.join(&png), site.join("__shots").join(&png)).unwrap();
+        }
+    }
+    fs::write(
+        site.join("__contact.html"),
+        format!(
+            "<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"><style>body{{margin:8px;font:14px sans-serif;display:grid;grid-template-columns:repeat(3,470px);gap:10px}}figure{{margin:0;display:flex;gap:8px;align-items:flex-start;flex-wrap:wrap}}figcaption{{width:100%;font-weight:600}}img{{border:1px solid #ccc}}</style></head><body>{cells}</body></html>"
+        ),
+    )
+    .unwrap();
+    let sheet = shots.join("contact-sheet.png");
+    let _ = fs::remove_file(&sheet);
+    let rows = kinds.len().div_ceil(3);
+    open(
+        bin,
+        &format!("{base}__contact.html"),
+        &[
+            &format!("--screenshot={}", sheet.display()),
+            &format!("--window-size=1440,{}", rows * 480 + 20),
+        ],
+    );
+    let bytes = fs::read(&sheet).unwrap_or_default();
+    assert!(
+        bytes.starts_with(b"\x89PNG") && bytes.len() > 50_000,
+        "contact sheet: {} bytes",
+        bytes.len()
+    );
     // No page body is wider than its viewport (wide tables scroll inside themselves): each
     // page in a 390 px and a 1400 px frame, measured after load.
     let frames: String = kinds

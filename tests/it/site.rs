@@ -110,7 +110,8 @@ fn demo_site_links_every_run_page_with_medians() {
                 !h.starts_with('/') && !h.contains("://"),
                 "{name}: absolute link {h}"
             );
-            let target = base.parent().unwrap().join(&h);
+            let file = h.split_once('#').map_or(h.as_str(), |(f, _)| f);
+            let target = base.parent().unwrap().join(file);
             assert!(target.exists(), "{name}: broken link {h}");
         }
     }
@@ -468,7 +469,9 @@ fn transfer_page_draws_gbps_by_object_size_per_placement() {
     let run = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
     assert!(run.contains("href=\"transfer.html\""));
     let t = fs::read_to_string(out.join(format!("runs/{id}/transfer.html"))).unwrap();
-    assert!(t.contains("read_gbps.best vs object size"), "{t}");
+    assert!(t.contains("read_gbps.best by object size"), "{t}");
+    // Markers, and a bar from the slowest to the fastest repeat where they differ.
+    assert!(t.contains("<circle") && t.contains("object size (log₂ scale)"));
     assert!(
         t.contains(">interleave<") && t.contains(">node0<"),
         "one line per placement"
@@ -518,9 +521,10 @@ fn transfer_rows_run_by_object_size() {
         .to_string();
     let t = fs::read_to_string(out.join(format!("runs/{id}/transfer.html"))).unwrap();
     let table = &t[t.find("<table").expect("a table")..];
-    let at = |s: &str| table.find(&format!("object_size={s}<")).expect(s);
+    // Sizes in binary units, in numeric order.
+    let at = |s: &str| table.find(&format!(">{s}</td>")).expect(s);
     assert!(
-        at("4096") < at("65536") && at("65536") < at("1048576"),
+        at("4 KiB") < at("64 KiB") && at("64 KiB") < at("1 MiB"),
         "{table}"
     );
 }
@@ -652,4 +656,104 @@ fn a_rebuild_renders_only_the_runs_whose_inputs_changed_and_equals_a_full_build(
         &["site", "--out", out.path().to_str().unwrap(), "--full"],
     );
     assert!(log.contains(" 0 files written"), "{log}");
+}
+
+/// Numeric parameters run by value on every page kind that lists them (1, 2, 4 … 64, never
+/// 1, 16, 2, 32 as text sorts them): the suite page's cards, the run page's tables, the A/B
+/// page's rows, a series page's overlay choices, the sweep page's levels, and the transfer
+/// page's object sizes (4 KiB, 64 KiB, 1 MiB).
+#[test]
+fn numeric_parameters_run_by_value_on_every_page_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let out = dir.path().join("site");
+    // Listed in text order, so that an unsorted page shows them that way.
+    let levels = [1, 16, 2, 32, 4, 64, 8];
+    let sizes = [1048576, 4096, 65536];
+    for run in 0..2 {
+        let mut entries = Vec::new();
+        for arm in ["a", "b"] {
+            for r in 0..3 {
+                for c in levels {
+                    let v = 10.0 + c as f64 + r as f64 * 0.1 + run as f64 * 0.01;
+                    entries.push(format!(
+                        r#"{{"name": "latency", "value": {v}, "unit": "ms", "better": "lower", "arm": "{arm}", "params": {{"concurrency": {c}}}, "repeat": {r}}}"#
+                    ));
+                }
+                for size in sizes {
+                    let v = size as f64 / 65536.0 + r as f64 * 0.01;
+                    entries.push(format!(
+                        r#"{{"name": "read_gbps", "value": {v}, "unit": "GB/s", "better": "higher", "arm": "{arm}", "params": {{"object_size": {size}}}, "repeat": {r}}}"#
+                    ));
+                }
+            }
+        }
+        let input = dir.path().join(format!("run{run}.json"));
+        fs::write(
+            &input,
+            format!(r#"{{"metrics": [{}]}}"#, entries.join(", ")),
+        )
+        .unwrap();
+        ok(
+            &wh,
+            &[
+                "ingest",
+                "--suite",
+                "order",
+                "--format",
+                "metrics-json",
+                input.to_str().unwrap(),
+            ],
+        );
+    }
+    ok(&wh, &["site", "--out", out.to_str().unwrap()]);
+    // The concurrency values in the order a page first shows them.
+    let order = |html: &str| -> Vec<u64> {
+        let mut seen = Vec::new();
+        for chunk in html.split("concurrency=").skip(1) {
+            let digits: String = chunk.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(v) = digits.parse::<u64>()
+                && !seen.contains(&v)
+            {
+                seen.push(v);
+            }
+        }
+        seen
+    };
+    let sorted = vec![1, 2, 4, 8, 16, 32, 64];
+    let runs = query(&wh, "select run_id from runs order by started_at desc");
+    let id = runs[0]["run_id"].as_str().unwrap();
+    let read = |p: String| fs::read_to_string(out.join(&p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+    let suite_dir = files(&out)
+        .into_keys()
+        .find(|k| k.starts_with("suites/order-") && k.ends_with("/index.html"))
+        .unwrap();
+    let suite = read(suite_dir.clone());
+    assert_eq!(order(&suite), sorted, "suite page");
+    let run = read(format!("runs/{id}/index.html"));
+    assert_eq!(order(&run), sorted, "run page");
+    let compare = read(format!("runs/{id}/compare-1.html"));
+    assert_eq!(order(&compare), sorted, "A/B page");
+    // A series page offers the benchmark's other parameter sets, in order.
+    let series = files(&out)
+        .into_keys()
+        .find(|k| k.contains("/latency-a-concurrency-1-"))
+        .expect("the series page of latency · a · concurrency=1");
+    let data = read(series);
+    let labels: Vec<u64> = data
+        .split("\"label\":\"concurrency=")
+        .skip(1)
+        .map(|c| c[..c.find('"').unwrap()].parse().unwrap())
+        .collect();
+    assert_eq!(labels, [2, 4, 8, 16, 32, 64], "overlay choices");
+    // Concurrency varies but no trial has request figures: no sweep page of empty charts
+    // (the bundled sweep's page lists its levels in order: tests/it/sweep.rs).
+    assert!(!out.join(format!("runs/{id}/sweep.html")).exists());
+    assert!(!run.contains("sweep.html"));
+    let transfer = read(format!("runs/{id}/transfer.html"));
+    let at = |s: &str| transfer.find(&format!(">{s}</td>")).expect(s);
+    assert!(
+        at("4 KiB") < at("64 KiB") && at("64 KiB") < at("1 MiB"),
+        "transfer rows"
+    );
 }

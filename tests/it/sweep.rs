@@ -93,6 +93,19 @@ fn the_bundled_sweep_has_knees_capacities_and_a_frontier_shift() {
         "{shift:#}"
     );
     assert!(shift["ci"].is_array(), "{shift:#}");
+    // An interval that spans no change is called inconclusive, first thing.
+    let (lo, hi) = (
+        shift["ci"][0].as_f64().unwrap(),
+        shift["ci"][1].as_f64().unwrap(),
+    );
+    assert_eq!(
+        shift["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Inconclusive: "),
+        lo <= 1.0 && hi >= 1.0,
+        "{shift:#}"
+    );
 
     // The sweep page: both arms, their knees and capacities, the shift; linked from the run.
     let run = s["run_id"].as_str().unwrap();
@@ -100,7 +113,31 @@ fn the_bundled_sweep_has_knees_capacities_and_a_frontier_shift() {
     for a in arms {
         assert!(page.contains(&format!("<h2>{}</h2>", a["arm"].as_str().unwrap())));
     }
-    assert!(page.contains("Latency–throughput frontier"));
+    // Each arm's table lists its levels by value (1, 2, 4 … 64).
+    for table in page.split("<tbody>").skip(1) {
+        let table = &table[..table.find("</tbody>").unwrap()];
+        let loads: Vec<u64> = table
+            .split("<tr><td class=\"num\">")
+            .skip(1)
+            .map(|c| c[..c.find('<').unwrap()].parse().unwrap())
+            .collect();
+        assert_eq!(loads, [1, 2, 4, 8, 16, 32, 64]);
+    }
+    assert!(page.contains("<figcaption>Latency–throughput</figcaption>"));
+    // The charts carry the finding: load on a log₂ axis, a marker per level, the p99 TTFT
+    // bound of the suite's SLOs as a dashed line, each arm's knee and capacity marked.
+    assert!(page.contains("concurrency (log₂ scale)"));
+    assert!(
+        page.contains("<title>SLO p99(ttft_ms)&lt;=100</title>"),
+        "{page}"
+    );
+    for a in arms {
+        let arm = a["arm"].as_str().unwrap();
+        if let Some(k) = a["knee"]["load"].as_f64() {
+            assert!(page.contains(&format!("<title>{arm} knee: concurrency {k}</title>")));
+        }
+    }
+    assert!(page.contains("class=\"knee\"") && page.contains("class=\"mark\""));
     // The Pareto frontier of per-user against total output tokens/s is drawn with the arms.
     assert!(
         page.contains("Per-user against total output tokens/s"),
