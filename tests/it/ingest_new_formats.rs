@@ -29,6 +29,7 @@ fn expect(rel: &str) -> Expect {
     match top {
         "go-bench" => Format("go-bench"),
         "libtest-bench" => Format("libtest-bench"),
+        "catch2" if name.ends_with(".xml") => Format("catch2-xml"),
         "catch2" => Format("catch2"),
         "jmh" => Format("jmh"),
         "benchmarkdotnet" => Format("benchmarkdotnet"),
@@ -79,10 +80,11 @@ fn expect(rel: &str) -> Expect {
 }
 
 /// The formats of issue 30 item 1.
-const NEW: [&str; 10] = [
+const NEW: [&str; 11] = [
     "go-bench",
     "libtest-bench",
     "catch2",
+    "catch2-xml",
     "jmh",
     "benchmarkdotnet",
     "benchmarkjs",
@@ -407,6 +409,61 @@ fn catch2_console_means_and_std_devs_in_ns() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["catch2/gab_catch2_output_v3.txt"]);
     assert_eq!(one(&r, "Fibonacci-15_bench", &[], "mean_time"), 3789.0);
+}
+
+#[test]
+fn catch2_xml_means_std_devs_and_samples_in_ns() {
+    // Catch2 3.15.3, Linux (JohT/convolution-benchmarks): 36 benchmarks in one test case.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["catch2/convolution_gnu_linux_avx2.xml"]);
+    let tc = [("test_case", "Convolution Implementation Benchmarks")];
+    // <mean value="123208" lowerBound="122840" upperBound="123701" ci="0.95"/>
+    // <standardDeviation value="2161.91" lowerBound="1698.48" upperBound="2614.73" ci="0.95"/>
+    let a = "(JohT) kernelPerInputValue Transposed((kernel size 16))";
+    assert_eq!(one(&r, a, &tc, "mean_time"), 123208.0);
+    assert_eq!(one(&r, a, &tc, "mean_time_low"), 122840.0);
+    assert_eq!(one(&r, a, &tc, "mean_time_high"), 123701.0);
+    assert_eq!(one(&r, a, &tc, "std_dev_time"), 2161.91);
+    assert_eq!(one(&r, a, &tc, "std_dev_time_low"), 1698.48);
+    assert_eq!(one(&r, a, &tc, "std_dev_time_high"), 2614.73);
+    assert_eq!(one(&r, a, &tc, "samples"), 100.0);
+    // `Inner&amp;OuterLoopUnrolled`, mean value="2.60851e+06" (ns, as written: no scaling).
+    let b = "(JohT) inputPerKernelValue Transposed Inner&OuterLoopUnrolled((kernel size 512))";
+    assert_eq!(one(&r, b, &tc, "mean_time"), 2608510.0);
+    assert_eq!(one(&r, b, &tc, "std_dev_time_high"), 53420.7);
+    let m = find(&r, a, &tc, "mean_time")[0];
+    assert_eq!((m.unit.as_str(), m.better.as_str()), ("ns", "lower"));
+    assert_eq!(r.iter().filter(|r| r.name == "mean_time").count(), 36);
+    assert_eq!(r.len(), 36 * 7, "6 timings and the sample count each");
+
+    // Catch2 3.4.0, MSVC on Windows (`D:\a\…` file names), same project.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["catch2/convolution_msvc_windows_avx2.xml"]);
+    assert_eq!(one(&r, a, &tc, "mean_time"), 138122.0);
+    assert_eq!(one(&r, a, &tc, "std_dev_time_low"), 2328.06);
+
+    // Catch2 3.9.0 (Dv-Senna/voxlet): sub-microsecond means, a skewed one.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["catch2/voxlet_benchmark.xml"]);
+    let tc = [("test_case", "string - benchmark")];
+    let v = "[construct from char8_t*] vx::String - size=4";
+    // <mean value="183.353" lowerBound="140.541" upperBound="354.6" ci="0.95"/>
+    // <standardDeviation value="425.366" lowerBound="0.95772" upperBound="931.786" ci="0.95"/>
+    assert_eq!(one(&r, v, &tc, "mean_time"), 183.353);
+    assert_eq!(one(&r, v, &tc, "mean_time_low"), 140.541);
+    assert_eq!(one(&r, v, &tc, "mean_time_high"), 354.6);
+    assert_eq!(one(&r, v, &tc, "std_dev_time"), 425.366);
+    assert_eq!(one(&r, v, &tc, "std_dev_time_low"), 0.95772);
+    assert_eq!(
+        one(
+            &r,
+            "[construct from char8_t*] std::u8string - size=0",
+            &tc,
+            "mean_time"
+        ),
+        53.376
+    );
+    assert_eq!(r.iter().filter(|r| r.name == "mean_time").count(), 12);
 }
 
 #[test]
