@@ -365,6 +365,58 @@ fn libtest_bench_times_in_ns_with_ranges() {
 }
 
 #[test]
+fn libtest_bench_failed_tests_land_nothing_and_are_said_once() {
+    // bencher_failed.txt: benchmark_a and _c measured, benchmark_b FAILED (line 5), then its
+    // panic under `failures:` and `error: bench failed`.
+    let wh = tempfile::tempdir().unwrap();
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "s",
+            &fixture("libtest-bench/bencher_failed.txt"),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].ends_with(
+            "bencher_failed.txt: 1 test(s) FAILED and land nothing (their failure output is skipped): tests::benchmark_b (line 5)"
+        ),
+        "{err}"
+    );
+    let r = query(
+        wh.path(),
+        "select t.arm, m.name, m.value from metrics m join trials t using (run_id, trial_id) \
+         order by t.arm, m.name",
+    );
+    let got: Vec<(String, String, f64)> = r
+        .iter()
+        .map(|r| {
+            (
+                r["arm"].as_str().unwrap().to_string(),
+                r["name"].as_str().unwrap().to_string(),
+                r["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("tests::benchmark_a", "time_per_iter", 3296.0), // 3,296 ns/iter
+        ("tests::benchmark_a", "time_per_iter_range", 521.0), // (+/- 521)
+        ("tests::benchmark_c", "time_per_iter", 3215.0),
+        ("tests::benchmark_c", "time_per_iter_range", 356.0),
+    ];
+    let want: Vec<(String, String, f64)> = want
+        .iter()
+        .map(|(a, n, v)| (a.to_string(), n.to_string(), *v))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
 fn catch2_console_means_and_std_devs_in_ns() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["catch2/gab_catch2_output_v2.txt"]);
