@@ -175,6 +175,38 @@ fn history_finds_the_step_in_an_imported_data_js() {
         index.contains("gab.Rust Benchmark"),
         "the index lists the imported suite"
     );
+    // bench_fib_10's series page draws all 301 entries of the group and the step as a change
+    // point at its commit.
+    let suites: Vec<_> = fs::read_dir(site.join("suites"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("gab-rust-benchmark-")
+        })
+        .collect();
+    assert_eq!(suites.len(), 1, "{suites:?}");
+    let page = fs::read_dir(&suites[0])
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("bench-fib-10-")
+        })
+        .expect("a series page for bench_fib_10");
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<line class=\"change\"")
+            && html.contains("<title>improvement -33.3% at #249 (commit da5ac2ec68)</title>"),
+        "{}",
+        page.display()
+    );
+    assert!(html.contains("<title>#301 · "), "{}", page.display());
+    assert!(!html.contains("<title>#302 · "), "{}", page.display());
 }
 
 #[test]
