@@ -231,6 +231,22 @@ fn stray_files_in_an_asv_results_directory_are_left_out_as_asv_does() {
 
 #[test]
 fn an_asv_conf_as_asv_quickstart_writes_it_gives_the_commit_url() {
+    // PyWavelets' real one (tests/fixtures/asv-conf/README.md): comment lines, a comment after
+    // `"branches": ["main"],`, a trailing comma in `"matrix"` and at its end.
+    let dir = tempfile::tempdir().unwrap();
+    let proj = asv_project(dir.path());
+    fs::copy(
+        fixture("asv-conf/pywt_asv.conf.json"),
+        proj.join("asv.conf.json"),
+    )
+    .unwrap();
+    let wh = dir.path().join("wh");
+    ok(&wh, &["ingest", "--suite", "asv", proj.to_str().unwrap()]);
+    let labels = query(&wh, "select distinct labels from runs");
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    let l: serde_json::Value = serde_json::from_str(labels[0]["labels"].as_str().unwrap()).unwrap();
+    assert_eq!(l["commit_url"], "http://github.com/PyWavelets/pywt/commit/");
+
     let dir = tempfile::tempdir().unwrap();
     let proj = asv_project(dir.path());
     // `//` comments (also after a value, and inside a string left alone) and trailing commas.

@@ -74,6 +74,8 @@ fn expect(rel: &str) -> Expect {
                 _ => Skip,
             }
         }
+        // An asv project's configuration, read beside its results directory.
+        "asv-conf" => Skip,
         // burn.c, github-api/server.py, lmcache/make.py: code, not outputs.
         _ => Skip,
     }
