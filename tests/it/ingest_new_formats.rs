@@ -713,6 +713,50 @@ fn iai_and_gungraun_text_and_json() {
     let arm = "play_game::bench_play_game_group::bench_play_game_100";
     assert_eq!(one(&r, arm, &[("id", "first_id")], "d1mr"), 6.0);
     assert_eq!(one(&r, arm, &[("id", "second_id")], "memcheck.errors"), 1.0);
+
+    // Second source: iai-callgrind's own docs. show_intermediate: three thread parts
+    // (27305, 0, 0 instructions) then `## Total` 27305; only the total lands, once.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["iai/iai-callgrind-docs_threads_and_subprocesses.from-html.txt"],
+    );
+    let arm = "lib_bench_threads::my_group::bench_threads";
+    let p = [("id", "two_threads"), ("args", "2")];
+    assert_eq!(one(&r, arm, &p, "instructions"), 27305.0);
+    assert_eq!(one(&r, arm, &p, "l1_hits"), 66353.0);
+    assert_eq!(one(&r, arm, &p, "ll_hits"), 341.0);
+    assert_eq!(one(&r, arm, &p, "ram_hits"), 539.0);
+    assert_eq!(one(&r, arm, &p, "total_read_write"), 67233.0);
+    assert_eq!(one(&r, arm, &p, "estimated_cycles"), 86923.0);
+    assert_eq!(r.len(), 6);
+
+    // compare_by_id: six benchmarks of 6 metrics; a worst case's `Comparison with` block
+    // (63|66 for case_2) is the best case's figure, not the worst case's 66.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["iai/iai-callgrind-docs_compare_by_id.from-html.txt"],
+    );
+    let worst = "my_benchmark::bubble_sort_group::bubble_sort_worst_case";
+    let best = "my_benchmark::bubble_sort_group::bubble_sort_best_case";
+    let case_2 = [("id", "case_2"), ("args", "vec! [2, 1]")];
+    assert_eq!(one(&r, worst, &case_2, "instructions"), 66.0);
+    assert_eq!(one(&r, worst, &case_2, "estimated_cycles"), 236.0);
+    assert_eq!(
+        one(&r, worst, &[("id", "multiple_1")], "total_read_write"),
+        209.0
+    );
+    assert_eq!(
+        one(
+            &r,
+            best,
+            &[("id", "multiple_1"), ("args", "vec! [1, 2, 3, 4]")],
+            "instructions"
+        ),
+        136.0
+    );
+    assert_eq!(r.len(), 36);
 }
 
 #[test]
