@@ -291,6 +291,8 @@ fn gbench_nan_literals_are_read_as_missing() {
 }
 
 #[test]
+// The times as the file writes them: 17 significant digits (the reporter's max_digits10).
+#[allow(clippy::excessive_precision)]
 fn gbench_rows_skipped_with_an_error_or_a_message_land_nothing_and_are_said_once() {
     // skip_with_error.json, written by Google Benchmark v1.9.5 (see its README): BM_test and
     // BM_test_ranged_fo called SkipWithError, BM_needs_avx512 SkipWithMessage; the reporter
