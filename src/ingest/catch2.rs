@@ -8,8 +8,9 @@
 //! with ` / `) it ran in, so one name in two test cases stays two series. Metrics, normalised
 //! to ns (lower is better): `mean_time`, `mean_time_low`, `mean_time_high` (Catch2's bootstrap
 //! bounds of the mean), `std_dev_time`, `std_dev_time_low`, `std_dev_time_high`. Samples,
-//! iterations and the estimated run time are not kept. The `-r xml` reporter is not read (no
-//! real file to hold it to was found).
+//! iterations and the estimated run time are not kept. The `-r xml` reporter's output is
+//! format `catch2-xml` ([`super::catch2_xml`]), which lands the same figures under the same
+//! names.
 
 use std::path::Path;
 use std::sync::LazyLock;

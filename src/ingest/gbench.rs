@@ -11,12 +11,20 @@
 //! (`--benchmark_report_aggregates_only`); a `percentage` aggregate (cv) is kept as a ratio.
 //! BigO/RMS rows are skipped. The `NaN`/`Infinity` literals the reporter can write (invalid
 //! JSON) are read as missing values.
+//!
+//! Nothing lands empty: a row the benchmark skipped (`"error_occurred": true` with its
+//! `error_message`, from `SkipWithError`; `"skipped": true` with its `skip_message`, from
+//! `SkipWithMessage`; the reporter still writes `real_time`/`cpu_time` 0 for them) and a row
+//! without a single figure (no `real_time`, `cpu_time`, `items_per_second` or
+//! `bytes_per_second`) land nothing; all of them are named, with their line and why, in one
+//! warning. A file none of whose rows has a figure is refused, naming them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::Deserialize;
 
+use super::adapter::Parsed;
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric};
 
@@ -38,6 +46,28 @@ struct Run {
     items_per_second: Option<f64>,
     bytes_per_second: Option<f64>,
     error_occurred: Option<bool>,
+    error_message: Option<String>,
+    skipped: Option<bool>,
+    skip_message: Option<String>,
+}
+
+impl Run {
+    /// Why the benchmark itself skipped this row (`SkipWithError` / `SkipWithMessage`).
+    fn skip_reason(&self) -> Option<String> {
+        if self.error_occurred == Some(true) {
+            Some(format!(
+                "error {:?}",
+                self.error_message.as_deref().unwrap_or("")
+            ))
+        } else if self.skipped == Some(true) {
+            Some(format!(
+                "skipped {:?}",
+                self.skip_message.as_deref().unwrap_or("")
+            ))
+        } else {
+            None
+        }
+    }
 }
 
 pub fn sniff(doc: &serde_json::Value) -> bool {
@@ -126,12 +156,87 @@ fn split_name(name: &str) -> (String, BTreeMap<String, String>) {
     (family, params)
 }
 
-pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
+/// The line of each object of the top-level `benchmarks` array, in order (the rows'
+/// lines for messages; strings and nested values are stepped over).
+fn row_lines(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let (mut depth, mut line) = (0usize, 1usize);
+    let (mut in_string, mut escaped, mut start) = (false, false, 0);
+    // The last string at depth 1 was the key `benchmarks`; inside its array.
+    let (mut key, mut rows) = (false, false);
+    for (i, c) in text.char_indices() {
+        if c == '\n' {
+            line += 1;
+        }
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => {
+                    in_string = false;
+                    if depth == 1 {
+                        key = &text[start..i] == "benchmarks";
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => (in_string, start) = (true, i + 1),
+            ',' => key = false,
+            '[' => {
+                rows |= depth == 1 && key;
+                depth += 1;
+            }
+            '{' => {
+                if rows && depth == 2 {
+                    lines.push(line);
+                }
+                depth += 1;
+            }
+            ']' | '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 1 && c == ']' {
+                    rows = false;
+                }
+            }
+            _ => {}
+        }
+    }
+    lines
+}
+
+/// At most this many rows are named in a message; the rest are counted.
+const NAMED: usize = 10;
+
+/// `` `name` (line N): why `` for each left-out row, the first [`NAMED`] of them.
+fn name_rows(rows: &[(String, Option<usize>, String)]) -> String {
+    let mut named: Vec<String> = rows
+        .iter()
+        .take(NAMED)
+        .map(|(name, line, why)| match line {
+            Some(l) => format!("`{name}` (line {l}): {why}"),
+            None => format!("`{name}`: {why}"),
+        })
+        .collect();
+    if rows.len() > NAMED {
+        named.push(format!("and {} more", rows.len() - NAMED));
+    }
+    named.join("; ")
+}
+
+pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let report: Report = serde_json::from_str(&sanitize(text)).map_err(|e| IngestError::Parse {
         path: path.to_path_buf(),
         line: e.line(),
         message: format!("{e} (expected Google Benchmark JSON output)"),
     })?;
+    let lines = row_lines(text);
+    let line_of = |i: usize| {
+        (lines.len() == report.benchmarks.len())
+            .then(|| lines[i])
+    };
     let is_aggregate = |r: &Run| r.run_type.as_deref() == Some("aggregate");
     let with_repetitions: BTreeSet<String> = report
         .benchmarks
@@ -140,8 +245,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         .map(|r| r.run_name.clone().unwrap_or_else(|| r.name.clone()))
         .collect();
     let mut trials = Vec::new();
+    // Rows that land nothing: (name, line, why).
+    let mut left_out: Vec<(String, Option<usize>, String)> = Vec::new();
     for (i, r) in report.benchmarks.iter().enumerate() {
         if r.name.ends_with("_BigO") || r.name.ends_with("_RMS") {
+            continue;
+        }
+        if let Some(why) = r.skip_reason() {
+            left_out.push((r.name.clone(), line_of(i), why));
             continue;
         }
         let base = r.run_name.clone().unwrap_or_else(|| r.name.clone());
@@ -156,7 +267,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         let unit = r.time_unit.as_deref().unwrap_or("ns");
         let scale = ns_per(unit).ok_or_else(|| IngestError::Field {
             path: path.to_path_buf(),
-            line: 0,
+            line: line_of(i).unwrap_or(0),
             field: format!("benchmarks[{i}].time_unit"),
             expected: format!("ns, us, ms or s, found {unit:?}"),
         })?;
@@ -209,12 +320,33 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                 Better::Higher,
             ));
         }
+        if metrics.is_empty() {
+            left_out.push((
+                r.name.clone(),
+                line_of(i),
+                "no real_time, cpu_time, items_per_second or bytes_per_second".to_string(),
+            ));
+            continue;
+        }
         trials.push(ParsedTrial {
             arm: Some(arm),
             params,
             metrics,
-            failed: r.error_occurred == Some(true),
             ..Default::default()
+        });
+    }
+    if trials.is_empty() && !left_out.is_empty() {
+        return Err(IngestError::Parse {
+            path: path.to_path_buf(),
+            line: left_out[0].1.unwrap_or(1),
+            message: format!(
+                "nothing to land: none of its {} benchmark row(s) has a figure (expected \
+                 `real_time`/`cpu_time` with `time_unit`, or `items_per_second`/`bytes_per_second`, \
+                 as `--benchmark_format=json` writes a benchmark that ran; a row skipped with \
+                 SkipWithError/SkipWithMessage has none): {}",
+                left_out.len(),
+                name_rows(&left_out)
+            ),
         });
     }
     if trials.is_empty() {
@@ -224,16 +356,32 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             message: "no benchmark results (only BigO/RMS rows)".to_string(),
         });
     }
-    Ok(trials)
+    let mut warnings = Vec::new();
+    if !left_out.is_empty() {
+        warnings.push(format!(
+            "{}: {} benchmark row(s) without figures land nothing: {}",
+            path.display(),
+            left_out.len(),
+            name_rows(&left_out)
+        ));
+    }
+    Ok(Parsed {
+        trials,
+        warnings,
+        commit: None,
+    })
 }
 
 /// Google Benchmark JSON as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document =
-    super::adapter::json_document!(
-        "gbench",
-        "Google Benchmark JSON: every repetition of every benchmark is a trial",
-        "Google Benchmark JSON"
-    );
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
+    name: "gbench",
+    description: "Google Benchmark JSON: every repetition of every benchmark is a trial",
+    hint: "Google Benchmark JSON",
+    claims: super::adapter::no_name,
+    walks: super::adapter::json_file,
+    sniff: |input| input.doc().is_some_and(sniff),
+    parse: super::adapter::Reader::Text(parse),
+};
 
 #[cfg(test)]
 mod tests {
@@ -264,6 +412,51 @@ mod tests {
         assert_eq!(arm, "BM_memcpy");
         assert_eq!(p.get("arg0").map(String::as_str), Some("64"));
         assert_eq!(p.get("threads").map(String::as_str), Some("2"));
+    }
+
+    #[test]
+    fn rows_are_found_by_line_past_strings_and_nested_values() {
+        let text = "{\"context\": {\"caches\": [{\"level\": 1}], \"s\": \"benchmarks\"},\n\
+                    \"benchmarks\": [\n  {\"name\": \"a{[\\\"\", \"x\": {\"y\": [1]}},\n\n  {\"name\": \"b\"}\n]}";
+        assert_eq!(row_lines(text), vec![3, 5]);
+    }
+
+    #[test]
+    fn skipped_and_figureless_rows_are_one_warning() {
+        let text = r#"{"benchmarks": [
+  {"name": "BM_ok", "run_type": "iteration", "real_time": 2.0, "cpu_time": 1.0, "time_unit": "us"},
+  {"name": "BM_err", "run_type": "iteration", "error_occurred": true, "error_message": "no file",
+   "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ns"},
+  {"name": "BM_skip", "run_type": "iteration", "skipped": true, "skip_message": "no GPU",
+   "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ns"},
+  {"name": "BM_bare", "run_type": "iteration"}
+]}"#;
+        let p = parse(Path::new("b.json"), text).unwrap();
+        assert_eq!(p.trials.len(), 1);
+        assert_eq!(p.trials[0].arm.as_deref(), Some("BM_ok"));
+        assert_eq!(p.trials[0].metrics[0].value, 2000.0);
+        assert_eq!(
+            p.warnings,
+            vec![
+                "b.json: 3 benchmark row(s) without figures land nothing: `BM_err` (line 3): \
+                 error \"no file\"; `BM_skip` (line 5): skipped \"no GPU\"; `BM_bare` (line 7): \
+                 no real_time, cpu_time, items_per_second or bytes_per_second"
+                    .to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_without_a_figure_is_refused_naming_its_rows() {
+        let rows: Vec<String> = (0..12)
+            .map(|i| format!("{{\"name\": \"r{i}\", \"run_type\": \"iteration\"}}"))
+            .collect();
+        let text = format!("{{\"benchmarks\": [\n{}\n]}}", rows.join(",\n"));
+        let e = parse(Path::new("b.json"), &text).unwrap_err().to_string();
+        assert!(e.starts_with("b.json:2: nothing to land: none of its 12 benchmark row(s) has a figure"), "{e}");
+        assert!(e.contains("`r0` (line 2): no real_time"), "{e}");
+        assert!(e.contains("`r9` (line 11)") && !e.contains("`r10`"), "{e}");
+        assert!(e.ends_with("; and 2 more"), "{e}");
     }
 
     proptest::proptest! {

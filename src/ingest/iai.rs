@@ -17,6 +17,12 @@
 //! the tool for tools other than callgrind/cachegrind (`dhat.total_bytes`,
 //! `memcheck.errors`). Units: `B` for byte counts, `%` for rates, `count` otherwise; all
 //! lower is better but hit rates. Baselines (`old`), percentages and factors are not kept.
+//!
+//! Sections within a benchmark's text: with `show_intermediate`, each process/thread part
+//! (`  ## pid: 2097219 thread: 1 part: 1`) is followed by `  ## Total`, the benchmark's
+//! figure, which alone lands (as the JSON's `summaries.total`); a `  Comparison with <other>`
+//! block (`compare_by_id`) holds the other benchmark's figures and is skipped. `show_grid`
+//! output (`|-## Total`, `| Instructions: …`) is read as the plain one.
 
 use std::path::Path;
 use std::sync::LazyLock;
@@ -185,18 +191,36 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         }
     }
     let mut trials = Vec::new();
-    let mut current: Option<ParsedTrial> = None;
+    let mut current: Option<Building> = None;
     let mut name_lines: Vec<String> = Vec::new();
     let mut tool: Option<String> = None;
+    let mut section = Section::Main;
     for (i, raw) in text.lines().enumerate() {
-        let line = strip_ansi(raw.trim_end_matches('\r'));
+        let line = grid_to_plain(strip_ansi(raw.trim_end_matches('\r')).into_owned());
         if line.trim().is_empty() {
-            trials.extend(current.take());
+            trials.extend(current.take().map(Building::finish));
             name_lines.clear();
             continue;
         }
         if let Some(b) = BANNER.captures(&line) {
             tool = Some(b[1].to_string());
+            section = Section::Main;
+            continue;
+        }
+        if let Some(h) = line.strip_prefix("  ## ") {
+            section = if h.trim() == "Total" {
+                Section::Total
+            } else {
+                let n = match section {
+                    Section::Part(n) => n + 1,
+                    _ => 1,
+                };
+                Section::Part(n)
+            };
+            continue;
+        }
+        if line.starts_with("  Comparison with ") {
+            section = Section::Comparison;
             continue;
         }
         if let Some(c) = METRIC.captures(&line) {
@@ -209,10 +233,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                             .to_string(),
                     });
                 }
-                current = Some(trial(&name_lines.join(" ")));
+                current = Some(Building::new(trial(&name_lines.join(" "))));
                 name_lines.clear();
             }
-            if &c[2] == "N/A" {
+            if &c[2] == "N/A" || section == Section::Comparison {
                 continue;
             }
             let value: f64 = c[2].parse().map_err(|_| IngestError::Parse {
@@ -220,19 +244,24 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                 line: i + 1,
                 message: format!("expected a number for `{}`, found `{}`", &c[1], &c[2]),
             })?;
-            if let Some(t) = current.as_mut() {
-                t.metrics
-                    .push(iai_metric(tool.as_deref(), &slug(&c[1]), value));
+            if let Some(b) = current.as_mut() {
+                b.entries.push(Entry {
+                    tool: tool.clone(),
+                    section,
+                    name: slug(&c[1]),
+                    value,
+                });
             }
             continue;
         }
         if !line.starts_with(' ') {
-            trials.extend(current.take());
+            trials.extend(current.take().map(Building::finish));
             tool = None;
+            section = Section::Main;
             name_lines.push(line.trim().to_string());
         }
     }
-    trials.extend(current);
+    trials.extend(current.map(Building::finish));
     if trials.is_empty() {
         return Err(no_benchmarks(
             path,
@@ -240,6 +269,99 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         ));
     }
     Ok(trials)
+}
+
+/// `show_grid` output (`|-## Total`, `| Instructions: …`, `|======== DHAT ===`) as the
+/// plain two-space-indented lines.
+fn grid_to_plain(line: String) -> String {
+    match line.strip_prefix('|') {
+        Some(rest) => {
+            let rest = rest
+                .strip_prefix('-')
+                .or_else(|| rest.strip_prefix(' '))
+                .unwrap_or(rest);
+            format!("  {rest}")
+        }
+        None => line,
+    }
+}
+
+/// Where a metric line stands within its benchmark's output.
+#[derive(Clone, Copy, PartialEq)]
+enum Section {
+    /// Directly under the name or a tool banner.
+    Main,
+    /// Under the n-th `## pid: … thread: …` (or `ppid:`) header of a tool: one process or
+    /// thread of the benchmark (`show_intermediate`).
+    Part(usize),
+    /// Under `## Total`: the sum of the parts, the benchmark's figure.
+    Total,
+    /// Under `Comparison with <other bench>` (`compare_by_id`): the other benchmark's
+    /// figures (left of `|`) against this one's; not this benchmark's.
+    Comparison,
+}
+
+struct Entry {
+    tool: Option<String>,
+    section: Section,
+    name: String,
+    value: f64,
+}
+
+/// A text benchmark being read: its trial and the metric lines met so far.
+struct Building {
+    trial: ParsedTrial,
+    entries: Vec<Entry>,
+}
+
+impl Building {
+    fn new(trial: ParsedTrial) -> Building {
+        Building {
+            trial,
+            entries: Vec::new(),
+        }
+    }
+
+    /// The trial with one value per metric: for each tool, its `## Total` when it has one
+    /// (its parts are the breakdown, not kept); a lone part as the figure; several parts
+    /// without a total each under `part<n>.`.
+    fn finish(self) -> ParsedTrial {
+        let Building { mut trial, entries } = self;
+        let mut tools: Vec<Option<String>> = Vec::new();
+        for e in &entries {
+            if !tools.contains(&e.tool) {
+                tools.push(e.tool.clone());
+            }
+        }
+        for tool in tools {
+            let of_tool: Vec<&Entry> = entries.iter().filter(|e| e.tool == tool).collect();
+            let has_total = of_tool.iter().any(|e| e.section == Section::Total);
+            let parts = of_tool
+                .iter()
+                .filter(|e| matches!(e.section, Section::Part(_)))
+                .map(|e| e.section)
+                .fold(Vec::new(), |mut v, s| {
+                    if !v.contains(&s) {
+                        v.push(s);
+                    }
+                    v
+                })
+                .len();
+            for e in of_tool {
+                let name = match e.section {
+                    Section::Total | Section::Main => e.name.clone(),
+                    Section::Part(_) if has_total => continue,
+                    Section::Part(_) if parts <= 1 => e.name.clone(),
+                    Section::Part(n) => format!("part{n}.{}", e.name),
+                    Section::Comparison => continue,
+                };
+                trial
+                    .metrics
+                    .push(iai_metric(tool.as_deref(), &name, e.value));
+            }
+        }
+        trial
+    }
 }
 
 /// iai / iai-callgrind / gungraun output as an [`super::adapter::Adapter`].
@@ -252,6 +374,39 @@ pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One metric per name: (name, value) of a trial.
+    fn figures(t: &ParsedTrial) -> Vec<(&str, f64)> {
+        t.metrics.iter().map(|m| (m.name.as_str(), m.value)).collect()
+    }
+
+    #[test]
+    fn parts_give_way_to_the_total_and_comparisons_are_skipped() {
+        // The shape of iai-callgrind's `show_intermediate` + `show_grid` doc example
+        // (iai-callgrind/src/common.rs `OutputFormat::show_grid`), values shortened.
+        let grid = "b::g::f three:3\n|======== CALLGRIND ====\n|-## pid: 1 part: 1 thread: 1   |N/A\n\
+            | Command:            target/release/thread 3\n| Instructions:     4697|N/A  (*********)\n\
+            |-## pid: 2 part: 1 thread: 2   |N/A\n| Instructions:     35452|N/A  (*********)\n\
+            |-## Total\n| Instructions:     40149|N/A  (*********)\n\
+            |======== DHAT ====\n|-## pid: 1 ppid: 0   |N/A\n| Total bytes:   2774|N/A  (*********)\n\
+            |-## pid: 2 ppid: 1   |N/A\n| Total bytes:   156158|N/A  (*********)\n\
+            |-## Total\n| Total bytes:   158932|N/A  (*********)\n\
+            |-Comparison with f two:2\n| Instructions:     10494117|40149  (-0.06475%) [-1.00065x]\n";
+        let t = parse(Path::new("x"), grid).unwrap();
+        assert_eq!(t.len(), 1);
+        assert_eq!(
+            figures(&t[0]),
+            [("instructions", 40149.0), ("dhat.total_bytes", 158932.0)]
+        );
+        // Parts without a total: one is the figure, several are told apart.
+        let one = "b::g::f\n  ## pid: 7 part: 1 thread: 1   |N/A\n  Instructions:  12|N/A  (*********)\n";
+        assert_eq!(figures(&parse(Path::new("x"), one).unwrap()[0]), [("instructions", 12.0)]);
+        let two = format!("{one}  ## pid: 7 part: 1 thread: 2   |N/A\n  Instructions:  30|N/A  (*********)\n");
+        assert_eq!(
+            figures(&parse(Path::new("x"), &two).unwrap()[0]),
+            [("part1.instructions", 12.0), ("part2.instructions", 30.0)]
+        );
+    }
 
     #[test]
     fn multi_line_names_tools_and_old_values() {

@@ -7,14 +7,19 @@
 //! max − min of its samples). A custom harness's other unit before `/iter` (`cycles/iter`)
 //! is kept as `<unit>_per_iter` in that unit; a unit without `/iter` (`MS/s`) is kept as
 //! `slug(unit)`, higher is better when it ends in `/s`. Thousands separators are read.
-//! `ignored`/`FAILED` tests, `running N tests`, `test result:` and cargo's lines are skipped.
-//! A name met again (a second bench target) is a further repeat.
+//! `ignored` tests, `running N tests`, `test result:` and cargo's lines are skipped. A test
+//! that `FAILED` (a benchmark that panicked, or a plain `#[test]` run by `cargo bench`: the
+//! line does not say which) lands nothing; all of them are named in one warning, and the
+//! failure output that follows (`failures:`, `---- name stdout ----`, the panic) is read past,
+//! never as benchmark lines. A file whose every test failed is refused, saying so. A name met
+//! again (a second bench target) is a further repeat.
 
 use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::adapter::Parsed;
 use super::text::{metric, no_benchmarks, ns_exp, number, scaled, slug};
 use super::{IngestError, ParsedTrial};
 use crate::model::Better;
@@ -25,6 +30,9 @@ static BENCH: LazyLock<Regex> = LazyLock::new(|| {
 });
 static RESULT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^test result: \w+\. \d+ passed; \d+ failed;").unwrap());
+static RUNNING: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^running \d+ tests?\s*$").unwrap());
+static FAILED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^test\s+(\S+)\s+\.\.\.\s+FAILED\s*$").unwrap());
 
 pub fn sniff(text: &str) -> bool {
     text.lines().any(|l| {
@@ -33,11 +41,31 @@ pub fn sniff(text: &str) -> bool {
     })
 }
 
-pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
+pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     let mut trials = Vec::new();
     let mut seen: std::collections::BTreeMap<String, i32> = Default::default();
+    // Tests that FAILED: `name (line n)`.
+    let mut failed = Vec::new();
+    // Inside libtest's failure report (`failures:` up to `test result:`): captured output
+    // and panics, whatever they print.
+    let mut in_failures = false;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim_end_matches('\r');
+        if RESULT.is_match(line) || RUNNING.is_match(line) {
+            in_failures = false;
+            continue;
+        }
+        if in_failures {
+            continue;
+        }
+        if line.trim_end() == "failures:" {
+            in_failures = true;
+            continue;
+        }
+        if let Some(c) = FAILED.captures(line) {
+            failed.push(format!("{} (line {})", &c[1], i + 1));
+            continue;
+        }
         let Some(c) = BENCH.captures(line) else {
             if line.starts_with("test ") && line.contains(" ... bench:") {
                 return Err(IngestError::Parse {
@@ -108,21 +136,48 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         });
         *r += 1;
     }
+    if trials.is_empty() && !failed.is_empty() {
+        return Err(IngestError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            message: format!(
+                "no benchmark to land: every test in it FAILED ({}); its `failures:` section says why. Fix them and run `cargo bench` again",
+                failed.join(", ")
+            ),
+        });
+    }
     if trials.is_empty() {
         return Err(no_benchmarks(
             path,
             "libtest lines `test <name> ... bench: <n> ns/iter (+/- <n>)`",
         ));
     }
-    Ok(trials)
+    let mut warnings = Vec::new();
+    if !failed.is_empty() {
+        warnings.push(format!(
+            "{}: {} test(s) FAILED and land nothing (their failure output is skipped): {}",
+            path.display(),
+            failed.len(),
+            failed.join(", ")
+        ));
+    }
+    Ok(Parsed {
+        trials,
+        warnings,
+        commit: None,
+    })
 }
 
 /// libtest bench output as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
-    "libtest-bench",
-    "Rust libtest `cargo bench` output: each `bench:` line is a trial",
-    "`cargo bench` libtest text"
-);
+pub static ADAPTER: super::adapter::Document = super::adapter::Document {
+    name: "libtest-bench",
+    description: "Rust libtest `cargo bench` output: each `bench:` line is a trial",
+    hint: "`cargo bench` libtest text",
+    claims: super::adapter::no_name,
+    walks: super::adapter::text_file,
+    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
+    parse: super::adapter::Reader::Text(parse),
+};
 
 #[cfg(test)]
 mod tests {
@@ -134,7 +189,7 @@ mod tests {
                     test one ... bench:   1 μs/iter (+/- 1)\n\
                     test cmov ... bench:        2835 cycles/iter (+/- 14)\n\
                     test upload ... bench:        1911 MS/s (+/- 420)";
-        let t = parse(Path::new("x"), text).unwrap();
+        let t = parse(Path::new("x"), text).unwrap().trials;
         assert_eq!(t[0].arm.as_deref(), Some("a::b"));
         assert_eq!(t[0].metrics[0].value, 13967756.3);
         assert_eq!(t[0].metrics[1].value, 266769.64);
@@ -151,5 +206,78 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("no benchmark lines found"), "{e}");
+    }
+
+    #[test]
+    fn failed_tests_are_one_warning_and_their_output_is_read_past() {
+        // Bencher's failed.txt: benchmark_b FAILED on line 5, its panic under `failures:`.
+        let text = include_str!("../../tests/fixtures/libtest-bench/bencher_failed.txt");
+        let p = parse(Path::new("failed.txt"), text).unwrap();
+        let got: Vec<(&str, f64, f64)> = p
+            .trials
+            .iter()
+            .map(|t| {
+                (
+                    t.arm.as_deref().unwrap(),
+                    t.metrics[0].value,
+                    t.metrics[1].value,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("tests::benchmark_a", 3296.0, 521.0),
+                ("tests::benchmark_c", 3215.0, 356.0)
+            ]
+        );
+        assert_eq!(
+            p.warnings,
+            ["failed.txt: 1 test(s) FAILED and land nothing (their failure output is skipped): tests::benchmark_b (line 5)"]
+        );
+
+        // What a failing benchmark prints is never read as a bench line, even one that
+        // looks like a malformed one (which outside the failure report is an error).
+        let printed = "running 2 tests\n\
+            test a ... bench:         10 ns/iter (+/- 1)\n\
+            test b ... FAILED\n\
+            \n\
+            failures:\n\
+            \n\
+            ---- b stdout ----\n\
+            test b ... bench: garbage\n\
+            running the setup\n\
+            thread 'main' panicked at src/lib.rs:3:5\n\
+            \n\
+            failures:\n\
+            \x20   b\n\
+            \n\
+            test result: FAILED. 0 passed; 1 failed; 0 ignored; 1 measured; 0 filtered out\n";
+        let p = parse(Path::new("p.txt"), printed).unwrap();
+        assert_eq!(p.trials.len(), 1);
+        assert_eq!(p.warnings.len(), 1);
+        assert!(p.warnings[0].ends_with(": b (line 3)"), "{:?}", p.warnings);
+        let e = parse(Path::new("p.txt"), "test b ... bench: garbage\n").unwrap_err();
+        assert!(e.to_string().starts_with("p.txt:1: expected `test <name>"), "{e}");
+    }
+
+    #[test]
+    fn a_file_whose_every_test_failed_is_refused_saying_so() {
+        let text = "running 2 tests\n\
+            test tests::x ... FAILED\n\
+            test tests::y ... FAILED\n\
+            \n\
+            failures:\n\
+            \n\
+            failures:\n\
+            \x20   tests::x\n\
+            \x20   tests::y\n\
+            \n\
+            test result: FAILED. 0 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out\n";
+        let e = parse(Path::new("f.txt"), text).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "f.txt:1: no benchmark to land: every test in it FAILED (tests::x (line 2), tests::y (line 3)); its `failures:` section says why. Fix them and run `cargo bench` again"
+        );
     }
 }

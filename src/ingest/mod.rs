@@ -33,6 +33,7 @@ registry! {
     julia_benchmarktools,
     bmf,
     gab_custom,
+    catch2_xml,
     iai,
     libtest_bench,
     go_bench,
@@ -770,6 +771,7 @@ mod tests {
             let _ = perf_script::parse(p, text.as_bytes());
             let _ = aiperf_summary::parse(p, &text);
             let _ = lmcache::parse(p, &text);
+            let _ = catch2_xml::parse(p, &text);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Helpers the benchmark-text and benchmark-JSON adapters share (go_bench, libtest_bench,
-//! catch2, jmh, benchmarkdotnet, benchmarkjs, julia_benchmarktools, iai, gab_custom, bmf):
-//! metric construction, number and unit parsing, and the "no benchmark" error.
+//! catch2, catch2_xml, jmh, benchmarkdotnet, benchmarkjs, julia_benchmarktools, iai,
+//! gab_custom, bmf): metric construction, number and unit parsing, and the "no benchmark"
+//! error.
 
 use std::path::Path;
 
@@ -216,6 +217,7 @@ mod tests {
                     let _ = super::super::go_bench::parse(p, t);
                     let _ = super::super::libtest_bench::parse(p, t);
                     let _ = super::super::catch2::parse(p, t);
+                    let _ = super::super::catch2_xml::parse(p, t);
                     let _ = super::super::jmh::parse(p, t);
                     let _ = super::super::benchmarkdotnet::parse(p, t);
                     let _ = super::super::benchmarkjs::parse(p, t);

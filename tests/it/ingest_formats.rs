@@ -291,6 +291,117 @@ fn gbench_nan_literals_are_read_as_missing() {
 }
 
 #[test]
+// The times as the file writes them: 17 significant digits (the reporter's max_digits10).
+#[allow(clippy::excessive_precision)]
+fn gbench_rows_skipped_with_an_error_or_a_message_land_nothing_and_are_said_once() {
+    // skip_with_error.json, written by Google Benchmark v1.9.5 (see its README): BM_test and
+    // BM_test_ranged_fo called SkipWithError, BM_needs_avx512 SkipWithMessage; the reporter
+    // still wrote `real_time`/`cpu_time` 0 for them. Only the two benchmarks that ran land.
+    let wh = tempfile::tempdir().unwrap();
+    let f = samples().join("google-benchmark/skip_with_error.json");
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "g", f.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].ends_with(
+            "skip_with_error.json: 3 benchmark row(s) without figures land nothing: \
+             `BM_test` (line 56): error \"Resource is not good!\"; \
+             `BM_test_ranged_fo` (line 72): error \"Resource is not good!\"; \
+             `BM_needs_avx512` (line 88): skipped \"AVX-512 not available on this CPU\""
+        ),
+        "{err}"
+    );
+    let rows = query(
+        wh.path(),
+        "select t.arm, t.params, m.name, m.value from metrics m join trials t using (run_id, trial_id) \
+         order by t.seq, m.name",
+    );
+    let got: Vec<(String, String, String, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["arm"].as_str().unwrap().to_string(),
+                r["params"].as_str().unwrap_or("{}").to_string(),
+                r["name"].as_str().unwrap().to_string(),
+                r["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("BM_StringCreation", "{}", "cpu_time", 2.4298177768520919),
+        ("BM_StringCreation", "{}", "real_time", 3.1127041768030708),
+        (
+            "BM_StringCopy",
+            r#"{"arg0":"8"}"#,
+            "cpu_time",
+            4.4718198563284028,
+        ),
+        (
+            "BM_StringCopy",
+            r#"{"arg0":"8"}"#,
+            "real_time",
+            5.7466486066668239,
+        ),
+    ];
+    let want: Vec<(String, String, String, f64)> = want
+        .iter()
+        .map(|(a, p, n, v)| (a.to_string(), p.to_string(), n.to_string(), *v))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(scalar(wh.path(), "select count(*) from trials"), 2);
+}
+
+#[test]
+fn gbench_files_without_a_figure_are_refused_naming_their_rows() {
+    // all_skipped.json (written by Google Benchmark, see its README): six repetitions, every
+    // one skipped; the first, BM_test, opens on line 42.
+    let wh = tempfile::tempdir().unwrap();
+    let f = samples().join("google-benchmark/all_skipped.json");
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "g", f.to_str().unwrap()]);
+    assert!(!o.status.success(), "all_skipped.json landed");
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "all_skipped.json:42: nothing to land: none of its 6 benchmark row(s) has a figure"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "`BM_test` (line 42): error \"Resource is not good!\"; `BM_test` (line 58): error"
+        ) && err.contains(
+            "`BM_needs_avx512` (line 122): skipped \"AVX-512 not available on this CPU\""
+        ),
+        "{err}"
+    );
+    assert_eq!(scalar(wh.path(), "select count(*) from runs"), 0);
+
+    // test4_run.json (google/benchmark's own compare.py input): 12 rows with names and
+    // indices and no time at all — the "12 empty trials" of issue 30. Refused, naming ten of
+    // them (the first on line 3) and counting the other two.
+    let f = samples().join("google-benchmark/test4_run.json");
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "g", f.to_str().unwrap()]);
+    assert!(!o.status.success(), "test4_run.json landed");
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "test4_run.json:3: nothing to land: none of its 12 benchmark row(s) has a figure"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "`99 family 0 instance 0 repetition 0` (line 3): no real_time, cpu_time, items_per_second or bytes_per_second"
+        ) && err.contains("`90 family 1 instance 1 repetition 0` (line 74)")
+            && err.contains("; and 2 more"),
+        "{err}"
+    );
+    assert_eq!(scalar(wh.path(), "select count(*) from runs"), 0);
+}
+
+#[test]
 fn pytest_benchmark_statistics_land_value_for_value() {
     let wh = tempfile::tempdir().unwrap();
     let f = samples().join("pytest-benchmark/0030_5b78858eb718649a31fb93d8dc96ca2cee41a4cd_20150815_030419_uncommitted-changes.json");

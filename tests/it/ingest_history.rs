@@ -175,6 +175,38 @@ fn history_finds_the_step_in_an_imported_data_js() {
         index.contains("gab.Rust Benchmark"),
         "the index lists the imported suite"
     );
+    // bench_fib_10's series page draws all 301 entries of the group and the step as a change
+    // point at its commit.
+    let suites: Vec<_> = fs::read_dir(site.join("suites"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("gab-rust-benchmark-")
+        })
+        .collect();
+    assert_eq!(suites.len(), 1, "{suites:?}");
+    let page = fs::read_dir(&suites[0])
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("bench-fib-10-")
+        })
+        .expect("a series page for bench_fib_10");
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<line class=\"change\"")
+            && html.contains("<title>improvement -33.3% at #249 (commit da5ac2ec68)</title>"),
+        "{}",
+        page.display()
+    );
+    assert!(html.contains("<title>#301 · "), "{}", page.display());
+    assert!(!html.contains("<title>#302 · "), "{}", page.display());
 }
 
 #[test]
@@ -199,6 +231,22 @@ fn stray_files_in_an_asv_results_directory_are_left_out_as_asv_does() {
 
 #[test]
 fn an_asv_conf_as_asv_quickstart_writes_it_gives_the_commit_url() {
+    // PyWavelets' real one (tests/fixtures/asv-conf/README.md): comment lines, a comment after
+    // `"branches": ["main"],`, a trailing comma in `"matrix"` and at its end.
+    let dir = tempfile::tempdir().unwrap();
+    let proj = asv_project(dir.path());
+    fs::copy(
+        fixture("asv-conf/pywt_asv.conf.json"),
+        proj.join("asv.conf.json"),
+    )
+    .unwrap();
+    let wh = dir.path().join("wh");
+    ok(&wh, &["ingest", "--suite", "asv", proj.to_str().unwrap()]);
+    let labels = query(&wh, "select distinct labels from runs");
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    let l: serde_json::Value = serde_json::from_str(labels[0]["labels"].as_str().unwrap()).unwrap();
+    assert_eq!(l["commit_url"], "http://github.com/PyWavelets/pywt/commit/");
+
     let dir = tempfile::tempdir().unwrap();
     let proj = asv_project(dir.path());
     // `//` comments (also after a value, and inside a string left alone) and trailing commas.

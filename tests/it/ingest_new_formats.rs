@@ -29,6 +29,7 @@ fn expect(rel: &str) -> Expect {
     match top {
         "go-bench" => Format("go-bench"),
         "libtest-bench" => Format("libtest-bench"),
+        "catch2" if name.ends_with(".xml") => Format("catch2-xml"),
         "catch2" => Format("catch2"),
         "jmh" => Format("jmh"),
         "benchmarkdotnet" => Format("benchmarkdotnet"),
@@ -73,16 +74,19 @@ fn expect(rel: &str) -> Expect {
                 _ => Skip,
             }
         }
+        // An asv project's configuration, read beside its results directory.
+        "asv-conf" => Skip,
         // burn.c, github-api/server.py, lmcache/make.py: code, not outputs.
         _ => Skip,
     }
 }
 
 /// The formats of issue 30 item 1.
-const NEW: [&str; 10] = [
+const NEW: [&str; 11] = [
     "go-bench",
     "libtest-bench",
     "catch2",
+    "catch2-xml",
     "jmh",
     "benchmarkdotnet",
     "benchmarkjs",
@@ -363,6 +367,58 @@ fn libtest_bench_times_in_ns_with_ranges() {
 }
 
 #[test]
+fn libtest_bench_failed_tests_land_nothing_and_are_said_once() {
+    // bencher_failed.txt: benchmark_a and _c measured, benchmark_b FAILED (line 5), then its
+    // panic under `failures:` and `error: bench failed`.
+    let wh = tempfile::tempdir().unwrap();
+    let o = perfhouse(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "s",
+            &fixture("libtest-bench/bencher_failed.txt"),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].ends_with(
+            "bencher_failed.txt: 1 test(s) FAILED and land nothing (their failure output is skipped): tests::benchmark_b (line 5)"
+        ),
+        "{err}"
+    );
+    let r = query(
+        wh.path(),
+        "select t.arm, m.name, m.value from metrics m join trials t using (run_id, trial_id) \
+         order by t.arm, m.name",
+    );
+    let got: Vec<(String, String, f64)> = r
+        .iter()
+        .map(|r| {
+            (
+                r["arm"].as_str().unwrap().to_string(),
+                r["name"].as_str().unwrap().to_string(),
+                r["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("tests::benchmark_a", "time_per_iter", 3296.0), // 3,296 ns/iter
+        ("tests::benchmark_a", "time_per_iter_range", 521.0), // (+/- 521)
+        ("tests::benchmark_c", "time_per_iter", 3215.0),
+        ("tests::benchmark_c", "time_per_iter_range", 356.0),
+    ];
+    let want: Vec<(String, String, f64)> = want
+        .iter()
+        .map(|(a, n, v)| (a.to_string(), n.to_string(), *v))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
 fn catch2_console_means_and_std_devs_in_ns() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["catch2/gab_catch2_output_v2.txt"]);
@@ -407,6 +463,61 @@ fn catch2_console_means_and_std_devs_in_ns() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["catch2/gab_catch2_output_v3.txt"]);
     assert_eq!(one(&r, "Fibonacci-15_bench", &[], "mean_time"), 3789.0);
+}
+
+#[test]
+fn catch2_xml_means_std_devs_and_samples_in_ns() {
+    // Catch2 3.15.3, Linux (JohT/convolution-benchmarks): 36 benchmarks in one test case.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["catch2/convolution_gnu_linux_avx2.xml"]);
+    let tc = [("test_case", "Convolution Implementation Benchmarks")];
+    // <mean value="123208" lowerBound="122840" upperBound="123701" ci="0.95"/>
+    // <standardDeviation value="2161.91" lowerBound="1698.48" upperBound="2614.73" ci="0.95"/>
+    let a = "(JohT) kernelPerInputValue Transposed((kernel size 16))";
+    assert_eq!(one(&r, a, &tc, "mean_time"), 123208.0);
+    assert_eq!(one(&r, a, &tc, "mean_time_low"), 122840.0);
+    assert_eq!(one(&r, a, &tc, "mean_time_high"), 123701.0);
+    assert_eq!(one(&r, a, &tc, "std_dev_time"), 2161.91);
+    assert_eq!(one(&r, a, &tc, "std_dev_time_low"), 1698.48);
+    assert_eq!(one(&r, a, &tc, "std_dev_time_high"), 2614.73);
+    assert_eq!(one(&r, a, &tc, "samples"), 100.0);
+    // `Inner&amp;OuterLoopUnrolled`, mean value="2.60851e+06" (ns, as written: no scaling).
+    let b = "(JohT) inputPerKernelValue Transposed Inner&OuterLoopUnrolled((kernel size 512))";
+    assert_eq!(one(&r, b, &tc, "mean_time"), 2608510.0);
+    assert_eq!(one(&r, b, &tc, "std_dev_time_high"), 53420.7);
+    let m = find(&r, a, &tc, "mean_time")[0];
+    assert_eq!((m.unit.as_str(), m.better.as_str()), ("ns", "lower"));
+    assert_eq!(r.iter().filter(|r| r.name == "mean_time").count(), 36);
+    assert_eq!(r.len(), 36 * 7, "6 timings and the sample count each");
+
+    // Catch2 3.4.0, MSVC on Windows (`D:\a\…` file names), same project.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["catch2/convolution_msvc_windows_avx2.xml"]);
+    assert_eq!(one(&r, a, &tc, "mean_time"), 138122.0);
+    assert_eq!(one(&r, a, &tc, "std_dev_time_low"), 2328.06);
+
+    // Catch2 3.9.0 (Dv-Senna/voxlet): sub-microsecond means, a skewed one.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &["catch2/voxlet_benchmark.xml"]);
+    let tc = [("test_case", "string - benchmark")];
+    let v = "[construct from char8_t*] vx::String - size=4";
+    // <mean value="183.353" lowerBound="140.541" upperBound="354.6" ci="0.95"/>
+    // <standardDeviation value="425.366" lowerBound="0.95772" upperBound="931.786" ci="0.95"/>
+    assert_eq!(one(&r, v, &tc, "mean_time"), 183.353);
+    assert_eq!(one(&r, v, &tc, "mean_time_low"), 140.541);
+    assert_eq!(one(&r, v, &tc, "mean_time_high"), 354.6);
+    assert_eq!(one(&r, v, &tc, "std_dev_time"), 425.366);
+    assert_eq!(one(&r, v, &tc, "std_dev_time_low"), 0.95772);
+    assert_eq!(
+        one(
+            &r,
+            "[construct from char8_t*] std::u8string - size=0",
+            &tc,
+            "mean_time"
+        ),
+        53.376
+    );
+    assert_eq!(r.iter().filter(|r| r.name == "mean_time").count(), 12);
 }
 
 #[test]
@@ -602,6 +713,50 @@ fn iai_and_gungraun_text_and_json() {
     let arm = "play_game::bench_play_game_group::bench_play_game_100";
     assert_eq!(one(&r, arm, &[("id", "first_id")], "d1mr"), 6.0);
     assert_eq!(one(&r, arm, &[("id", "second_id")], "memcheck.errors"), 1.0);
+
+    // Second source: iai-callgrind's own docs. show_intermediate: three thread parts
+    // (27305, 0, 0 instructions) then `## Total` 27305; only the total lands, once.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["iai/iai-callgrind-docs_threads_and_subprocesses.from-html.txt"],
+    );
+    let arm = "lib_bench_threads::my_group::bench_threads";
+    let p = [("id", "two_threads"), ("args", "2")];
+    assert_eq!(one(&r, arm, &p, "instructions"), 27305.0);
+    assert_eq!(one(&r, arm, &p, "l1_hits"), 66353.0);
+    assert_eq!(one(&r, arm, &p, "ll_hits"), 341.0);
+    assert_eq!(one(&r, arm, &p, "ram_hits"), 539.0);
+    assert_eq!(one(&r, arm, &p, "total_read_write"), 67233.0);
+    assert_eq!(one(&r, arm, &p, "estimated_cycles"), 86923.0);
+    assert_eq!(r.len(), 6);
+
+    // compare_by_id: six benchmarks of 6 metrics; a worst case's `Comparison with` block
+    // (63|66 for case_2) is the best case's figure, not the worst case's 66.
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(
+        wh.path(),
+        &["iai/iai-callgrind-docs_compare_by_id.from-html.txt"],
+    );
+    let worst = "my_benchmark::bubble_sort_group::bubble_sort_worst_case";
+    let best = "my_benchmark::bubble_sort_group::bubble_sort_best_case";
+    let case_2 = [("id", "case_2"), ("args", "vec! [2, 1]")];
+    assert_eq!(one(&r, worst, &case_2, "instructions"), 66.0);
+    assert_eq!(one(&r, worst, &case_2, "estimated_cycles"), 236.0);
+    assert_eq!(
+        one(&r, worst, &[("id", "multiple_1")], "total_read_write"),
+        209.0
+    );
+    assert_eq!(
+        one(
+            &r,
+            best,
+            &[("id", "multiple_1"), ("args", "vec! [1, 2, 3, 4]")],
+            "instructions"
+        ),
+        136.0
+    );
+    assert_eq!(r.len(), 36);
 }
 
 #[test]
