@@ -192,12 +192,25 @@ pub fn discover(root: &Path) -> Result<(PathBuf, Vec<PathBuf>), IngestError> {
     Ok((results, files))
 }
 
-fn unit_of(info: Option<&BenchInfo>) -> (String, f64) {
+/// A benchmark's unit: from `benchmarks.json`, or, for a benchmark it no longer lists (renamed
+/// or removed since those results were written), from its name as asv itself types a
+/// benchmark: `time_`/`timeraw_` → seconds, `mem_`/`peakmem_` → bytes, `track_` → no unit.
+fn unit_of(name: &str, info: Option<&BenchInfo>) -> (String, f64) {
     match info.map(|i| (i.kind.as_str(), i.unit.as_str())) {
         Some((_, "seconds")) | Some(("time", _)) => ("s".to_string(), 1.0),
         Some((_, "bytes")) => ("B".to_string(), 1.0),
         Some((_, u)) => (u.to_string(), 1.0),
-        None => (String::new(), 1.0),
+        None => {
+            let method = name.rsplit('.').next().unwrap_or(name);
+            let unit = if method.starts_with("time_") || method.starts_with("timeraw_") {
+                "s"
+            } else if method.starts_with("mem_") || method.starts_with("peakmem_") {
+                "B"
+            } else {
+                ""
+            };
+            (unit.to_string(), 1.0)
+        }
     }
 }
 
@@ -360,7 +373,7 @@ fn parse_file(
                 ),
             ));
         }
-        let (unit, scale) = unit_of(info);
+        let (unit, scale) = unit_of(name, info);
         for (combo, value) in combos.into_iter().zip(values) {
             let p: Params = names.iter().cloned().zip(combo).collect();
             let Some(v) = value.as_f64() else {
@@ -475,6 +488,19 @@ impl super::adapter::Adapter for Adapter {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_benchmark_no_longer_listed_is_typed_by_its_name_as_asv_types_it() {
+        let u = |n: &str| super::unit_of(n, None).0;
+        assert_eq!(u("benchmark_datacatalog.TimeDataCatalog.time_add_all"), "s");
+        assert_eq!(u("bench.Suite.timeraw_import"), "s");
+        assert_eq!(u("bench.Suite.peakmem_runners"), "B");
+        assert_eq!(u("mem_list"), "B");
+        assert_eq!(u("bench.Suite.track_items"), "");
+        // "time" inside a class name does not make a method a timing.
+        assert_eq!(u("bench.time_Suite.track_x"), "");
+    }
+
     use super::*;
 
     #[test]

@@ -311,6 +311,16 @@ pub fn execute_with(
     let captured = env::capture(&workdir, &plan.env_allowlist);
     let mut warnings = captured.warnings.clone();
     let mut labels = opts.labels.clone();
+    // The commit's first line, as imports of other tools' histories keep it: the trend's
+    // hover and the alerts name the commit by what it did.
+    if let Some(commit) = &captured.git_commit
+        && !labels.contains_key("commit_message")
+    {
+        let subject = git::subject(&workdir, commit);
+        if !subject.is_empty() {
+            labels.insert("commit_message".into(), subject.chars().take(200).collect());
+        }
+    }
     // --find-capacity judges levels by `[capacity]`'s SLOs: the run's `slo` label, so that
     // `perfhouse sweep` and the site judge its probes by them too.
     let mut search = if opts.find_capacity {

@@ -386,3 +386,41 @@ fn git_arms_replace_the_plans_arms_base_first() {
         .collect();
     assert_eq!(arms, ["base", "head", "base", "head"], "{out}");
 }
+
+/// A run in a git checkout keeps its commit's first line (label `commit_message`), as imports
+/// of other tools' histories do: the trend's hover and the alerts show what the commit did.
+#[test]
+fn a_run_in_a_git_checkout_keeps_its_commits_first_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("plan.toml"),
+        "suite = \"s\"\n[run]\nrepeats = 1\ncommand = \"true\"\n[[arm]]\nname = \"only\"\n",
+    )
+    .unwrap();
+    git(&repo, &["add", "plan.toml"]);
+    git(
+        &repo,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "Speed up the tokenizer\n\nThe body is not kept.",
+        ],
+    );
+    let wh = dir.path().join("wh");
+    ok(
+        &wh,
+        &["run", repo.join("plan.toml").to_str().unwrap(), "-q"],
+    );
+    let labels = scalar(&wh, "select labels from runs");
+    let labels: serde_json::Value = serde_json::from_str(labels.as_str().unwrap()).unwrap();
+    assert_eq!(labels["commit_message"], "Speed up the tokenizer");
+    let head = git(&repo, &["rev-parse", "HEAD"]);
+    assert_eq!(
+        scalar(&wh, "select git_commit from runs").as_str().unwrap(),
+        head.trim()
+    );
+}
