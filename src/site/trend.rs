@@ -141,17 +141,27 @@ fn tick_label(v: f64) -> String {
     tick_label_digits(v, digits)
 }
 
-/// The chart as an SVG string.
+/// The chart as an SVG string: a small multiple, or the series page's desktop layout.
 pub fn svg(t: &Trend) -> String {
-    let (w, h) = if t.small {
-        (240.0, 72.0)
-    } else {
-        (720.0, 320.0)
+    draw(t, false)
+}
+
+/// The series page's phone layout: 360 units wide (shown at about its size on a phone, so
+/// text stays 11 px), fewer ticks. The stylesheet shows one of the two.
+pub fn svg_narrow(t: &Trend) -> String {
+    draw(&Trend { small: false, ..*t }, true)
+}
+
+fn draw(t: &Trend, narrow: bool) -> String {
+    let (w, h) = match (t.small, narrow) {
+        (true, _) => (240.0, 72.0),
+        (false, true) => (360.0, 260.0),
+        (false, false) => (720.0, 320.0),
     };
-    let (ml, mr, mt, mb) = if t.small {
-        (4.0, 4.0, 4.0, 4.0)
-    } else {
-        (64.0, 16.0, 16.0, 52.0)
+    let (ml, mr, mt, mb) = match (t.small, narrow) {
+        (true, _) => (4.0, 4.0, 4.0, 4.0),
+        (false, true) => (50.0, 10.0, 12.0, 52.0),
+        (false, false) => (64.0, 16.0, 16.0, 52.0),
     };
     let (pw, ph) = (w - ml - mr, h - mt - mb);
     let n = t.points.len();
@@ -184,8 +194,12 @@ pub fn svg(t: &Trend) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trend{}\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\"><title>{}</title><desc>{}</desc>",
-        if t.small { " small" } else { "" },
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trend{}\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\" data-left=\"{ml}\" data-plot=\"{pw}\"><title>{}</title><desc>{}</desc>",
+        match (t.small, narrow) {
+            (true, _) => " small",
+            (false, true) => " narrow",
+            (false, false) => " wide",
+        },
         esc(t.title),
         esc(t.description)
     );
@@ -194,7 +208,7 @@ pub fn svg(t: &Trend) -> String {
         "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ddd\"/>"
     );
     if !t.small {
-        let tick_values = ticks(lo, hi, 5);
+        let tick_values = ticks(lo, hi, if narrow { 4 } else { 5 });
         for (v, label) in tick_values.iter().copied().zip(tick_labels(&tick_values)) {
             let yy = y(v);
             let _ = write!(
@@ -212,8 +226,8 @@ pub fn svg(t: &Trend) -> String {
             mt + ph / 2.0,
             esc(if t.unit.is_empty() { "value" } else { t.unit })
         );
-        // x: about six runs, labelled with their number and date.
-        let k = n.clamp(1, 6);
+        // x: about six runs (three on a phone), labelled with their number and date.
+        let k = n.clamp(1, if narrow { 3 } else { 6 });
         let mut last = usize::MAX;
         for j in 0..k {
             let i = if k > 1 { j * (n - 1) / (k - 1) } else { 0 };

@@ -551,7 +551,8 @@ fn render_series(
         unstable: &unstable,
         small: false,
     };
-    let chart = trend::svg(&spec);
+    // The desktop and the phone layout; the stylesheet shows one.
+    let chart = trend::svg(&spec) + &trend::svg_narrow(&spec);
     let overlay: Vec<trend::Overlay> = others
         .iter()
         .map(|o| trend::Overlay {
