@@ -1,0 +1,349 @@
+//! Server metrics (`[[scrape]]`): the views over `scrape_samples` against values computed by
+//! hand, compare showing the figures a run names, a scrape that fails while the trial goes on,
+//! and the commit rules (a full disk as the table's file is written leaves nothing).
+#![allow(clippy::field_reassign_with_default)]
+
+use std::collections::BTreeMap;
+
+use perfhouse::model::*;
+use perfhouse::query::Query;
+use perfhouse::warehouse::Warehouse;
+use serde::Deserialize;
+
+const S: i64 = 1_000_000_000;
+
+fn run(id: &str, labels: &[(&str, &str)]) -> Run {
+    Run {
+        run_id: id.into(),
+        suite: "srv".into(),
+        started_at_us: 1_000,
+        finished_at_us: 1_001,
+        ingested_at_us: 1_002,
+        source: "test".into(),
+        git_commit: None,
+        git_branch: None,
+        git_dirty: None,
+        host: None,
+        env_fingerprint: None,
+        env: "{}".into(),
+        labels: labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        input_digest: format!("digest-{id}"),
+        status: RunStatus::Ok,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn sample(
+    trial_id: i32,
+    t_s: i64,
+    kind: &str,
+    family: &str,
+    name: &str,
+    labels: &str,
+    le: Option<f64>,
+    value: f64,
+) -> ScrapeSample {
+    ScrapeSample {
+        trial_id,
+        t_ns: t_s * S,
+        target: "srv:9".into(),
+        family: family.into(),
+        kind: kind.into(),
+        name: name.into(),
+        labels: labels.into(),
+        le,
+        value,
+    }
+}
+
+/// Trial 0: one measured request from 10 s to 20 s, so its window is 10 s → 20 s; scrapes at
+/// 9 s and 21 s fall outside it and must not count. By hand:
+/// * `reqs_total{code="200"}` 5 → 105 over the window (+100), `{code="500"}` 3, 4, 1 (a
+///   restart: counts 1), 2, 2, 3 → +4; rate (100 + 4) / 10 s = 10.4 /s.
+/// * gauge `inflight` {a} 2, 4, 4, 6, 2, 0 and {b} 1 each: per scrape 3, 5, 5, 7, 3, 1 → mean
+///   24 / 6 = 4, max 7 (the 100 at 9 s is outside).
+/// * histogram `lat_seconds` increases (cumulative buckets 0.1, 0.5, 1, +Inf) {a} 20, 60, 92,
+///   100, sum +55; {b} 10, 10, 10, 10, sum +0.5 → together 30, 70, 102, 110:
+///   p50: rank 55 in (0.1, 0.5]: 0.1 + 0.4 × (55 − 30) / (70 − 30) = 0.35;
+///   p90: rank 99 in (0.5, 1]: 0.5 + 0.5 × (99 − 70) / (102 − 70) = 0.953125;
+///   p99: rank 108.9 in the +Inf bucket: the highest finite bound, 1;
+///   rate 110 / 10 s = 11 /s; mean 55.5 / 110.
+/// * summary `rpc_seconds` sum 1 → 4, count 10 → 40: rate 3 /s, mean 0.1.
+///
+/// Trial 1 has no requests: all its scrapes count: `reqs_total` 0 → 8 over 4 s = 2 /s.
+fn fixture() -> RunData {
+    let mut d = RunData::default();
+    d.trials = vec![
+        Trial::measured(0, "A", Params::new(), 0),
+        Trial::measured(1, "A", Params::new(), 1),
+    ];
+    d.requests.push(Request {
+        trial_id: 0,
+        phase: Some(Phase::Measured),
+        start_ns: 10 * S,
+        end_ns: Some(20 * S),
+        latency_ns: Some(10 * S),
+        ..Default::default()
+    });
+    let ok = r#"{"code":"200"}"#;
+    let bad = r#"{"code":"500"}"#;
+    let c = |t, labels, v| sample(0, t, "counter", "reqs_total", "reqs_total", labels, None, v);
+    for (t, v) in [
+        (9, 0.0),
+        (10, 5.0),
+        (12, 25.0),
+        (14, 45.0),
+        (16, 65.0),
+        (18, 85.0),
+        (20, 105.0),
+        (21, 200.0),
+    ] {
+        d.scrape_samples.push(c(t, ok, v));
+    }
+    for (t, v) in [
+        (10, 3.0),
+        (12, 4.0),
+        (14, 1.0),
+        (16, 2.0),
+        (18, 2.0),
+        (20, 3.0),
+    ] {
+        d.scrape_samples.push(c(t, bad, v));
+    }
+    let g = |t, labels, v| sample(0, t, "gauge", "inflight", "inflight", labels, None, v);
+    d.scrape_samples.push(g(9, r#"{"model":"a"}"#, 100.0));
+    for (t, v) in [
+        (10, 2.0),
+        (12, 4.0),
+        (14, 4.0),
+        (16, 6.0),
+        (18, 2.0),
+        (20, 0.0),
+    ] {
+        d.scrape_samples.push(g(t, r#"{"model":"a"}"#, v));
+        d.scrape_samples.push(g(t, r#"{"model":"b"}"#, 1.0));
+    }
+    let h = |t, name: &str, labels, le, v| {
+        sample(0, t, "histogram", "lat_seconds", name, labels, le, v)
+    };
+    let inf = f64::INFINITY;
+    for (labels, at10, at20, sums) in [
+        (
+            r#"{"model":"a"}"#,
+            [10.0, 20.0, 30.0, 30.0],
+            [30.0, 80.0, 122.0, 130.0],
+            (10.0, 65.0),
+        ),
+        (
+            r#"{"model":"b"}"#,
+            [0.0, 0.0, 0.0, 0.0],
+            [10.0, 10.0, 10.0, 10.0],
+            (0.0, 0.5),
+        ),
+    ] {
+        for (i, le) in [0.1, 0.5, 1.0, inf].into_iter().enumerate() {
+            d.scrape_samples
+                .push(h(10, "lat_seconds_bucket", labels, Some(le), at10[i]));
+            d.scrape_samples
+                .push(h(20, "lat_seconds_bucket", labels, Some(le), at20[i]));
+        }
+        d.scrape_samples
+            .push(h(10, "lat_seconds_sum", labels, None, sums.0));
+        d.scrape_samples
+            .push(h(20, "lat_seconds_sum", labels, None, sums.1));
+        d.scrape_samples
+            .push(h(10, "lat_seconds_count", labels, None, at10[3]));
+        d.scrape_samples
+            .push(h(20, "lat_seconds_count", labels, None, at20[3]));
+    }
+    let s =
+        |t, name: &str, labels, v| sample(0, t, "summary", "rpc_seconds", name, labels, None, v);
+    for (t, sum, count) in [(10, 1.0, 10.0), (20, 4.0, 40.0)] {
+        d.scrape_samples
+            .push(s(t, "rpc_seconds", r#"{"quantile":"0.5"}"#, 0.2));
+        d.scrape_samples.push(s(t, "rpc_seconds_sum", "{}", sum));
+        d.scrape_samples
+            .push(s(t, "rpc_seconds_count", "{}", count));
+    }
+    d.scrape_samples.push(sample(
+        1,
+        0,
+        "counter",
+        "reqs_total",
+        "reqs_total",
+        ok,
+        None,
+        0.0,
+    ));
+    d.scrape_samples.push(sample(
+        1,
+        4,
+        "counter",
+        "reqs_total",
+        "reqs_total",
+        ok,
+        None,
+        8.0,
+    ));
+    d
+}
+
+#[derive(Deserialize, Debug)]
+struct Fig {
+    trial_id: i32,
+    figure: String,
+    value: f64,
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9 * b.abs().max(1.0)
+}
+
+#[tokio::test]
+async fn server_figures_match_hand_computed_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    wh.append_run(&run("r1", &[]), &fixture()).unwrap();
+    let q = Query::open(&wh).await.unwrap();
+    let rows: Vec<Fig> = q
+        .rows("SELECT trial_id, figure, value FROM trial_server ORDER BY trial_id, figure")
+        .await
+        .unwrap();
+    let got: BTreeMap<(i32, &str), f64> = rows
+        .iter()
+        .map(|r| ((r.trial_id, r.figure.as_str()), r.value))
+        .collect();
+    let expected = [
+        ((0, "server.inflight.max"), 7.0),
+        ((0, "server.inflight.mean"), 4.0),
+        ((0, "server.lat_seconds.mean"), 55.5 / 110.0),
+        ((0, "server.lat_seconds.p50"), 0.35),
+        ((0, "server.lat_seconds.p90"), 0.953125),
+        ((0, "server.lat_seconds.p99"), 1.0),
+        ((0, "server.lat_seconds.rate"), 11.0),
+        ((0, "server.reqs_total.rate"), 10.4),
+        ((0, "server.rpc_seconds.mean"), 0.1),
+        ((0, "server.rpc_seconds.rate"), 3.0),
+        ((1, "server.reqs_total.rate"), 2.0),
+    ];
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        expected.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+        "{rows:?}"
+    );
+    for (k, v) in expected {
+        assert!(close(got[&k], v), "{k:?}: {} but expected {v}", got[&k]);
+    }
+}
+
+#[derive(Deserialize, Debug)]
+struct Over {
+    t_ns: i64,
+    metric: String,
+    stat: String,
+    value: Option<f64>,
+}
+
+#[tokio::test]
+async fn scrape_over_time_gives_each_interval_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    wh.append_run(&run("r1", &[]), &fixture()).unwrap();
+    let q = Query::open(&wh).await.unwrap();
+    let rows: Vec<Over> = q
+        .rows(
+            "SELECT t_ns, metric, stat, value FROM scrape_over_time \
+             WHERE trial_id = 0 ORDER BY metric, stat, t_ns",
+        )
+        .await
+        .unwrap();
+    let of = |metric: &str, stat: &str| -> Vec<(i64, f64)> {
+        rows.iter()
+            .filter(|r| r.metric == metric && r.stat == stat)
+            .map(|r| (r.t_ns / S, r.value.unwrap()))
+            .collect()
+    };
+    // Every interval, the window's edges included: (5 − 0)/1 at 10 s, then per 2 s
+    // (20 + 1)/2, (20 + 1)/2 (the restart counts its 1), (20 + 1)/2, (20 + 0)/2, (20 + 1)/2,
+    // and (200 − 105)/1 at 21 s.
+    assert_eq!(
+        of("reqs_total", "rate"),
+        [
+            (10, 5.0),
+            (12, 10.5),
+            (14, 10.5),
+            (16, 10.5),
+            (18, 10.0),
+            (20, 10.5),
+            (21, 95.0)
+        ]
+    );
+    assert_eq!(
+        of("inflight", "value"),
+        [
+            (9, 100.0),
+            (10, 3.0),
+            (12, 5.0),
+            (14, 5.0),
+            (16, 7.0),
+            (18, 3.0),
+            (20, 1.0)
+        ]
+    );
+    // 110 observations in 10 s; their mean 55.5 / 110.
+    assert_eq!(of("lat_seconds", "rate"), [(20, 11.0)]);
+    assert!(close(of("lat_seconds", "mean")[0].1, 55.5 / 110.0));
+}
+
+#[tokio::test]
+async fn compare_shows_the_server_figures_a_run_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    let label = [(
+        "server_figures",
+        "server.reqs_total.rate,server.lat_seconds.p50,server.absent.max",
+    )];
+    wh.append_run(&run("r1", &label), &fixture()).unwrap();
+    let q = Query::open(&wh).await.unwrap();
+    let resolve = perfhouse::query::compare::resolve;
+    let (a, b) = (
+        resolve(&q, "r1@A").await.unwrap(),
+        resolve(&q, "r1@A").await.unwrap(),
+    );
+    let c = perfhouse::query::compare::compare(&q, a, b, &Default::default())
+        .await
+        .unwrap();
+    let rows: Vec<(&str, &str, Vec<f64>)> = c
+        .rows
+        .iter()
+        .filter(|r| r.metric.starts_with("server."))
+        .map(|r| {
+            (
+                r.metric.as_str(),
+                r.unit.as_str(),
+                r.baseline_values.clone(),
+            )
+        })
+        .collect();
+    // Named figures only, in the label's order; the trials' own values (trial 1 has no
+    // histogram); a figure no trial has is left out.
+    assert_eq!(
+        rows,
+        [
+            ("server.reqs_total.rate", "/s", vec![10.4, 2.0]),
+            ("server.lat_seconds.p50", "s", vec![0.35]),
+        ]
+    );
+    let p50 = c
+        .rows
+        .iter()
+        .find(|r| r.metric == "server.lat_seconds.p50")
+        .unwrap();
+    assert_eq!(
+        p50.better,
+        perfhouse::stats::verdict::Direction::LowerIsBetter
+    );
+}
