@@ -347,3 +347,243 @@ async fn compare_shows_the_server_figures_a_run_names() {
         perfhouse::stats::verdict::Direction::LowerIsBetter
     );
 }
+
+// ---- the bundled real capture (tests/fixtures/dynamo-scrape) ---------------------------------
+
+const RUN: &str = "01a23777-f87b-7180-850f-966fb59df62b";
+
+fn fixture_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dynamo-scrape")
+}
+
+/// A copy of the capture's warehouse (readers take a lock file in it).
+fn capture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture_dir().join("warehouse");
+    for e in walkdir::WalkDir::new(&src) {
+        let e = e.unwrap();
+        let to = dir.path().join(e.path().strip_prefix(&src).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+    dir
+}
+
+#[derive(Deserialize)]
+struct ReqRow {
+    trial_id: i32,
+    start_ns: i64,
+    end_ns: Option<i64>,
+    completed: bool,
+}
+
+#[derive(Deserialize)]
+struct CounterRow {
+    trial_id: i32,
+    labels: String,
+    t_ns: i64,
+    value: f64,
+}
+
+#[derive(Deserialize)]
+struct Figures {
+    trial_id: i32,
+    concurrency: i64,
+    throughput_rps: f64,
+}
+
+/// The check of issue 31: on a real run (Dynamo 1.6.1 frontend + mocker under aiperf 0.13.0,
+/// the frontend's /metrics scraped every 500 ms), the server's own request counter rate over
+/// each trial's measured window agrees with the client's throughput within 2 %. Both sides
+/// are first recomputed here from the stored rows (requests; counter samples), not read from
+/// the views alone.
+#[tokio::test]
+async fn the_frontend_request_counter_rate_agrees_with_aiperf_throughput() {
+    let dir = capture();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    let q = Query::open(&wh).await.unwrap();
+    let reqs: Vec<ReqRow> = q
+        .rows(
+            "SELECT trial_id, start_ns, end_ns, (error_code IS NULL AND NOT cancelled) AS completed \
+             FROM requests WHERE coalesce(phase, 'measured') = 'measured'",
+        )
+        .await
+        .unwrap();
+    let counter: Vec<CounterRow> = q
+        .rows(
+            "SELECT trial_id, labels, t_ns, value FROM scrape_samples \
+             WHERE name = 'dynamo_frontend_requests_total' ORDER BY trial_id, labels, t_ns",
+        )
+        .await
+        .unwrap();
+    let figures: Vec<Figures> = q
+        .rows("SELECT trial_id, concurrency, throughput_rps FROM trial_figures ORDER BY trial_id")
+        .await
+        .unwrap();
+    let server: Vec<Fig> = q
+        .rows(
+            "SELECT trial_id, figure, value FROM trial_server \
+             WHERE figure = 'server.dynamo_frontend_requests_total.rate' ORDER BY trial_id",
+        )
+        .await
+        .unwrap();
+    assert_eq!(figures.len(), 2);
+    assert_eq!(server.len(), 2);
+    let mut seen = Vec::new();
+    for (f, s) in figures.iter().zip(&server) {
+        let t = f.trial_id;
+        assert_eq!(s.trial_id, t);
+        // The client: completed measured requests ÷ (last end − first start).
+        let mine: Vec<&ReqRow> = reqs.iter().filter(|r| r.trial_id == t).collect();
+        let start = mine.iter().map(|r| r.start_ns).min().unwrap();
+        let end = mine.iter().filter_map(|r| r.end_ns).max().unwrap();
+        let done = mine.iter().filter(|r| r.completed).count();
+        assert_eq!(done, 600, "aiperf's --request-count");
+        let client = done as f64 / ((end - start) as f64 / 1e9);
+        assert!(
+            close(f.throughput_rps, client),
+            "{} vs {client}",
+            f.throughput_rps
+        );
+        // The server: per label set, the counter's increase between its first and last scrape
+        // inside the window ÷ their distance (no restart in this capture: it only grows).
+        let mut by_series: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
+        for c in counter
+            .iter()
+            .filter(|c| c.trial_id == t && c.t_ns >= start && c.t_ns <= end)
+        {
+            by_series
+                .entry(&c.labels)
+                .or_default()
+                .push((c.t_ns, c.value));
+        }
+        assert!(!by_series.is_empty());
+        let mut rate = 0.0;
+        for points in by_series.values() {
+            assert!(points.windows(2).all(|w| w[1].1 >= w[0].1));
+            let ((t0, v0), (t1, v1)) = (points[0], points[points.len() - 1]);
+            rate += (v1 - v0) / ((t1 - t0) as f64 / 1e9);
+        }
+        assert!(close(s.value, rate), "{} vs {rate}", s.value);
+        let off = rate / client - 1.0;
+        assert!(
+            off.abs() < 0.02,
+            "concurrency {}: server {rate} vs client {client}",
+            f.concurrency
+        );
+        seen.push((
+            f.concurrency,
+            (client * 100.0).round() / 100.0,
+            (rate * 100.0).round() / 100.0,
+        ));
+    }
+    // The figures of this capture (README): −0.05 % at concurrency 4, +0.85 % at 16.
+    assert_eq!(seen, [(4, 32.5, 32.48), (16, 37.97, 38.29)]);
+}
+
+/// The parser on one real scrape of the same frontend (after one chat request), against values
+/// read off the text by hand.
+#[test]
+fn a_real_dynamo_frontend_scrape_parses() {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(fixture_dir().join("frontend-metrics.prom.gz")).unwrap(),
+    )
+    .read_to_string(&mut text)
+    .unwrap();
+    let samples = perfhouse::runner::scrape::parse(&text).unwrap();
+    // `grep -v '^#' | grep -c .`: 771 sample lines, none NaN or ±Inf.
+    assert_eq!(samples.len(), 771);
+    let one = |name: &str| {
+        samples
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let r = one("dynamo_frontend_requests_total");
+    assert_eq!(r.kind, perfhouse::runner::scrape::Kind::Counter);
+    assert_eq!(r.value, 1.0);
+    assert!(r.labels.contains(&("error_type".into(), String::new())));
+    assert!(r.labels.contains(&("status".into(), "success".into())));
+    assert_eq!(one("dynamo_frontend_output_tokens_total").value, 8.0);
+    let sum = one("dynamo_frontend_request_duration_seconds_sum");
+    assert_eq!(
+        (sum.family.as_str(), sum.value),
+        ("dynamo_frontend_request_duration_seconds", 0.019226708)
+    );
+    // The first time-to-first-token bucket holding the request is le="0.0047".
+    let rows = perfhouse::runner::scrape::rows(&samples, 0, 0, "frontend", None);
+    let ttft: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.name == "dynamo_frontend_time_to_first_token_seconds_bucket")
+        .map(|r| (r.le.unwrap(), r.value))
+        .collect();
+    assert_eq!(ttft.len(), 19);
+    assert_eq!(&ttft[..3], [(0.0, 0.0), (0.0022, 0.0), (0.0047, 1.0)]);
+    assert_eq!(ttft[18], (f64::INFINITY, 1.0));
+    // `keep = "^dynamo_frontend_"` (the plan's) keeps the 319 lines of those 48 families.
+    let keep = regex::Regex::new("^dynamo_frontend_").unwrap();
+    let kept = perfhouse::runner::scrape::rows(&samples, 0, 0, "frontend", Some(&keep));
+    assert_eq!(kept.len(), 319);
+    let families: std::collections::BTreeSet<&str> =
+        kept.iter().map(|r| r.family.as_str()).collect();
+    assert_eq!(families.len(), 48);
+}
+
+/// `perfhouse sweep` shows the server figures the capture's run names (its `server_figures`
+/// label, from the plan's `[[scrape]] figures`) per level, and its run page charts them over
+/// time beside the CPU.
+#[test]
+fn the_capture_shows_its_server_figures_in_the_sweep_table_and_on_the_run_page() {
+    use crate::common::ok;
+    let dir = capture();
+    let wh = dir.path();
+    let o = ok(
+        wh,
+        &["sweep", RUN, "--load", "concurrency", "--format", "json"],
+    );
+    let s: serde_json::Value = serde_json::from_str(&o).unwrap();
+    let named: Vec<&str> = s["server_figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(named.len(), 7, "{named:?}");
+    assert_eq!(named[0], "server.dynamo_frontend_requests_total.rate");
+    let levels = s["arms"][0]["levels"].as_array().unwrap();
+    let rate = |l: &serde_json::Value| l["server"][named[0]].as_f64().unwrap();
+    // One trial per level: its value (the test above recomputes it from the samples).
+    assert_eq!((rate(&levels[0]) * 100.0).round() / 100.0, 32.48);
+    assert_eq!((rate(&levels[1]) * 100.0).round() / 100.0, 38.29);
+    let table = ok(wh, &["sweep", RUN, "--load", "concurrency"]);
+    assert!(
+        table.contains("server.dynamo_frontend_requests_total.rate (/s)")
+            && table.contains("server.dynamo_frontend_time_to_first_token_seconds.p99 (s)"),
+        "{table}"
+    );
+    let out = tempfile::tempdir().unwrap();
+    ok(wh, &["site", "--out", out.path().to_str().unwrap()]);
+    let page = std::fs::read_to_string(out.path().join(format!("runs/{RUN}/index.html"))).unwrap();
+    let section = &page[page
+        .find("<section id=\"server\">")
+        .expect("a server section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(
+        page.find("<section id=\"cpu\">").unwrap() < page.find("<section id=\"server\">").unwrap()
+    );
+    // One chart per named metric and what is drawn of it: the request and token counters'
+    // rates, the in-flight and queued gauges, the two histograms' mean observation.
+    assert_eq!(section.matches("<svg").count(), 6, "{section}");
+    for title in [
+        "dynamo_frontend_requests_total · per second",
+        "dynamo_frontend_inflight_requests · value",
+        "dynamo_frontend_time_to_first_token_seconds · mean observation",
+    ] {
+        assert!(section.contains(title), "{title}");
+    }
+}
