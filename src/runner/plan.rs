@@ -1048,6 +1048,54 @@ SIZE = [1, 2]
                 saturation: 0.1,
             })
         );
+        // `[[scrape]]`: each mistake names its line inside its own table.
+        let scrape = |body: &str| {
+            Plan::parse(&format!(
+                "suite = \"s\"\n[run]\ncommand = \"x\"\n[[scrape]]\nurl = \"http://h:1/m\"\n[[scrape]]\n{body}"
+            ))
+        };
+        for (body, line, needle) in [
+            (
+                "url = \"https://h/m\"\n",
+                7,
+                "`scrape.url` `https://h/m`: expected an http:// URL",
+            ),
+            (
+                "url = \"http://h:2/m\"\ninterval = \"0s\"\n",
+                8,
+                "`scrape.interval` must be more",
+            ),
+            ("url = \"http://h:2/m\"\nkeep = \"(\"\n", 8, "`scrape.keep`"),
+            (
+                "url = \"http://h:2/m\"\nfigures = [\"server.x.p95\"]\n",
+                8,
+                "`scrape.figures`: `server.x.p95`: expected server.<metric>.<stat>",
+            ),
+            (
+                "url = \"http://h:1/other\"\n",
+                6,
+                "two `[[scrape]]` are named `h:1`",
+            ),
+            (
+                "url = \"http://h:2/m\"\nevery = \"1s\"\n",
+                8,
+                "unknown field `every`",
+            ),
+        ] {
+            let e = scrape(body).unwrap_err();
+            assert!(
+                e.contains(&format!("line {line}")) && e.contains(needle),
+                "{body}: {e}"
+            );
+        }
+        let p = scrape("name = \"b\"\nurl = \"http://h:1/m\"\ntimeout = \"3s\"\n").unwrap();
+        assert_eq!(
+            p.scrape.iter().map(|s| s.target()).collect::<Vec<_>>(),
+            ["h:1", "b"]
+        );
+        assert_eq!(p.scrape[0].interval, Duration::from_secs(1));
+        assert_eq!(p.scrape[0].timeout(), Duration::from_secs(1));
+        assert_eq!(p.scrape[1].timeout(), Duration::from_secs(3));
         assert_eq!(parse_duration("100ms").unwrap(), Duration::from_millis(100));
         assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
         assert_eq!(parse_cores("0-2,5").unwrap(), vec![0, 1, 2, 5]);

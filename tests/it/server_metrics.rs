@@ -433,6 +433,7 @@ async fn the_frontend_request_counter_rate_agrees_with_aiperf_throughput() {
     assert_eq!(figures.len(), 2);
     assert_eq!(server.len(), 2);
     let mut seen = Vec::new();
+    let mut seen_span = Vec::new();
     for (f, s) in figures.iter().zip(&server) {
         let t = f.trial_id;
         assert_eq!(s.trial_id, t);
@@ -462,11 +463,23 @@ async fn the_frontend_request_counter_rate_agrees_with_aiperf_throughput() {
         }
         assert!(!by_series.is_empty());
         let mut rate = 0.0;
+        let mut increase = 0.0;
+        let mut span = (i64::MAX, i64::MIN);
         for points in by_series.values() {
             assert!(points.windows(2).all(|w| w[1].1 >= w[0].1));
             let ((t0, v0), (t1, v1)) = (points[0], points[points.len() - 1]);
             rate += (v1 - v0) / ((t1 - t0) as f64 / 1e9);
+            increase += v1 - v0;
+            span = (span.0.min(t0), span.1.max(t1));
         }
+        // Why the two differ at all: the scrapes cover less than the window (up to an interval
+        // at each edge, where aiperf ramps up and drains). Over the scrapes' own span the
+        // client's completions and the server's increase agree to one request.
+        let done_in_span = mine
+            .iter()
+            .filter(|r| r.completed && r.end_ns.is_some_and(|e| e > span.0 && e <= span.1))
+            .count();
+        seen_span.push((done_in_span, increase));
         assert!(close(s.value, rate), "{} vs {rate}", s.value);
         let off = rate / client - 1.0;
         assert!(
@@ -482,6 +495,7 @@ async fn the_frontend_request_counter_rate_agrees_with_aiperf_throughput() {
     }
     // The figures of this capture (README): −0.05 % at concurrency 4, +0.85 % at 16.
     assert_eq!(seen, [(4, 32.5, 32.48), (16, 37.97, 38.29)]);
+    assert_eq!(seen_span, [(584, 585.0), (595, 595.0)]);
 }
 
 /// The parser on one real scrape of the same frontend (after one chat request), against values
@@ -586,4 +600,161 @@ fn the_capture_shows_its_server_figures_in_the_sweep_table_and_on_the_run_page()
     ] {
         assert!(section.contains(title), "{title}");
     }
+}
+
+/// A metrics endpoint on a free port whose counter `hits_total` counts its scrapes.
+fn serve_metrics() -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut hits = 0u64;
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let mut got = Vec::new();
+            while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                match s.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                }
+            }
+            hits += 1;
+            let body = format!(
+                "# HELP hits_total Scrapes so far.\n# TYPE hits_total counter\nhits_total{{path=\"/metrics\"}} {hits}\n"
+            );
+            let _ = write!(
+                s,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+/// A port nothing listens on (bound, then let go).
+fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+fn scrape_plan(dir: &std::path::Path) -> std::path::PathBuf {
+    let plan = dir.join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            r#"suite = "scraped"
+[run]
+repeats = 2
+command = "sleep 0.5"
+[[scrape]]
+name = "up"
+url = "http://127.0.0.1:{}/metrics"
+interval = "100ms"
+figures = ["server.hits_total.rate"]
+[[scrape]]
+name = "down"
+url = "http://127.0.0.1:{}/metrics"
+interval = "100ms"
+"#,
+            serve_metrics(),
+            closed_port()
+        ),
+    )
+    .unwrap();
+    plan
+}
+
+/// A scrape that fails (connection refused) fails no trial: the run warns once for its
+/// target and notes how many failed; the other target's samples land with the trials.
+#[test]
+fn a_refused_scrape_is_counted_and_warned_once_and_the_trials_go_on() {
+    use crate::common::{perfhouse, query, stderr, stdout};
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let plan = scrape_plan(dir.path());
+    let o = perfhouse(&wh, &["run", plan.to_str().unwrap()]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("2 trials, 0 failed"), "{out}\n{err}");
+    assert_eq!(err.matches("scrape `down`").count(), 1, "{err}");
+    assert!(err.contains("Connection refused"), "{err}");
+    let notes = query(
+        &wh,
+        "SELECT text FROM annotations WHERE text LIKE 'scrape%'",
+    );
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    let note = notes[0]["text"].as_str().unwrap();
+    // "scrape `down`: N of N scrapes failed (first: connecting to 127.0.0.1:P: Connection refused …)"
+    let counts: Vec<&str> = note
+        .trim_start_matches("scrape `down`: ")
+        .split_whitespace()
+        .take(3)
+        .collect();
+    assert_eq!(counts[1], "of");
+    assert_eq!(counts[0], counts[2], "{note}");
+    assert!(
+        counts[0].parse::<u32>().unwrap() >= 4,
+        "two trials, a scrape at start and stop each"
+    );
+    let rows = query(
+        &wh,
+        "SELECT target, kind, name, labels, count(*) AS n, min(value) AS lo, max(value) AS hi, \
+         count(DISTINCT trial_id) AS trials FROM scrape_samples GROUP BY 1, 2, 3, 4",
+    );
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let r = &rows[0];
+    assert_eq!(r["target"], "up");
+    assert_eq!(r["kind"], "counter");
+    assert_eq!(r["labels"], r#"{"path":"/metrics"}"#);
+    assert_eq!(r["trials"], 2);
+    // The server counts its own scrapes: the samples are 1, 2, …, n in scrape order.
+    assert_eq!(r["lo"], 1.0);
+    assert_eq!(r["hi"].as_f64().unwrap(), r["n"].as_f64().unwrap());
+    let labels = query(&wh, "SELECT labels FROM runs");
+    assert!(
+        labels[0]["labels"]
+            .as_str()
+            .unwrap()
+            .contains(r#""server_figures":"server.hits_total.rate""#),
+        "{labels:?}"
+    );
+}
+
+/// The commit rules hold for the new table: a disk that fills as `scrape_samples`' file is
+/// written (the fault hook the other tables' tests use) fails the run and leaves no bytes.
+#[test]
+fn a_run_whose_scrape_samples_cannot_be_written_leaves_nothing() {
+    use crate::common::{ok, stderr};
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let plan = scrape_plan(dir.path());
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_perfhouse"))
+        .args([
+            "--warehouse",
+            wh.to_str().unwrap(),
+            "run",
+            plan.to_str().unwrap(),
+        ])
+        .env("PERFHOUSE_FAULT_ENOSPC", "scrape_samples")
+        .env_remove("PERFHOUSE_WAREHOUSE")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("No space left on device"),
+        "{}",
+        stderr(&o)
+    );
+    let left: Vec<_> = walkdir::WalkDir::new(&wh)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| !e.file_name().to_string_lossy().ends_with(".lock"))
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    assert!(left.is_empty(), "left {left:?}");
+    let check = ok(&wh, &["check"]);
+    assert!(check.contains("0 problems, 0 leftovers"), "{check}");
 }
