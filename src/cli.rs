@@ -113,9 +113,9 @@ pub enum Command {
     Ingest(IngestArgs),
     /// Run SQL over the warehouse tables and views.
     ///
-    /// Tables: runs, trials, metrics, requests, cpu_samples, stacks, artifacts, annotations, alerts (triage events).
+    /// Tables: runs, trials, metrics, requests, cpu_samples, scrape_samples, stacks, artifacts, annotations, alerts (triage events).
     /// Views: trial_window, trial_requests, trial_cpu, trial_proc, trial_figures, arm_medians,
-    /// arm_proc_medians, metric_medians. `perfhouse query "show tables"` lists them.
+    /// arm_proc_medians, metric_medians, trial_server (server figures), scrape_over_time. `perfhouse query "show tables"` lists them.
     Query(QueryArgs),
     /// Compare two selections: medians, ratio with a bootstrap CI, Mann-Whitney p, verdict.
     ///

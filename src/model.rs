@@ -259,6 +259,29 @@ pub struct CpuSample {
     pub total_ticks: i64,
 }
 
+/// One sample of a server's Prometheus metrics (`[[scrape]]`), taken during a trial: the value
+/// of one series at one scrape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScrapeSample {
+    pub trial_id: i32,
+    /// Unix ns midway between sending the scrape and reading its last byte (every sample of
+    /// one scrape has the same time).
+    pub t_ns: i64,
+    /// The scrape's name (`[[scrape]] name`, else the URL's host:port).
+    pub target: String,
+    /// The metric family (`# TYPE` name): `x` for `x_bucket`, `x_sum` and `x_count`.
+    pub family: String,
+    /// `counter`, `gauge`, `histogram`, `summary` or `untyped` (the family's `# TYPE`).
+    pub kind: String,
+    /// The sample's own name (`x_bucket`, `requests_total`).
+    pub name: String,
+    /// The labels but `le`, as a JSON object with sorted keys (`{}` without labels).
+    pub labels: String,
+    /// A histogram bucket's upper bound (`le`; `+Inf` is infinity), else `None`.
+    pub le: Option<f64>,
+    pub value: f64,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stack {
     pub trial_id: i32,
@@ -312,6 +335,7 @@ pub struct RunData {
     pub metrics: Vec<Metric>,
     pub requests: Vec<Request>,
     pub cpu_samples: Vec<CpuSample>,
+    pub scrape_samples: Vec<ScrapeSample>,
     pub stacks: Vec<Stack>,
     pub artifacts: Vec<Artifact>,
     pub notes: Vec<String>,

@@ -458,7 +458,8 @@ fn refuse_empty(
         + data.requests.len()
         + streamed
         + data.stacks.len()
-        + data.cpu_samples.len();
+        + data.cpu_samples.len()
+        + data.scrape_samples.len();
     if figures > 0 {
         return Ok(());
     }

@@ -36,6 +36,41 @@ pub fn sweep_rows(a: &crate::query::sweep::ArmSweep) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The columns of the server figures a sweep's run names (`[[scrape]] figures`), after
+/// [`SWEEP_COLUMNS`]: each figure's name and unit.
+pub fn server_columns(s: &crate::query::sweep::Sweep) -> Vec<String> {
+    s.server_figures
+        .iter()
+        .map(|name| {
+            let unit = crate::query::figures::ServerFigure::parse(name)
+                .map(|f| f.unit())
+                .unwrap_or_default();
+            if unit.is_empty() {
+                name.clone()
+            } else {
+                format!("{name} ({unit})")
+            }
+        })
+        .collect()
+}
+
+/// One arm's levels' server figures as text cells, in [`server_columns`] order (empty where
+/// a level has none).
+pub fn server_cells(
+    s: &crate::query::sweep::Sweep,
+    a: &crate::query::sweep::ArmSweep,
+) -> Vec<Vec<String>> {
+    a.levels
+        .iter()
+        .map(|l| {
+            s.server_figures
+                .iter()
+                .map(|f| l.server.get(f).map_or(String::new(), |v| g(*v)))
+                .collect()
+        })
+        .collect()
+}
+
 /// "concurrency 8 (38.2 req/s; the next step scales at 0.21)" or why there is none.
 pub fn sweep_knee(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> String {
     match &a.knee {

@@ -135,3 +135,184 @@ pub fn help() -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// What a server figure says of its metric over a trial's measured window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerStat {
+    /// Counters (and the observation count of histograms and summaries): increase per second.
+    Rate,
+    /// Gauges: the mean over the window's scrapes; histograms and summaries: the mean
+    /// observation (increase of `_sum` ÷ increase of `_count`).
+    Mean,
+    /// Gauges: the largest value scraped in the window.
+    Max,
+    /// Histograms: quantiles of the window's observations, by linear interpolation within
+    /// the bucket (as Prometheus' `histogram_quantile`).
+    P50,
+    P90,
+    P99,
+}
+
+impl ServerStat {
+    pub const ALL: [ServerStat; 6] = [
+        ServerStat::Rate,
+        ServerStat::Mean,
+        ServerStat::Max,
+        ServerStat::P50,
+        ServerStat::P90,
+        ServerStat::P99,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServerStat::Rate => "rate",
+            ServerStat::Mean => "mean",
+            ServerStat::Max => "max",
+            ServerStat::P50 => "p50",
+            ServerStat::P90 => "p90",
+            ServerStat::P99 => "p99",
+        }
+    }
+}
+
+/// A figure of a server's own metrics (`[[scrape]]`): `server.<metric>.<stat>`, one value per
+/// trial in the view `trial_server`, computed over the trial's measured window from the
+/// samples of every scraped target and label set together (rates and means summed over label
+/// sets, histogram buckets summed before the quantile). `<metric>` is the sample name of a
+/// counter or gauge (`dynamo_frontend_requests_total`) and the family name of a histogram or
+/// summary (`dynamo_frontend_request_duration_seconds`). The facts of every server figure
+/// (unit, direction, label) are defined here, from its name, as the registry's are above.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerFigure {
+    pub name: String,
+    pub metric: String,
+    pub stat: ServerStat,
+}
+
+impl ServerFigure {
+    pub const PREFIX: &'static str = "server.";
+
+    /// `server.<metric>.<stat>`, or why it is not one.
+    pub fn parse(name: &str) -> Result<ServerFigure, String> {
+        let expected = || {
+            format!(
+                "`{name}`: expected server.<metric>.<stat> with <stat> one of {}",
+                ServerStat::ALL.map(ServerStat::as_str).join(", ")
+            )
+        };
+        let rest = name.strip_prefix(Self::PREFIX).ok_or_else(expected)?;
+        let (metric, stat) = rest.rsplit_once('.').ok_or_else(expected)?;
+        let stat = ServerStat::ALL
+            .into_iter()
+            .find(|s| s.as_str() == stat)
+            .ok_or_else(expected)?;
+        let mut c = metric.chars();
+        let ok = c
+            .next()
+            .is_some_and(|f| f.is_ascii_alphabetic() || f == '_' || f == ':')
+            && c.all(|x| x.is_ascii_alphanumeric() || x == '_' || x == ':');
+        if !ok {
+            return Err(format!(
+                "`{name}`: `{metric}` is not a Prometheus metric name"
+            ));
+        }
+        Ok(ServerFigure {
+            name: name.to_string(),
+            metric: metric.to_string(),
+            stat,
+        })
+    }
+
+    /// The unit of the metric's values, from the suffix Prometheus' naming conventions give
+    /// it (`_seconds` → s, `_bytes` → B), `_total` left aside; empty where none says.
+    fn base_unit(&self) -> &'static str {
+        let m = self.metric.strip_suffix("_total").unwrap_or(&self.metric);
+        if m.ends_with("_seconds") {
+            "s"
+        } else if m.ends_with("_bytes") {
+            "B"
+        } else if m.ends_with("_percent") {
+            "%"
+        } else {
+            ""
+        }
+    }
+
+    /// `/s` for a rate (`s/s`, `B/s` of a counter of seconds or bytes); the metric's own
+    /// unit for the others.
+    pub fn unit(&self) -> String {
+        match (self.stat, self.base_unit()) {
+            // The rate of a histogram's observations is a count per second whatever it measures.
+            (ServerStat::Rate, u) if !self.metric.ends_with("_total") || u.is_empty() => {
+                "/s".to_string()
+            }
+            (ServerStat::Rate, u) => format!("{u}/s"),
+            (_, u) => u.to_string(),
+        }
+    }
+
+    /// Durations (quantiles, means and maxima of a `_seconds` metric) are better lower; every
+    /// other server figure is shown, not judged (a rate of requests is load as much as it is
+    /// throughput).
+    pub fn direction(&self) -> Direction {
+        if self.stat != ServerStat::Rate && self.base_unit() == "s" {
+            Lower
+        } else {
+            Info
+        }
+    }
+}
+
+/// The server figures a run's `server_figures` label names (comma-separated; those that do
+/// not parse are left out).
+pub fn server_figures(labels: &crate::model::Params) -> Vec<ServerFigure> {
+    labels
+        .get(SERVER_FIGURES_LABEL)
+        .map(|l| {
+            l.split(',')
+                .filter_map(|f| ServerFigure::parse(f.trim()).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The run label holding the server figures a plan names (`[[scrape]] figures`).
+pub const SERVER_FIGURES_LABEL: &str = "server_figures";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_figures_take_their_unit_and_direction_from_the_name() {
+        let f = |n: &str| ServerFigure::parse(n).unwrap();
+        let r = f("server.dynamo_frontend_requests_total.rate");
+        assert_eq!(r.metric, "dynamo_frontend_requests_total");
+        assert_eq!((r.unit().as_str(), r.direction()), ("/s", Info));
+        let p = f("server.dynamo_frontend_time_to_first_token_seconds.p99");
+        assert_eq!((p.unit().as_str(), p.direction()), ("s", Lower));
+        assert_eq!(f("server.x_seconds.rate").unit(), "/s");
+        assert_eq!(f("server.cpu_seconds_total.rate").unit(), "s/s");
+        assert_eq!(f("server.rx_bytes_total.rate").unit(), "B/s");
+        assert_eq!(f("server.kv_usage_percent.max").unit(), "%");
+        assert_eq!(f("server.a:b.mean").metric, "a:b");
+        for bad in [
+            "dynamo.x.rate",
+            "server.x.p95",
+            "server.x",
+            "server.1x.rate",
+        ] {
+            let e = ServerFigure::parse(bad).unwrap_err();
+            assert!(e.contains(bad), "{e}");
+        }
+        let labels = crate::model::Params::from([(
+            SERVER_FIGURES_LABEL.to_string(),
+            "server.a.rate, nonsense,server.b.p50".to_string(),
+        )]);
+        let names: Vec<String> = server_figures(&labels)
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
+        assert_eq!(names, ["server.a.rate", "server.b.p50"]);
+    }
+}

@@ -30,6 +30,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("metrics", include_str!("views/01_metrics.sql")),
     ("requests", include_str!("views/01_requests.sql")),
     ("cpu_samples", include_str!("views/01_cpu_samples.sql")),
+    (
+        "scrape_samples",
+        include_str!("views/01_scrape_samples.sql"),
+    ),
     ("stacks", include_str!("views/01_stacks.sql")),
     ("artifacts", include_str!("views/01_artifacts.sql")),
     ("annotations", include_str!("views/01_annotations.sql")),
@@ -51,6 +55,15 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("trial_proc", include_str!("views/13_trial_proc.sql")),
     ("trial_metrics", include_str!("views/14_trial_metrics.sql")),
     ("cpu_over_time", include_str!("views/15_cpu_over_time.sql")),
+    (
+        "trial_scrape_samples",
+        include_str!("views/16_trial_scrape_samples.sql"),
+    ),
+    ("trial_server", include_str!("views/17_trial_server.sql")),
+    (
+        "scrape_over_time",
+        include_str!("views/18_scrape_over_time.sql"),
+    ),
     ("trial_goodput", include_str!("views/19_trial_goodput.sql")),
     ("trial_figures", include_str!("views/20_trial_figures.sql")),
     // Generated from the figure registry (`figures::arm_medians_sql`).

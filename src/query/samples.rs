@@ -243,9 +243,78 @@ pub(crate) async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError
             push(t, &m.name, &m.unit, m.better.into(), v);
         }
     }
+    // The server figures the run names (`[[scrape]] figures`), in the order named.
+    let named = named_server_figures(q, &sel.run.run_id).await?;
+    for (f, values) in server_values(q, &sel.run.run_id, &named).await? {
+        for (trial_id, v) in values {
+            if let Some(t) = by_trial.get(&trial_id) {
+                push(t, &f.name, &f.unit(), f.direction(), v);
+            }
+        }
+    }
     Ok(Side {
         sel,
         trials,
         samples,
     })
+}
+
+/// The server figures run `run_id`'s `server_figures` label names (`[[scrape]] figures`).
+pub(crate) async fn named_server_figures(
+    q: &Query,
+    run_id: &str,
+) -> Result<Vec<super::figures::ServerFigure>, QueryError> {
+    #[derive(Deserialize)]
+    struct Labels {
+        labels: String,
+    }
+    let rows: Vec<Labels> = q
+        .rows(&format!(
+            "SELECT labels FROM runs WHERE run_id = {}",
+            lit(run_id)
+        ))
+        .await?;
+    Ok(rows
+        .first()
+        .map(|r| super::figures::server_figures(&crate::model::parse_params(&r.labels)))
+        .unwrap_or_default())
+}
+
+/// Per figure of `figures` (in that order), the (trial, value) pairs of run `run_id` in the
+/// view `trial_server`; figures no trial has are left out.
+pub(crate) async fn server_values(
+    q: &Query,
+    run_id: &str,
+    figures: &[super::figures::ServerFigure],
+) -> Result<Vec<(super::figures::ServerFigure, Vec<(i64, f64)>)>, QueryError> {
+    if figures.is_empty() {
+        return Ok(Vec::new());
+    }
+    #[derive(Deserialize)]
+    struct Row {
+        trial_id: i64,
+        figure: String,
+        value: Option<f64>,
+    }
+    let names: Vec<String> = figures.iter().map(|f| lit(&f.name)).collect();
+    let rows: Vec<Row> = q
+        .rows(&format!(
+            "SELECT trial_id, figure, value FROM trial_server WHERE run_id = {} AND figure IN ({}) \
+             ORDER BY trial_id",
+            lit(run_id),
+            names.join(", ")
+        ))
+        .await?;
+    Ok(figures
+        .iter()
+        .map(|f| {
+            let values: Vec<(i64, f64)> = rows
+                .iter()
+                .filter(|r| r.figure == f.name)
+                .filter_map(|r| Some((r.trial_id, r.value.filter(|v| v.is_finite())?)))
+                .collect();
+            (f.clone(), values)
+        })
+        .filter(|(_, v)| !v.is_empty())
+        .collect())
 }

@@ -70,6 +70,10 @@ pub struct LevelView {
     /// `achieved_ratio` below [`BEHIND`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub behind: Option<bool>,
+    /// The server figures the run names (`[[scrape]] figures`): the median over the level's
+    /// trials of each that has a value.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub server: BTreeMap<String, f64>,
 }
 
 /// An open-loop level whose achieved rate is below this share of the offered one fell behind.
@@ -172,10 +176,18 @@ pub struct Sweep {
     /// The run's `cost_per_hour` label: the whole deployment's cost per hour.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_per_hour: Option<f64>,
+    /// The server figures the run names (`[[scrape]] figures`) that some level has, in the
+    /// order named: the keys of each level's `server`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub server_figures: Vec<String>,
 }
+
+/// The named server figures of a run and each trial's values of them (trial → figure → value).
+type ServerByTrial = (Vec<String>, BTreeMap<i64, BTreeMap<String, f64>>);
 
 #[derive(Deserialize)]
 struct Row {
+    trial_id: i64,
     suite: String,
     run_no: u64,
     arm: String,
@@ -286,14 +298,27 @@ pub async fn sweep(
         .collect();
     let rows: Vec<Row> = q
         .rows(&format!(
-            "SELECT f.suite, r.run_no, f.arm, f.params, f.throughput_rps, f.latency_p50_ms, f.latency_p99_ms, \
+            "SELECT f.trial_id, f.suite, r.run_no, f.arm, f.params, f.throughput_rps, f.latency_p50_ms, f.latency_p99_ms, \
              f.ttft_p99_ms, f.goodput_rps, f.slo_attainment_pct, f.output_tps, f.latency_mean_ms{extra_cols} \
              FROM trial_figures f JOIN runs r ON f.run_id = r.run_id \
              WHERE f.run_id = {} AND f.kept ORDER BY f.seq, f.trial_id",
             lit(run_id)
         ))
         .await?;
-    Ok(from_rows(run_id, &rows, &slos, load, deployment))
+    let labels = run
+        .first()
+        .and_then(|r| r.get("labels"))
+        .map(|l| crate::model::parse_params(l))
+        .unwrap_or_default();
+    let named = super::figures::server_figures(&labels);
+    let mut server: ServerByTrial = Default::default();
+    for (f, values) in super::samples::server_values(q, run_id, &named).await? {
+        for (trial, v) in values {
+            server.1.entry(trial).or_default().insert(f.name.clone(), v);
+        }
+        server.0.push(f.name);
+    }
+    Ok(from_rows(run_id, &rows, &slos, load, deployment, &server))
 }
 
 /// What a level must meet under `slos`: each percentile SLO on the level's medians (in the
@@ -332,6 +357,7 @@ fn from_rows(
     slos: &Slos,
     load: Option<&str>,
     deployment: Deployment,
+    server: &ServerByTrial,
 ) -> Option<Sweep> {
     let numeric = |p: &Params, k: &str| p.get(k).and_then(|v| v.parse::<f64>().ok());
     let key = match load {
@@ -417,6 +443,16 @@ fn from_rows(
                     cost_per_mtok: output_tps.and_then(|t| deployment.cost_per_mtok(t)),
                     achieved_ratio,
                     behind: achieved_ratio.map(|r| r < BEHIND),
+                    server: server
+                        .0
+                        .iter()
+                        .filter_map(|name| {
+                            let v = med(lv.load, &|r| {
+                                server.1.get(&r.trial_id).and_then(|m| m.get(name)).copied()
+                            })?;
+                            Some((name.clone(), v))
+                        })
+                        .collect(),
                 }
             })
             .collect();
@@ -530,6 +566,7 @@ fn from_rows(
         frontier: frontier(points),
         gpus: deployment.gpus,
         cost_per_hour: deployment.cost_per_hour,
+        server_figures: server.0.clone(),
     })
 }
 

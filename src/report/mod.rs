@@ -657,15 +657,32 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
 /// A load sweep: per arm its levels, knee and capacity at SLO; then the shift. `csv`: the
 /// levels only, one row per arm × level.
 pub fn sweep(s: &crate::query::sweep::Sweep, layout: TextLayout) -> String {
+    // The server figures the run names, after the sweep's own columns.
+    let server = crate::present::sweep::server_columns(s);
+    let columns: Vec<&str> = SWEEP_COLUMNS
+        .iter()
+        .copied()
+        .chain(server.iter().map(String::as_str))
+        .collect();
+    let rows = |a: &crate::query::sweep::ArmSweep| -> Vec<Vec<String>> {
+        sweep_rows(a)
+            .into_iter()
+            .zip(crate::present::sweep::server_cells(s, a))
+            .map(|(mut r, more)| {
+                r.extend(more);
+                r
+            })
+            .collect()
+    };
     if layout == TextLayout::Csv {
         let header: Vec<&str> = std::iter::once("arm")
-            .chain(SWEEP_COLUMNS.iter().copied())
+            .chain(columns.iter().copied())
             .collect();
         let rows: Vec<Vec<String>> = s
             .arms
             .iter()
             .flat_map(|a| {
-                sweep_rows(a)
+                rows(a)
                     .into_iter()
                     .map(|r| std::iter::once(a.arm.clone()).chain(r).collect())
             })
@@ -685,12 +702,7 @@ pub fn sweep(s: &crate::query::sweep::Sweep, layout: TextLayout) -> String {
         }
     );
     for a in &s.arms {
-        let _ = write!(
-            w,
-            "\n{}\n{}",
-            a.arm,
-            grid(SWEEP_COLUMNS, &sweep_rows(a), layout)
-        );
+        let _ = write!(w, "\n{}\n{}", a.arm, grid(&columns, &rows(a), layout));
         let _ = writeln!(w, "  knee: {}", sweep_knee(s, a));
         let _ = writeln!(w, "  capacity at SLO: {}", sweep_capacity(s, a));
     }

@@ -13,6 +13,7 @@ pub mod plan;
 pub mod proc;
 pub mod profile;
 pub mod sampler;
+pub mod scrape;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -163,6 +164,16 @@ struct TrialResult {
     trial: Trial,
     data: RunData,
     warnings: Vec<String>,
+    /// Per `[[scrape]]` target: (scrapes, failures, the first failure's reason).
+    scrapes: Vec<(String, ScrapeTally)>,
+}
+
+/// Scrapes of one target, and how many failed (first reason kept).
+#[derive(Debug, Clone, Default)]
+struct ScrapeTally {
+    scrapes: usize,
+    failures: usize,
+    first_error: Option<String>,
 }
 
 pub fn execute(
@@ -343,6 +354,18 @@ pub fn execute_with(
             .entry("slo".into())
             .or_insert_with(|| plan.slo.join(","));
     }
+    // The server figures compare and the sweep table show (`query::figures::ServerFigure`).
+    let mut server_figures: Vec<&str> = Vec::new();
+    for f in plan.scrape.iter().flat_map(|s| &s.figures) {
+        if !server_figures.contains(&f.as_str()) {
+            server_figures.push(f);
+        }
+    }
+    if !server_figures.is_empty() {
+        labels
+            .entry(crate::query::figures::SERVER_FIGURES_LABEL.into())
+            .or_insert_with(|| server_figures.join(","));
+    }
     // Git arms: one worktree per revision, built once, before any trial.
     let trees = opts
         .worktrees
@@ -395,6 +418,8 @@ pub fn execute_with(
     // The warehouse's noise model, read once at the first --until-decided look.
     let mut noise: Option<crate::query::noise::NoiseModel> = None;
     let mut data = RunData::default();
+    // Per scrape target: scrapes and failures over the run (warned once, noted at the end).
+    let mut scrape_tally: BTreeMap<String, ScrapeTally> = BTreeMap::new();
     let mut failed = 0;
     let mut next_id = 0usize;
     let mut repeats = plan.run.repeats;
@@ -431,10 +456,29 @@ pub fn execute_with(
             let trial_failed = r.trial.status != TrialStatus::Ok;
             failed += usize::from(trial_failed);
             warnings.extend(r.warnings);
+            for (target, t) in r.scrapes {
+                let run = scrape_tally.entry(target.clone()).or_default();
+                if t.failures > 0 && run.failures == 0 {
+                    warnings.push(format!(
+                        "scrape `{target}`: {} of {} scrapes failed in trial {} ({}); the trial \
+                         goes on, and the run's notes count every failure",
+                        t.failures,
+                        t.scrapes,
+                        r.trial.trial_id,
+                        t.first_error.as_deref().unwrap_or("no reason")
+                    ));
+                }
+                run.scrapes += t.scrapes;
+                run.failures += t.failures;
+                if run.first_error.is_none() {
+                    run.first_error = t.first_error;
+                }
+            }
             data.trials.push(r.trial);
             data.requests.extend(r.data.requests);
             data.metrics.extend(r.data.metrics);
             data.cpu_samples.extend(r.data.cpu_samples);
+            data.scrape_samples.extend(r.data.scrape_samples);
             data.stacks.extend(r.data.stacks);
             data.artifacts.extend(r.data.artifacts);
             if trial_failed && opts.fail_fast {
@@ -503,6 +547,16 @@ pub fn execute_with(
         repeats += more;
     }
     data.notes.extend(plan.note.iter().cloned());
+    for (target, t) in &scrape_tally {
+        if t.failures > 0 {
+            data.notes.push(format!(
+                "scrape `{target}`: {} of {} scrapes failed (first: {})",
+                t.failures,
+                t.scrapes,
+                t.first_error.as_deref().unwrap_or("no reason")
+            ));
+        }
+    }
     let capacity = search.as_ref().map(|d| d.report(&data));
     if let Some(r) = &capacity {
         data.notes
@@ -601,6 +655,7 @@ struct TrialRun<'a> {
     data: RunData,
     warnings: Vec<String>,
     failure: Option<Failure>,
+    scrapes: Vec<(String, ScrapeTally)>,
 }
 
 struct TrialLogs {
@@ -689,6 +744,7 @@ impl<'a> TrialRun<'a> {
             data: RunData::default(),
             warnings: Vec::new(),
             failure: None,
+            scrapes: Vec::new(),
         })
     }
 
@@ -845,6 +901,25 @@ impl<'a> TrialRun<'a> {
         });
         let profiler = self.start_profiler();
         let sampler = sampling.map(|cfg| sampler::start(self.cx.rt, cfg, trial_id));
+        let scrapers: Vec<(String, scrape::Running)> = plan
+            .scrape
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let running = scrape::start(
+                    scrape::Config {
+                        target: s.target(),
+                        endpoint: s.endpoint.clone()?,
+                        interval: s.interval,
+                        timeout: s.timeout(),
+                        keep: s.keep_re.clone(),
+                        raw: s.raw.then(|| self.dir.join(format!("scrape-{i}.prom"))),
+                    },
+                    trial_id,
+                );
+                Some((s.target(), running))
+            })
+            .collect();
         let command = match &self.planned.arm.args {
             Some(a) => format!("{} {a}", plan.run.command),
             None => plan.run.command.clone(),
@@ -858,6 +933,18 @@ impl<'a> TrialRun<'a> {
         self.trial.exit_code = r.code;
         if let Some(s) = sampler {
             self.data.cpu_samples = s.stop(self.cx.rt);
+        }
+        for (target, running) in scrapers {
+            let out = running.stop();
+            self.data.scrape_samples.extend(out.samples);
+            self.scrapes.push((
+                target,
+                ScrapeTally {
+                    scrapes: out.scrapes,
+                    failures: out.failures,
+                    first_error: out.first_error,
+                },
+            ));
         }
         if let Some((prof, p)) = profiler {
             match prof.finish(&self.dir) {
@@ -976,6 +1063,7 @@ impl<'a> TrialRun<'a> {
             trial: self.trial,
             data: self.data,
             warnings: self.warnings,
+            scrapes: self.scrapes,
         })
     }
 }

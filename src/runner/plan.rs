@@ -28,6 +28,9 @@ pub struct Plan {
     pub profile: Option<Profile>,
     #[serde(default)]
     pub collect: Vec<Collect>,
+    /// Servers whose Prometheus metrics are sampled during each trial (`runner::scrape`).
+    #[serde(default)]
+    pub scrape: Vec<Scrape>,
     #[serde(default, rename = "metric")]
     pub metrics: Vec<MetricRule>,
     /// Environment variables recorded with the run (values), besides the machine facts.
@@ -133,6 +136,59 @@ pub struct Sample {
 }
 
 pub use crate::model::StackKind;
+
+/// `[[scrape]]`: a Prometheus text endpoint sampled every `interval` while each trial's command
+/// runs (`runner::scrape`); its samples land in `scrape_samples`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scrape {
+    /// `http://host:port/path`.
+    pub url: String,
+    /// The `target` its samples are stored under (default: the URL's host:port).
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default = "scrape_interval", with = "duration")]
+    pub interval: Duration,
+    /// Limit of one scrape (default: the interval, between 1 s and 10 s).
+    #[serde(default, with = "opt_duration")]
+    pub timeout: Option<Duration>,
+    /// A regex of the metric families kept (all where not given).
+    #[serde(default)]
+    pub keep: Option<String>,
+    /// Server figures (`server.<metric>.<stat>`, see `query::figures::ServerFigure`) that
+    /// compare and the sweep table show; recorded as the run's `server_figures` label.
+    #[serde(default)]
+    pub figures: Vec<String>,
+    /// Keep each scrape's text verbatim in the trial's directory (`scrape-<n>.prom`; with
+    /// `--keep-scratch` it stays).
+    #[serde(default)]
+    pub raw: bool,
+    /// `url`, checked (filled by [`Plan::parse`]).
+    #[serde(skip)]
+    pub endpoint: Option<super::scrape::Endpoint>,
+    /// `keep`, compiled (filled by [`Plan::parse`]).
+    #[serde(skip)]
+    pub keep_re: Option<regex::Regex>,
+}
+
+impl Scrape {
+    /// The name its samples are stored under.
+    pub fn target(&self) -> String {
+        match (&self.name, &self.endpoint) {
+            (Some(n), _) => n.clone(),
+            (None, Some(e)) => e.authority(),
+            (None, None) => self.url.clone(),
+        }
+    }
+
+    /// The limit of one scrape.
+    pub fn timeout(&self) -> Duration {
+        self.timeout.unwrap_or_else(|| {
+            self.interval
+                .clamp(Duration::from_secs(1), Duration::from_secs(10))
+        })
+    }
+}
 
 /// `[capacity]`: the load parameter `--find-capacity` varies, the SLOs a level must meet, and
 /// the search's range and resolution.
@@ -277,6 +333,9 @@ fn ready_interval() -> Duration {
 fn timeout() -> Duration {
     Duration::from_secs(600)
 }
+fn scrape_interval() -> Duration {
+    Duration::from_secs(1)
+}
 fn sample_interval() -> Duration {
     Duration::from_millis(100)
 }
@@ -331,6 +390,18 @@ mod duration {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let s = String::deserialize(d)?;
         super::parse_duration(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+mod opt_duration {
+    use serde::{Deserialize, Deserializer};
+    use std::time::Duration;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        let s = String::deserialize(d)?;
+        super::parse_duration(&s)
+            .map(Some)
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -537,6 +608,7 @@ impl Plan {
         if let Some(c) = plan.capacity.as_mut() {
             validate_capacity(c, &plan.slo, text)?;
         }
+        validate_scrapes(&mut plan.scrape, text)?;
         Ok(plan)
     }
 
@@ -684,6 +756,77 @@ fn line_in_section(text: &str, section: &str, key: &str) -> String {
         }
     }
     String::new()
+}
+
+/// The line of `key` inside the `n`-th `[[section]]` table (from 0), as `line N: `; of its
+/// header where `key` is empty or not found there.
+fn line_in_array(text: &str, section: &str, n: usize, key: &str) -> String {
+    let header = format!("[[{section}]]");
+    let mut seen = 0usize;
+    let mut head = None;
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim_start();
+        if t.starts_with('[') {
+            if head.is_some() {
+                break;
+            }
+            if t.starts_with(&header) {
+                if seen == n {
+                    head = Some(i);
+                }
+                seen += 1;
+            }
+        } else if head.is_some()
+            && !key.is_empty()
+            && t.strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        {
+            return format!("line {}: ", i + 1);
+        }
+    }
+    head.map(|i| format!("line {}: ", i + 1))
+        .unwrap_or_default()
+}
+
+/// Checks every `[[scrape]]`: an http URL, a positive interval, a regex `keep`, figures that
+/// name a server figure, targets named once.
+fn validate_scrapes(scrapes: &mut [Scrape], text: &str) -> Result<(), String> {
+    let mut targets = std::collections::BTreeSet::new();
+    for (i, s) in scrapes.iter_mut().enumerate() {
+        let at = |key: &str| line_in_array(text, "scrape", i, key);
+        s.endpoint = Some(
+            super::scrape::Endpoint::parse(&s.url)
+                .map_err(|e| format!("{}`scrape.url` {e}", at("url")))?,
+        );
+        if s.interval.is_zero() {
+            return Err(format!(
+                "{}`scrape.interval` must be more than 0 (like \"1s\")",
+                at("interval")
+            ));
+        }
+        if let Some(k) = &s.keep {
+            s.keep_re = Some(
+                regex::Regex::new(k).map_err(|e| format!("{}`scrape.keep`: {e}", at("keep")))?,
+            );
+        }
+        for f in &s.figures {
+            crate::query::figures::ServerFigure::parse(f)
+                .map_err(|e| format!("{}`scrape.figures`: {e}", at("figures")))?;
+        }
+        if let Some(n) = &s.name
+            && let Some(p) = crate::model::names::name_problem(n)
+        {
+            return Err(format!("{}`scrape.name` `{n}` {p}", at("name")));
+        }
+        let target = s.target();
+        if !targets.insert(target.clone()) {
+            return Err(format!(
+                "{}two `[[scrape]]` are named `{target}`: give one a `name`",
+                at("")
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks `[capacity]` and fills its search and SLOs.
@@ -905,6 +1048,54 @@ SIZE = [1, 2]
                 saturation: 0.1,
             })
         );
+        // `[[scrape]]`: each mistake names its line inside its own table.
+        let scrape = |body: &str| {
+            Plan::parse(&format!(
+                "suite = \"s\"\n[run]\ncommand = \"x\"\n[[scrape]]\nurl = \"http://h:1/m\"\n[[scrape]]\n{body}"
+            ))
+        };
+        for (body, line, needle) in [
+            (
+                "url = \"https://h/m\"\n",
+                7,
+                "`scrape.url` `https://h/m`: expected an http:// URL",
+            ),
+            (
+                "url = \"http://h:2/m\"\ninterval = \"0s\"\n",
+                8,
+                "`scrape.interval` must be more",
+            ),
+            ("url = \"http://h:2/m\"\nkeep = \"(\"\n", 8, "`scrape.keep`"),
+            (
+                "url = \"http://h:2/m\"\nfigures = [\"server.x.p95\"]\n",
+                8,
+                "`scrape.figures`: `server.x.p95`: expected server.<metric>.<stat>",
+            ),
+            (
+                "url = \"http://h:1/other\"\n",
+                6,
+                "two `[[scrape]]` are named `h:1`",
+            ),
+            (
+                "url = \"http://h:2/m\"\nevery = \"1s\"\n",
+                8,
+                "unknown field `every`",
+            ),
+        ] {
+            let e = scrape(body).unwrap_err();
+            assert!(
+                e.contains(&format!("line {line}")) && e.contains(needle),
+                "{body}: {e}"
+            );
+        }
+        let p = scrape("name = \"b\"\nurl = \"http://h:1/m\"\ntimeout = \"3s\"\n").unwrap();
+        assert_eq!(
+            p.scrape.iter().map(|s| s.target()).collect::<Vec<_>>(),
+            ["h:1", "b"]
+        );
+        assert_eq!(p.scrape[0].interval, Duration::from_secs(1));
+        assert_eq!(p.scrape[0].timeout(), Duration::from_secs(1));
+        assert_eq!(p.scrape[1].timeout(), Duration::from_secs(3));
         assert_eq!(parse_duration("100ms").unwrap(), Duration::from_millis(100));
         assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
         assert_eq!(parse_cores("0-2,5").unwrap(), vec![0, 1, 2, 5]);

@@ -302,6 +302,8 @@ pub(crate) struct Prefetch {
     pub(crate) arms: BTreeMap<String, Vec<String>>,
     pub(crate) with_requests: std::collections::HashSet<String>,
     pub(crate) with_cpu: std::collections::HashSet<String>,
+    /// Runs with scraped server metrics (`[[scrape]]`).
+    pub(crate) with_scrape: std::collections::HashSet<String>,
     pub(crate) with_stacks: std::collections::HashSet<String>,
 }
 
@@ -375,6 +377,7 @@ impl Prefetch {
             arms,
             with_requests: Default::default(),
             with_cpu: Default::default(),
+            with_scrape: Default::default(),
             with_stacks: Default::default(),
         };
         // (filter, the runs it keeps)
@@ -434,6 +437,13 @@ impl Prefetch {
             );
             pre.with_stacks
                 .extend(ids(query, &format!("SELECT DISTINCT run_id FROM stacks{f}")).await?);
+            pre.with_scrape.extend(
+                ids(
+                    query,
+                    &format!("SELECT DISTINCT run_id FROM scrape_samples{f}"),
+                )
+                .await?,
+            );
         }
         Ok(pre)
     }
@@ -467,6 +477,48 @@ pub(crate) async fn cpu_rows(query: &Query, run_id: &str) -> Result<Vec<CpuRow>,
                    GROUP BY run_id, trial_id) s ON o.run_id = s.run_id AND o.trial_id = s.trial_id \
              WHERE o.run_id = {} AND t.kept ORDER BY o.trial_id, o.series, o.t_ns",
             crate::query::lit(run_id)
+        ))
+        .await?)
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ScrapeRow {
+    pub(crate) trial_id: i64,
+    pub(crate) arm: String,
+    #[serde(with = "crate::model::params_as_json")]
+    pub(crate) params: crate::model::Params,
+    pub(crate) t_ns: i64,
+    /// What a server figure names (view `scrape_over_time`).
+    pub(crate) metric: String,
+    /// `rate`, `mean` or `value` (view `scrape_over_time`).
+    pub(crate) stat: String,
+    pub(crate) value: Option<f64>,
+    /// The trial's first scrape: time 0 of its chart.
+    pub(crate) t0: i64,
+}
+
+/// The server metrics over time (view `scrape_over_time`) of run `run_id`'s kept trials, of
+/// the metrics its named server figures (`[[scrape]] figures`) are of; nothing where it names
+/// none.
+pub(crate) async fn scrape_rows(query: &Query, r: &RunRow) -> Result<Vec<ScrapeRow>, SiteError> {
+    let named = crate::query::figures::server_figures(&crate::model::parse_params(&r.labels));
+    let mut metrics: Vec<String> = named.iter().map(|f| crate::query::lit(&f.metric)).collect();
+    metrics.dedup();
+    if metrics.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(query
+        .rows(&format!(
+            "SELECT o.trial_id, t.arm, t.params, o.t_ns, o.metric, o.stat, o.value, s.t0 \
+             FROM scrape_over_time o \
+             JOIN trials t ON o.run_id = t.run_id AND o.trial_id = t.trial_id \
+             JOIN (SELECT run_id, trial_id, min(t_ns) AS t0 FROM scrape_samples \
+                   WHERE run_id = {id} GROUP BY run_id, trial_id) s \
+               ON o.run_id = s.run_id AND o.trial_id = s.trial_id \
+             WHERE o.run_id = {id} AND t.kept AND o.metric IN ({}) \
+             ORDER BY o.metric, o.stat, o.trial_id, o.t_ns",
+            metrics.join(", "),
+            id = crate::query::lit(&r.run_id)
         ))
         .await?)
 }
@@ -540,6 +592,7 @@ pub(crate) async fn comparisons(
 pub(crate) struct RunLoad {
     pub(crate) latencies: Latencies,
     pub(crate) cpu: Vec<CpuRow>,
+    pub(crate) scrape: Vec<ScrapeRow>,
     pub(crate) sweep: Option<crate::query::sweep::Sweep>,
     pub(crate) profiles: Profiles,
     pub(crate) comparisons: Vec<crate::site::pages::compare::ArmComparison>,
@@ -559,6 +612,11 @@ pub(crate) async fn run(
         latencies,
         cpu: if pre.with_cpu.contains(&r.run_id) {
             cpu_rows(query, &r.run_id).await?
+        } else {
+            Vec::new()
+        },
+        scrape: if pre.with_scrape.contains(&r.run_id) {
+            scrape_rows(query, r).await?
         } else {
             Vec::new()
         },

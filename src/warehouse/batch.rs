@@ -12,7 +12,8 @@ use datafusion::arrow::record_batch::RecordBatch;
 
 use super::schema::{SCHEMA_VERSION, Table};
 use crate::model::{
-    AlertEvent, Annotation, Artifact, CpuSample, Metric, Request, Run, Stack, Trial, params_json,
+    AlertEvent, Annotation, Artifact, CpuSample, Metric, Request, Run, ScrapeSample, Stack, Trial,
+    params_json,
 };
 
 fn strs<'a>(it: impl Iterator<Item = &'a str>) -> ArrayRef {
@@ -151,6 +152,24 @@ pub fn cpu_samples(run_id: &str, rows: &[CpuSample]) -> Result<RecordBatch, Arro
             i64s(rows.iter().map(|s| s.system_ticks)),
             i64s(rows.iter().map(|s| s.idle_ticks)),
             i64s(rows.iter().map(|s| s.total_ticks)),
+        ],
+    )
+}
+
+pub fn scrape_samples(run_id: &str, rows: &[ScrapeSample]) -> Result<RecordBatch, ArrowError> {
+    batch(
+        Table::ScrapeSamples,
+        vec![
+            strs(rows.iter().map(|_| run_id)),
+            i32s(rows.iter().map(|s| s.trial_id)),
+            i64s(rows.iter().map(|s| s.t_ns)),
+            strs(rows.iter().map(|s| s.target.as_str())),
+            strs(rows.iter().map(|s| s.family.as_str())),
+            strs(rows.iter().map(|s| s.kind.as_str())),
+            strs(rows.iter().map(|s| s.name.as_str())),
+            strs(rows.iter().map(|s| s.labels.as_str())),
+            Arc::new(Float64Array::from_iter(rows.iter().map(|s| s.le))),
+            f64s(rows.iter().map(|s| s.value)),
         ],
     )
 }

@@ -571,6 +571,17 @@ impl Warehouse {
                     what: format!("a stack of trial {} weighs {}", s.trial_id, s.weight),
                 });
             }
+            // A scraped NaN (a summary without observations) is no value: the scraper leaves
+            // it out. A bucket bound (`le`) may be +Inf.
+            if let Some(s) = data.scrape_samples.iter().find(|s| !s.value.is_finite()) {
+                return Err(WarehouseError::NonFinite {
+                    run: run.run_id.clone(),
+                    what: format!(
+                        "scraped sample `{}` of trial {} is {}",
+                        s.name, s.trial_id, s.value
+                    ),
+                });
+            }
             if let Some(existing) = by_digest.get(run.input_digest.as_str()) {
                 outcome.push(Some((*existing).clone()));
                 continue;
@@ -639,6 +650,11 @@ impl Warehouse {
                 Table::CpuSamples,
                 data.cpu_samples.len(),
                 batch::cpu_samples(id, &data.cpu_samples),
+            )?;
+            push(
+                Table::ScrapeSamples,
+                data.scrape_samples.len(),
+                batch::scrape_samples(id, &data.scrape_samples),
             )?;
             push(
                 Table::Stacks,

@@ -17,6 +17,8 @@ pub enum Table {
     Metrics,
     Requests,
     CpuSamples,
+    /// Samples of the servers' Prometheus metrics (`[[scrape]]`).
+    ScrapeSamples,
     Stacks,
     Artifacts,
     Annotations,
@@ -29,11 +31,12 @@ pub enum Table {
 impl Table {
     /// Every table, `runs` last: the order appends write them in (a run is visible only once
     /// its `runs` row lands).
-    pub const ALL: [Table; 9] = [
+    pub const ALL: [Table; 10] = [
         Table::Trials,
         Table::Metrics,
         Table::Requests,
         Table::CpuSamples,
+        Table::ScrapeSamples,
         Table::Stacks,
         Table::Artifacts,
         Table::Annotations,
@@ -48,6 +51,7 @@ impl Table {
             Table::Metrics => "metrics",
             Table::Requests => "requests",
             Table::CpuSamples => "cpu_samples",
+            Table::ScrapeSamples => "scrape_samples",
             Table::Stacks => "stacks",
             Table::Artifacts => "artifacts",
             Table::Annotations => "annotations",
@@ -134,6 +138,18 @@ impl Table {
                 f("system_ticks", DataType::Int64, false),
                 f("idle_ticks", DataType::Int64, false),
                 f("total_ticks", DataType::Int64, false),
+            ],
+            Table::ScrapeSamples => vec![
+                f("run_id", DataType::Utf8, false),
+                f("trial_id", DataType::Int32, false),
+                f("t_ns", DataType::Int64, false),
+                f("target", DataType::Utf8, false),
+                f("family", DataType::Utf8, false),
+                f("kind", DataType::Utf8, false),
+                f("name", DataType::Utf8, false),
+                f("labels", DataType::Utf8, false),
+                f("le", DataType::Float64, true),
+                f("value", DataType::Float64, false),
             ],
             Table::Stacks => vec![
                 f("run_id", DataType::Utf8, false),

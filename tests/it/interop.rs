@@ -193,3 +193,59 @@ fn goodput_and_slo_attainment_equal_duckdb_over_the_same_request_rows() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("expected METRIC<=MS"), "{}", stderr(&o));
 }
+
+/// The scraped server metrics of the bundled Dynamo capture read the same in DuckDB: the
+/// labels (JSON text) through its JSON functions, `le = +Inf` as infinity, and the frontend's
+/// request counter rate over each trial's measured window recomputed in DuckDB's SQL equal to
+/// perfhouse's `trial_server`.
+#[test]
+fn duckdb_reads_scraped_samples_and_recomputes_the_counter_rate() {
+    let wh = tempfile::tempdir().unwrap();
+    let src = repo().join("tests/fixtures/dynamo-scrape/warehouse");
+    for e in walkdir::WalkDir::new(&src) {
+        let e = e.unwrap();
+        let to = wh.path().join(e.path().strip_prefix(&src).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+    let ours = query(
+        wh.path(),
+        "select trial_id, value from trial_server \
+         where figure = 'server.dynamo_frontend_requests_total.rate' order by trial_id",
+    );
+    let ours: Vec<String> = ours
+        .iter()
+        .map(|r| format!("{}|{:.9}", r["trial_id"], r["value"].as_f64().unwrap()))
+        .collect();
+    let duck = py(
+        wh.path(),
+        "import duckdb,sys\n\
+         w=sys.argv[1]\n\
+         s=f\"read_parquet('{w}/scrape_samples/**/*.parquet', hive_partitioning=true)\"\n\
+         r=f\"read_parquet('{w}/requests/**/*.parquet', hive_partitioning=true)\"\n\
+         q=f'''with w as (select trial_id, min(start_ns) ws, max(end_ns) we from {r}\n\
+               where coalesce(phase, 'measured') = 'measured' group by 1),\n\
+           c as (select s.trial_id, labels, t_ns, value from {s} s join w using (trial_id)\n\
+               where name = 'dynamo_frontend_requests_total' and t_ns between ws and we),\n\
+           e as (select trial_id, labels, arg_max(value, t_ns) - arg_min(value, t_ns) inc,\n\
+               (max(t_ns) - min(t_ns)) / 1e9 span from c group by 1, 2)\n\
+           select trial_id, sum(inc / span) from e group by 1 order by 1'''\n\
+         print('\\n'.join(f'{t}|{v:.9f}' for t, v in duckdb.sql(q).fetchall()))\n\
+         print(duckdb.sql(f\"select distinct json_extract_string(labels, '$.status') from {s} where name = 'dynamo_frontend_requests_total'\").fetchall())\n\
+         print(duckdb.sql(f\"select count(*) from {s} where le = 'inf'::double\").fetchall()[0][0])",
+    );
+    let lines: Vec<&str> = duck.lines().collect();
+    assert_eq!(
+        lines[..2],
+        ours.iter().map(String::as_str).collect::<Vec<_>>()[..]
+    );
+    assert_eq!(lines[2], "[('success',)]");
+    let inf = scalar(
+        wh.path(),
+        "select count(*) from scrape_samples where le > 1e308",
+    );
+    assert_eq!(lines[3], inf.to_string());
+}

@@ -36,6 +36,7 @@ mod publish;
 mod reliability;
 mod report;
 mod runner_seam;
+mod server_metrics;
 mod site;
 mod suspicions;
 mod sweep;

@@ -102,6 +102,8 @@ pub struct RunPage {
     pub compares: Vec<KeyValue>,
     pub profiles: Vec<ProfileView>,
     pub cpu_charts: Vec<ChartView>,
+    /// The scraped server metrics its named server figures are of, over time.
+    pub server_charts: Vec<ChartView>,
     /// `transfer.html` when the run has GB/s metrics by object or page size.
     pub transfer: bool,
     /// The run sweeps load: it has a sweep page.
@@ -162,6 +164,93 @@ pub(crate) fn cpu_charts(rows: &[CpuRow]) -> Result<Vec<ChartView>, SiteError> {
         });
     }
     Ok(out)
+}
+
+/// Most lines of one server-metric chart (arm × parameter sets beyond it are left out).
+const SERVER_CHART_LINES: usize = 12;
+
+/// One chart per metric the run's named server figures (`[[scrape]] figures`) are of: its
+/// rate (counters, a histogram's observations), mean observation (histograms) or value
+/// (gauges) per scrape interval, one line per arm × parameter set (its last kept trial), on
+/// the time axis of the CPU charts. The figures are the view `scrape_over_time`'s; this only
+/// picks trials and draws.
+pub(crate) fn server_charts(r: &RunRow, rows: &[ScrapeRow]) -> Result<Vec<ChartView>, SiteError> {
+    let mut last: BTreeMap<(crate::model::Params, String), i64> = BTreeMap::new();
+    for row in rows {
+        let e = last
+            .entry((row.params.clone(), row.arm.clone()))
+            .or_insert(row.trial_id);
+        *e = (*e).max(row.trial_id);
+    }
+    let layout = ParamLayout::new(last.keys().map(|(p, _)| p));
+    let named = crate::query::figures::server_figures(&crate::model::parse_params(&r.labels));
+    // (metric, stat) in the order the figures name them; a histogram's quantiles are drawn
+    // as its mean observation per interval.
+    let mut charts: Vec<(String, String)> = Vec::new();
+    for f in &named {
+        let stats: &[&str] = match f.stat {
+            crate::query::figures::ServerStat::Rate => &["rate"],
+            crate::query::figures::ServerStat::Max => &["value"],
+            _ => &["value", "mean"],
+        };
+        for stat in stats {
+            let key = (f.metric.clone(), stat.to_string());
+            if !charts.contains(&key) && rows.iter().any(|x| x.metric == key.0 && x.stat == key.1) {
+                charts.push(key);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (metric, stat) in charts {
+        let mut series = Vec::new();
+        for ((params, arm), trial) in last.iter().take(SERVER_CHART_LINES) {
+            let points: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|x| x.trial_id == *trial && x.metric == metric && x.stat == stat)
+                .filter_map(|x| Some(((x.t_ns - x.t0) as f64 / 1e9, x.value?)))
+                .collect();
+            if points.is_empty() {
+                continue;
+            }
+            let at = layout.varying(params);
+            series.push(charts::Series {
+                label: if at.is_empty() || at == "—" {
+                    arm.clone()
+                } else {
+                    format!("{arm} · {at}")
+                },
+                points,
+            });
+        }
+        if series.is_empty() {
+            continue;
+        }
+        let (what, unit) = match stat.as_str() {
+            "rate" => ("per second", "/s".to_string()),
+            "mean" => ("mean observation", unit_of(&metric)),
+            _ => ("value", unit_of(&metric)),
+        };
+        let title = format!("{metric} · {what}");
+        let desc = format!(
+            "The server's {metric} ({what}) per scrape interval, for the last kept trial of each arm and parameter set."
+        );
+        let y = if unit.is_empty() {
+            what.to_string()
+        } else {
+            format!("{what} ({unit})")
+        };
+        out.push(ChartView {
+            svg: charts::line_chart(&title, &desc, "seconds into the trial", &y, &series)?,
+        });
+    }
+    Ok(out)
+}
+
+/// The unit a metric's values are in, as its server figures say (`_seconds` → s).
+fn unit_of(metric: &str) -> String {
+    crate::query::figures::ServerFigure::parse(&format!("server.{metric}.max"))
+        .map(|f| f.unit())
+        .unwrap_or_default()
 }
 
 pub struct ShareView {
@@ -472,6 +561,7 @@ pub(crate) fn run_page(
         compares: Vec::new(),
         profiles: Vec::new(),
         cpu_charts: Vec::new(),
+        server_charts: Vec::new(),
         transfer: false,
         sweep: false,
     })
