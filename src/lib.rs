@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! tool outputs ─► ingest ─► model ─► warehouse (Hive-partitioned Parquet)
-//!                                      ─► query (DataFusion SQL views) ─► site (askama + plotters)
+//!                                      ─► query (DataFusion SQL views) ─► site (askama + SVG)
 //! ```
 //!
 //! * [`model`]: plain data types, units normalised (ns, bytes, µs timestamps).
@@ -14,7 +14,7 @@
 //! * [`query`]: a DataFusion `SessionContext` with every table and the derived-figure views.
 //! * [`present`]: how values are written (numbers, units, p-values, sweeps), below both the
 //!   site and the reports.
-//! * [`site`]: view models, askama pages and plotters charts.
+//! * [`site`]: view models, askama pages and hand-written SVG charts.
 //! * [`commands`]: wires the layers together for each subcommand; [`cli`] holds the flags.
 
 pub mod cli;

@@ -159,7 +159,7 @@ pub const COUNT_UNITS: &[&str] = &[
 
 /// A value with its unit, scaled to a unit a reader takes in at a glance: bytes as
 /// KiB/MiB/GiB (binary, as `ls -h` and the transfer charts), times in s/ms/µs/ns, three
-/// significant digits; any other unit as [`fmt_value`] writes the number, then the unit.
+/// significant digits; counts as whole numbers; any other unit three significant digits too.
 /// `82378752 B` → `78.6 MiB`; `0.000170 s` → `170 µs`; `0 B` → `0 B`.
 pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
     let Some(v) = v.filter(|v| v.is_finite()) else {
@@ -217,7 +217,10 @@ pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
         // Counts are whole: 1.2e6 instructions is 1200000, a mean count keeps 4 digits.
         u if COUNT_UNITS.contains(&u) => format!("{} {u}", fmt_number(v)),
         "" => fmt_value(Some(v)),
-        u => format!("{} {u}", fmt_value(Some(v))),
+        // Any other unit: three significant digits as above (900 req/s, 15.9 MB/s), tiny
+        // values in scientific notation (1.7e-4 x).
+        u if v.abs() >= 0.01 => format!("{} {u}", sig3(v)),
+        u => format!("{} {u}", fmt_number(v)),
     }
 }
 
@@ -314,6 +317,10 @@ mod tests {
         assert_eq!(q(Some(2.5e6), "ns"), "2.5 ms");
         assert_eq!(q(Some(0.0), "ms"), "0 ms");
         assert_eq!(q(Some(4.56789), "req/s"), "4.57 req/s");
+        assert_eq!(q(Some(900.0), "req/s"), "900 req/s");
+        assert_eq!(q(Some(310.0), "MiB"), "310 MiB");
+        assert_eq!(q(Some(15.8612), "MB/s"), "15.9 MB/s");
+        assert_eq!(q(Some(1.7e-4), "x"), "1.7e-4 x");
         assert_eq!(q(Some(4.56789), ""), "4.57");
         assert_eq!(q(None, "s"), "—");
         assert_eq!(q(Some(f64::NAN), "B"), "—");

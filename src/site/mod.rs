@@ -1,4 +1,4 @@
-//! The static site: view models (already formatted values), askama pages, plotters charts.
+//! The static site: view models (already formatted values), askama pages, hand-written SVG charts.
 //!
 //! Every link is relative, so the site works under any sub-path (GitHub Pages serves it at
 //! `https://org.github.io/repo/`). Output depends only on the warehouse: no build timestamps,
@@ -27,7 +27,6 @@ use sha2::{Digest, Sha256};
 
 use crate::query::compare::CompareError;
 use crate::query::{Query, QueryError};
-use charts::ChartError;
 use format::time;
 pub use format::{ParamLayout, cmp_params, num, params_text, slug};
 
@@ -35,8 +34,6 @@ pub use format::{ParamLayout, cmp_params, num, params_text, slug};
 pub enum SiteError {
     #[error(transparent)]
     Query(#[from] QueryError),
-    #[error(transparent)]
-    Chart(#[from] ChartError),
     #[error(transparent)]
     Compare(#[from] CompareError),
     #[error("rendering {page}: {source}")]
@@ -135,6 +132,8 @@ struct Indexes<'a> {
     messages: BTreeMap<&'a str, String>,
     /// Run id → (previous, next) run of its suite.
     nav: BTreeMap<&'a str, (Option<&'a RunRow>, Option<&'a RunRow>)>,
+    /// Run id → its series' change from their previous run ([`RunNav::changes`]).
+    changes: BTreeMap<&'a str, BTreeMap<(String, String, crate::model::Params), String>>,
 }
 
 impl<'a> Indexes<'a> {
@@ -167,11 +166,25 @@ impl<'a> Indexes<'a> {
                 (same(Some(i + 1)), same(i.checked_sub(1))),
             );
         }
+        // Each point of each series against the point before it.
+        let mut changes: BTreeMap<&str, BTreeMap<_, String>> = BTreeMap::new();
+        for s in &data.history {
+            for w in s.points.windows(2) {
+                let (before, now) = (w[0].value, w[1].value);
+                if before != 0.0 && before.is_finite() && now.is_finite() {
+                    changes.entry(w[1].run_id.as_str()).or_default().insert(
+                        (s.metric.clone(), s.arm.clone(), s.params.clone()),
+                        format!("{:+.1}%", (now / before - 1.0) * 100.0),
+                    );
+                }
+            }
+        }
         Indexes {
             notes,
             commit_urls,
             messages,
             nav,
+            changes,
         }
     }
 }
@@ -395,6 +408,9 @@ pub struct RunNav {
     pub next: Option<(String, String)>,
     /// The commit's page (the run's `commit_url` label + the commit), or empty.
     pub commit_href: String,
+    /// Each of the run's series (metric, arm, params): its change from the series' previous
+    /// run, "+3.2%". Part of the page's cache key: a run ingested between two others moves it.
+    pub changes: BTreeMap<(String, String, crate::model::Params), String>,
 }
 
 fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
@@ -409,6 +425,11 @@ fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
         prev: prev.map(link),
         next: next.map(link),
         commit_href: pages::commit_href(&ix.commit_urls, &r.run_id, r.git_commit.as_deref()),
+        changes: ix
+            .changes
+            .get(r.run_id.as_str())
+            .cloned()
+            .unwrap_or_default(),
     }
 }
 
@@ -425,8 +446,7 @@ fn render_run(
 ) -> Result<Vec<(String, Vec<u8>)>, SiteError> {
     let mut out = writer::Rendered::default();
     let dir = format!("runs/{}", r.run_id);
-    let mut page = run_page(r, notes, css, pre, data.latencies.clone(), hrefs)?;
-    page.nav = nav.clone();
+    let mut page = run_page(r, notes, css, pre, data.latencies.clone(), hrefs, nav)?;
     page.cpu_charts = cpu_charts(&data.cpu)?;
     page.server_charts = server_charts(r, &data.scrape)?;
     let none = Vec::new();

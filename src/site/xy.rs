@@ -13,7 +13,7 @@ use std::fmt::Write;
 
 use super::trend::{tick_labels, ticks};
 
-/// The site's palette (Okabe–Ito) as CSS colours, in [`super::charts::PALETTE`]'s order.
+/// The site's palette (Okabe–Ito: distinguishable with common colour-vision deficiencies).
 pub const COLOURS: [&str; 8] = [
     "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000",
 ];
@@ -132,6 +132,8 @@ pub struct Line {
     pub colour: &'static str,
     pub points: Vec<Point>,
     pub dashed: bool,
+    /// A marker (with its hover text) per point; off for dense lines (a CDF, a time series).
+    pub markers: bool,
 }
 
 /// A rule across the plot: horizontal at a y value (a bound), or vertical at an x value (a
@@ -458,7 +460,7 @@ impl Chart {
                     }
                 );
             }
-            for (x, p) in &pts {
+            for (x, p) in pts.iter().filter(|_| line.markers) {
                 let _ = write!(
                     s,
                     "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{}\" stroke=\"#fff\" stroke-width=\"1\"><title>{}</title></circle>",
@@ -483,6 +485,45 @@ impl Chart {
         }
         s.push_str("</svg>");
         s
+    }
+}
+
+/// A chart of plain lines (no markers, linear axes) from `(label, points)` series, each in
+/// the colour `colour(i, label)` gives: the run page's latency CDFs, CPU and server metrics
+/// over time.
+pub fn lines(
+    title: &str,
+    description: &str,
+    x: &str,
+    y: &str,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+    colour: &dyn Fn(usize, &str) -> &'static str,
+) -> Chart {
+    Chart {
+        title: title.into(),
+        description: description.into(),
+        x: Axis {
+            from_zero: false,
+            ..Axis::linear(x)
+        },
+        y: Axis::linear(y),
+        lines: series
+            .into_iter()
+            .enumerate()
+            .map(|(i, (label, points))| Line {
+                colour: colour(i, &label),
+                points: points
+                    .into_iter()
+                    .map(|(x, y)| Point::new(x, y, String::new()))
+                    .collect(),
+                label,
+                dashed: false,
+                markers: false,
+            })
+            .collect(),
+        horizontal: Vec::new(),
+        vertical: Vec::new(),
+        marks: Vec::new(),
     }
 }
 
@@ -513,6 +554,7 @@ mod tests {
                     })
                     .collect(),
                 dashed: false,
+                markers: true,
             }],
             horizontal: vec![Rule {
                 at: 100.0,

@@ -62,6 +62,7 @@ fn demo_site_links_every_run_page_with_medians() {
     let index = fs::read_to_string(out.path().join("index.html")).unwrap();
     let runs = query(wh.path(), "select run_id, run_no, suite from runs");
     assert!(!runs.is_empty());
+    let mut ordered = 0;
     for r in &runs {
         let id = r["run_id"].as_str().unwrap();
         let href = format!("runs/{id}/index.html");
@@ -81,6 +82,17 @@ fn demo_site_links_every_run_page_with_medians() {
             assert!(page.contains(&format!("<td>{}</td>", a["arm"].as_str().unwrap())));
         }
         assert!(page.contains("<svg"), "{href} has no chart");
+        // CPU and latency charts in numeric parameter order (concurrency 8 before 32).
+        for chart in [
+            "CPU over time · concurrency=",
+            "Request latency CDF, concurrency=",
+        ] {
+            let at = |c: &str| page.find(&format!("<figcaption>{chart}{c}</figcaption>"));
+            if let (Some(a), Some(b)) = (at("8"), at("32")) {
+                assert!(a < b, "{href}: {chart}8 after 32");
+                ordered += 1;
+            }
+        }
         // Two arms: an A/B page, first-run arm as baseline, judged as `perfhouse compare` does.
         assert!(
             page.contains("href=\"compare-1.html\""),
@@ -115,6 +127,10 @@ fn demo_site_links_every_run_page_with_medians() {
             assert!(target.exists(), "{name}: broken link {h}");
         }
     }
+    assert!(
+        ordered >= 2,
+        "no run page had both concurrency 8 and 32 charts"
+    );
     assert!(out.path().join(".nojekyll").exists());
 
     // Same warehouse → byte-identical site; a rebuild in place rewrites nothing.

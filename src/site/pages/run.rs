@@ -8,6 +8,7 @@ use askama::Template;
 use crate::site::charts::{self, Series};
 use crate::site::format::*;
 use crate::site::load::*;
+use crate::site::xy;
 use crate::site::{SiteError, flame};
 use std::path::PathBuf;
 
@@ -35,6 +36,8 @@ pub struct MetricMedianView {
     pub range: String,
     /// Its series' page (from the run's page), or empty.
     pub href: String,
+    /// The change from its series' previous run ("+3.2%"), or empty (its first run).
+    pub change: String,
 }
 
 pub struct TrialView {
@@ -93,6 +96,8 @@ pub struct RunPage {
     pub metric_arms: bool,
     /// ... and n and the range (some metric has more than one trial).
     pub metric_spread: bool,
+    /// ... and the change from the previous run (some series has a run before this one).
+    pub metric_change: bool,
     /// The trials table is shown (more than one trial, or one that did not succeed).
     pub show_trials: bool,
     /// Any trial has requests: the request and load-test columns are shown.
@@ -137,19 +142,22 @@ pub(crate) fn cpu_charts(rows: &[CpuRow]) -> Result<Vec<ChartView>, SiteError> {
         }
         let list = per_params.entry(params.clone()).or_default();
         if !busy.is_empty() {
-            list.push(charts::Series {
+            list.push(Series {
                 label: format!("cores busy · {arm}"),
                 points: busy,
             });
         }
         for (name, points) in procs {
-            list.push(charts::Series {
+            list.push(Series {
                 label: format!("{name} · {arm}"),
                 points,
             });
         }
     }
     let layout = ParamLayout::new(per_params.keys());
+    // Numeric parameters by value (concurrency 8 before 32).
+    let mut per_params: Vec<_> = per_params.into_iter().collect();
+    per_params.sort_by(|a, b| cmp_params(&a.0, &b.0));
     let mut out = Vec::new();
     for (params, series) in per_params.into_iter().take(8) {
         let at = layout.varying(&params);
@@ -159,8 +167,17 @@ pub(crate) fn cpu_charts(rows: &[CpuRow]) -> Result<Vec<ChartView>, SiteError> {
             format!("CPU over time · {at}")
         };
         let desc = "Cores busy (sum over sampled cores) and each sampled process's cores, per sample interval, for the last kept trial of each arm.";
+        let series = series.into_iter().map(|s| (s.label, s.points)).collect();
         out.push(ChartView {
-            svg: charts::line_chart(&title, desc, "seconds into the trial", "cores", &series)?,
+            svg: xy::lines(
+                &title,
+                desc,
+                "seconds into the trial",
+                "cores",
+                series,
+                &|i, _| xy::arm_colour(i),
+            )
+            .html(),
         });
     }
     Ok(out)
@@ -203,7 +220,10 @@ pub(crate) fn server_charts(r: &RunRow, rows: &[ScrapeRow]) -> Result<Vec<ChartV
     let mut out = Vec::new();
     for (metric, stat) in charts {
         let mut series = Vec::new();
-        for ((params, arm), trial) in last.iter().take(SERVER_CHART_LINES) {
+        let mut lines: Vec<(&(crate::model::Params, String), &i64)> = last.iter().collect();
+        lines
+            .sort_by(|a, b| cmp_params(&a.0.0, &b.0.0).then_with(|| xy::arm_order(&a.0.1, &b.0.1)));
+        for ((params, arm), trial) in lines.into_iter().take(SERVER_CHART_LINES) {
             let points: Vec<(f64, f64)> = rows
                 .iter()
                 .filter(|x| x.trial_id == *trial && x.metric == metric && x.stat == stat)
@@ -213,7 +233,7 @@ pub(crate) fn server_charts(r: &RunRow, rows: &[ScrapeRow]) -> Result<Vec<ChartV
                 continue;
             }
             let at = layout.varying(params);
-            series.push(charts::Series {
+            series.push(Series {
                 label: if at.is_empty() || at == "—" {
                     arm.clone()
                 } else {
@@ -239,8 +259,17 @@ pub(crate) fn server_charts(r: &RunRow, rows: &[ScrapeRow]) -> Result<Vec<ChartV
         } else {
             format!("{what} ({unit})")
         };
+        let series = series.into_iter().map(|s| (s.label, s.points)).collect();
         out.push(ChartView {
-            svg: charts::line_chart(&title, &desc, "seconds into the trial", &y, &series)?,
+            svg: xy::lines(
+                &title,
+                &desc,
+                "seconds into the trial",
+                &y,
+                series,
+                &|i, _| xy::arm_colour(i),
+            )
+            .html(),
         });
     }
     Ok(out)
@@ -369,17 +398,29 @@ fn run_meta(r: &RunRow) -> Vec<KeyValue> {
     meta
 }
 
-/// Latency CDFs: one chart per parameter set, one line per arm, over kept trials' requests.
+/// Latency CDFs: one chart per parameter set, one line per arm in the arm's colour (the same
+/// on the sweep page: `site::xy::arm_order`).
 fn latency_charts(latencies: Latencies, layout: &ParamLayout) -> Result<Vec<ChartView>, SiteError> {
     let mut groups: Vec<_> = latencies.into_iter().collect();
     groups.sort_by(|a, b| cmp_params(&a.0, &b.0));
+    let mut arms: Vec<String> = groups.iter().flat_map(|(_, a)| a.keys().cloned()).collect();
+    arms.sort_by(|a, b| xy::arm_order(a, b));
+    arms.dedup();
     let mut charts = Vec::new();
-    for (params, arms) in groups {
-        let series: Vec<Series> = arms
+    for (params, by_arm) in groups {
+        let mut by_arm: Vec<(String, Vec<f64>)> = by_arm.into_iter().collect();
+        by_arm.sort_by(|a, b| xy::arm_order(&a.0, &b.0));
+        let colours: Vec<&'static str> = by_arm
+            .iter()
+            .map(|(arm, _)| xy::arm_colour(arms.iter().position(|a| a == arm).unwrap_or(0)))
+            .collect();
+        let series: Vec<(String, Vec<(f64, f64)>)> = by_arm
             .into_iter()
-            .map(|(arm, mut v)| Series {
-                label: format!("{arm} (n={})", v.len()),
-                points: charts::cdf_points(&mut v, 400),
+            .map(|(arm, mut v)| {
+                (
+                    format!("{} (n={})", arm_label(&arm), v.len()),
+                    charts::cdf_points(&mut v, 400),
+                )
             })
             .collect();
         let title = match layout.varying(&params).as_str() {
@@ -390,19 +431,20 @@ fn latency_charts(latencies: Latencies, layout: &ParamLayout) -> Result<Vec<Char
             "Cumulative distribution of request latency in milliseconds for arms {} at {}.",
             series
                 .iter()
-                .map(|s| s.label.as_str())
+                .map(|s| s.0.as_str())
                 .collect::<Vec<_>>()
                 .join(", "),
             params_text(&params)
         );
-        let svg = charts::line_chart(
+        let chart = xy::lines(
             &title,
             &desc,
             "request latency (ms)",
             "fraction of requests",
-            &series,
-        )?;
-        charts.push(ChartView { svg });
+            series,
+            &|i, _| colours[i],
+        );
+        charts.push(ChartView { svg: chart.html() });
     }
     Ok(charts)
 }
@@ -414,6 +456,7 @@ pub(crate) fn run_page(
     pre: &Prefetch,
     latencies: Latencies,
     hrefs: &crate::site::pages::series::SeriesHrefs,
+    nav: &crate::site::RunNav,
 ) -> Result<RunPage, SiteError> {
     let medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
     let mut metric_medians: Vec<MetricMedianRow> = pre
@@ -455,6 +498,14 @@ pub(crate) fn run_page(
     }
 
     let charts = latency_charts(latencies, &layout)?;
+    // Per-arm figures no row has (an LLM figure in a compressor's run) are no column.
+    let shown: Vec<&crate::query::figures::Figure> = run_page_figures()
+        .filter(|f| {
+            medians
+                .iter()
+                .any(|m| m.figures.get(f.name).and_then(|v| v.as_f64()).is_some())
+        })
+        .collect();
 
     Ok(RunPage {
         chrome: crate::site::pages::Chrome::new(2, css, format!("{} #{}", r.suite, r.run_no))
@@ -463,7 +514,7 @@ pub(crate) fn run_page(
         suite: r.suite.clone(),
         number: format!("#{}", r.run_no),
         suite_href: format!("../../{}", crate::site::pages::suite_href(&r.suite)),
-        nav: Default::default(),
+        nav: nav.clone(),
         meta,
         notes: notes
             .map(|v| {
@@ -483,15 +534,16 @@ pub(crate) fn run_page(
                 run_page_figures().any(|f| m.figures.get(f.name).and_then(|v| v.as_f64()).is_some())
             })
             .map(|m| MedianView {
-                arm: m.arm,
+                arm: arm_label(&m.arm),
                 params: layout.varying(&m.params),
                 n: m.n_trials.to_string(),
-                figures: run_page_figures()
+                figures: shown
+                    .iter()
                     .map(|f| num(m.figures.get(f.name).and_then(|v| v.as_f64()), f.decimals))
                     .collect(),
             })
             .collect(),
-        figure_labels: run_page_figures().map(|f| f.label).collect(),
+        figure_labels: shown.iter().map(|f| f.label).collect(),
         summary_hidden,
         // Columns that would say the same on every row (one arm without params, one trial per
         // metric) are left out: 1,000 asv runs' pages stay small.
@@ -499,6 +551,7 @@ pub(crate) fn run_page(
             .iter()
             .any(|m| m.arm != "default" || !m.params.is_empty()),
         metric_spread: metric_medians.iter().any(|m| m.n_trials > 1),
+        metric_change: !nav.changes.is_empty(),
         metric_medians: metric_medians
             .into_iter()
             .map(|m| MetricMedianView {
@@ -510,7 +563,12 @@ pub(crate) fn run_page(
                         m.params.clone(),
                     ))
                     .map_or(String::new(), |(h, _)| format!("../../{h}")),
-                arm: m.arm,
+                change: nav
+                    .changes
+                    .get(&(m.name.clone(), m.arm.clone(), m.params.clone()))
+                    .cloned()
+                    .unwrap_or_default(),
+                arm: arm_label(&m.arm),
                 params: layout.varying(&m.params),
                 name: m.name,
                 unit: m.unit.clone(),
@@ -538,7 +596,7 @@ pub(crate) fn run_page(
             .map(|t| TrialView {
                 seq: t.seq.to_string(),
                 trial_id: t.trial_id.to_string(),
-                arm: t.arm,
+                arm: arm_label(&t.arm),
                 params: layout.varying(&t.params),
                 repeat: t.repeat.to_string(),
                 status: t.status,

@@ -120,6 +120,7 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
                     })
                     .collect(),
                 dashed: false,
+                markers: true,
             })
             .collect()
     };
@@ -254,6 +255,7 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
                 })
                 .collect(),
             dashed: true,
+            markers: true,
         });
         out.push(chart(
             "Per-user against total output tokens/s",

@@ -154,6 +154,7 @@ pub(crate) fn transfer_page(
                 colour: xy::arm_colour(k + *nth * placements.len()),
                 points,
                 dashed: false,
+                markers: true,
             });
             *nth += 1;
         }
