@@ -71,6 +71,42 @@ pub fn server_cells(
         .collect()
 }
 
+/// Every column of a sweep's table, after the arm: [`SWEEP_COLUMNS`], then the cost per million
+/// output tokens where the run's labels give a cost (`cost_per_hour`), then the server
+/// figures the run names ([`server_columns`]). The CLI, the reports and the site's sweep page
+/// list these.
+pub fn columns(s: &crate::query::sweep::Sweep) -> Vec<String> {
+    SWEEP_COLUMNS
+        .iter()
+        .map(|c| c.to_string())
+        .chain(has_cost(s).then(|| "$ per M output tok".to_string()))
+        .chain(server_columns(s))
+        .collect()
+}
+
+/// One arm's levels as text cells, in [`columns`] order.
+pub fn rows(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> Vec<Vec<String>> {
+    let cost = has_cost(s);
+    sweep_rows(a)
+        .into_iter()
+        .zip(&a.levels)
+        .zip(server_cells(s, a))
+        .map(|((mut r, l), more)| {
+            if cost {
+                r.push(l.cost_per_mtok.map_or(String::new(), |c| format!("{c:.2}")));
+            }
+            r.extend(more);
+            r
+        })
+        .collect()
+}
+
+fn has_cost(s: &crate::query::sweep::Sweep) -> bool {
+    s.arms
+        .iter()
+        .any(|a| a.levels.iter().any(|l| l.cost_per_mtok.is_some()))
+}
+
 /// "concurrency 8 (38.2 req/s; the next step scales at 0.21)" or why there is none.
 pub fn sweep_knee(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> String {
     match &a.knee {
@@ -99,15 +135,20 @@ pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::A
         (None, None) => String::new(),
     };
     let x = c.throughput_rps.map_or(String::new(), g);
+    // What serving at capacity costs, where the run's labels give a cost.
+    let x = match c.cost_per_mtok {
+        Some(cost) => format!("{x} req/s at ${cost:.2} per M output tokens"),
+        None => format!("{x} req/s"),
+    };
     match c.kind {
         crate::query::sweep::CapacityKind::Within => format!(
-            "{} {} → {x} req/s{ci}, interpolated between levels; first to fail: {}",
+            "{} {} → {x}{ci}, interpolated between levels; first to fail: {}",
             s.load,
             g(c.load),
             c.binding.clone().unwrap_or_default()
         ),
         crate::query::sweep::CapacityKind::AtLeast => format!(
-            "at least {} {} → {x} req/s{ci}: every level tried meets the SLOs",
+            "at least {} {} → {x}{ci}: every level tried meets the SLOs",
             s.load,
             g(c.load)
         ),

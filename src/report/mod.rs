@@ -657,23 +657,10 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
 /// A load sweep: per arm its levels, knee and capacity at SLO; then the shift. `csv`: the
 /// levels only, one row per arm × level.
 pub fn sweep(s: &crate::query::sweep::Sweep, layout: TextLayout) -> String {
-    // The server figures the run names, after the sweep's own columns.
-    let server = crate::present::sweep::server_columns(s);
-    let columns: Vec<&str> = SWEEP_COLUMNS
-        .iter()
-        .copied()
-        .chain(server.iter().map(String::as_str))
-        .collect();
-    let rows = |a: &crate::query::sweep::ArmSweep| -> Vec<Vec<String>> {
-        sweep_rows(a)
-            .into_iter()
-            .zip(crate::present::sweep::server_cells(s, a))
-            .map(|(mut r, more)| {
-                r.extend(more);
-                r
-            })
-            .collect()
-    };
+    // The sweep's own columns, its cost and the server figures the run names.
+    let all = crate::present::sweep::columns(s);
+    let columns: Vec<&str> = all.iter().map(String::as_str).collect();
+    let rows = |a: &crate::query::sweep::ArmSweep| crate::present::sweep::rows(s, a);
     if layout == TextLayout::Csv {
         let header: Vec<&str> = std::iter::once("arm")
             .chain(columns.iter().copied())

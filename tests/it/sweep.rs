@@ -332,6 +332,22 @@ fn the_frontier_and_cost_per_million_tokens_match_a_hand_computation() {
     // 5 tokens each.
     close(&arms[0]["capacity"]["cost_per_mtok"], 5.0);
     close(&arms[1]["capacity"]["cost_per_mtok"], 8.0);
+    // The text and the sweep page show the same: a cost column, and the cost at capacity.
+    let text = ok(wh.path(), &["sweep"]);
+    assert!(text.contains("$ per M output tok"), "{text}");
+    assert!(text.contains("at $5.00 per M output tokens"), "{text}");
+    let out = tempfile::tempdir().unwrap();
+    ok(wh.path(), &["site", "--out", out.path().to_str().unwrap()]);
+    let run = s["run_id"].as_str().unwrap();
+    let page = fs::read_to_string(out.path().join(format!("runs/{run}/sweep.html"))).unwrap();
+    assert!(page.contains("<th>$ per M output tok</th>"), "{page}");
+    for cost in ["20.00", "10.00", "5.00", "8.00"] {
+        assert!(
+            page.contains(&format!("<td class=\"num\">{cost}</td>")),
+            "{cost}"
+        );
+    }
+    assert!(page.contains("at $8.00 per M output tokens"));
 }
 
 /// An open-loop (request-rate) sweep gets the same analysis plus achieved ÷ offered rate: a

@@ -44,10 +44,7 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
         .iter()
         .map(|c| ChartView { svg: c.html() })
         .collect();
-    let header = crate::present::sweep::SWEEP_COLUMNS
-        .iter()
-        .map(|c| c.to_string())
-        .collect();
+    let header = crate::present::sweep::columns(s);
     let arms = s
         .arms
         .iter()
@@ -55,7 +52,7 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
             arm: a.arm.clone(),
             knee: crate::present::sweep::sweep_knee(s, a),
             capacity: crate::present::sweep::sweep_capacity(s, a),
-            rows: crate::present::sweep::sweep_rows(a),
+            rows: crate::present::sweep::rows(s, a),
         })
         .collect();
     Ok(SweepPage {
