@@ -515,11 +515,9 @@ fn render_series(
         })
         .collect();
     let title = format!("{} · {}", s.metric, s.arm);
-    let unit = if s.unit.is_empty() {
-        &s.metric
-    } else {
-        &s.unit
-    };
+    // A series without a unit (asv's track_ benchmarks) is a plain value: the axis says so
+    // rather than repeating the (long, truncated) benchmark name.
+    let unit = if s.unit.is_empty() { "value" } else { &s.unit };
     let description = format!(
         "{} over {} runs of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), grey lines each level (its dominant value), the shaded boxes each level's own noise band, grey shading stretches where the series switches between two levels (unstable; a dotted pink line marks where that began), triangles runs with notes.",
         s.metric,
