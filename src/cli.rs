@@ -86,7 +86,12 @@ pub enum Command {
     /// medians, the knee (where throughput stops scaling while latency climbs) and the capacity
     /// at the suite's SLOs (see --slo), with a bootstrap interval over the repeats; between the
     /// first two arms, the shift of capacity.
-    #[command(after_help = "Definitions: the README's \"Load sweeps\" section.")]
+    ///
+    /// With --suite: the Pareto frontier across the suite's runs instead, per-user against
+    /// total output tokens/s over every level of every run that sweeps load.
+    #[command(
+        after_help = "Definitions: docs/src/views.md, \"Load sweeps\". Exit codes: 0 ok, 1 failure (no such run, or no run that sweeps load), 2 usage error."
+    )]
     Sweep(SweepArgs),
     /// Alerts: every change point history calls, with its triage state (open ones first).
     ///
@@ -483,11 +488,18 @@ pub struct NoiseArgs {
 pub struct SweepArgs {
     /// Run id (default: the newest run that sweeps load).
     pub run: Option<String>,
+    /// The Pareto frontier across this suite's runs, instead of one run's sweep: every run of
+    /// the suite that sweeps load, and the frontier of per-user against total output tokens/s
+    /// (per GPU where a run's `gpus` label says so) over the union of their levels, each point
+    /// naming its run, commit, arm and load. Runs that sweep another load parameter than the
+    /// first are left out, and listed (with --load, only the runs that vary it take part).
+    #[arg(long, value_name = "SUITE", conflicts_with = "run")]
+    pub suite: Option<String>,
     /// The load parameter (default: the first of concurrency, request_rate, rate, qps with
     /// three or more values).
     #[arg(long)]
     pub load: Option<String>,
-    /// Output format (csv: one row per arm × level).
+    /// Output format (csv: one row per arm × level; with --suite, one per point).
     #[arg(long, short, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
 }

@@ -813,6 +813,9 @@ async fn cmd_changepoints(cx: &mut Ctx<'_>, args: &crate::cli::ChangepointsArgs)
 
 async fn cmd_sweep(cx: &mut Ctx<'_>, args: &crate::cli::SweepArgs) -> Result<()> {
     let q = open_query(cx.cli, &cx.slos).await?;
+    if let Some(suite) = &args.suite {
+        return suite_frontier(cx, &q, suite, args).await;
+    }
     let ids: Vec<String> = match &args.run {
         Some(r) => vec![r.clone()],
         None => {
@@ -848,6 +851,57 @@ async fn cmd_sweep(cx: &mut Ctx<'_>, args: &crate::cli::SweepArgs) -> Result<()>
         OutputFormat::Json => serde_json::to_string_pretty(&s)? + "\n",
         OutputFormat::Table => report::sweep(&s, report::TextLayout::Table),
         OutputFormat::Csv => report::sweep(&s, report::TextLayout::Csv),
+    };
+    cx.stdout.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// `perfhouse sweep --suite`: the frontier across the suite's runs.
+async fn suite_frontier(
+    cx: &mut Ctx<'_>,
+    q: &crate::query::Query,
+    suite: &str,
+    args: &crate::cli::SweepArgs,
+) -> Result<()> {
+    let needs = format!(
+        "a sweep is a run whose trials take three or more values of {}",
+        args.load
+            .clone()
+            .unwrap_or_else(|| crate::query::sweep::LOAD_PARAMS.join(", "))
+    );
+    let Some(f) = crate::query::sweep::suite_frontier(q, suite, args.load.as_deref()).await? else {
+        #[derive(serde::Deserialize)]
+        struct Count {
+            n: i64,
+        }
+        let runs: Vec<Count> = q
+            .rows(&format!(
+                "SELECT count(*) AS n FROM runs WHERE suite = {}",
+                query::lit(suite)
+            ))
+            .await?;
+        match runs.first().map_or(0, |c| c.n) {
+            0 => bail!("suite {suite}: no such suite (no run of it in the warehouse)"),
+            n => bail!(
+                "suite {suite}: none of its {n} run(s) sweeps load, so there is no frontier across runs ({needs})"
+            ),
+        }
+    };
+    if f.frontier.is_empty() {
+        bail!(
+            "suite {suite}: its sweep runs have no output token counts, so no frontier (per-user and total output tok/s need each request's output tokens)"
+        );
+    }
+    let text = match args.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&f)? + "\n",
+        OutputFormat::Table => report::suite_frontier(&f, report::TextLayout::Table),
+        OutputFormat::Csv => {
+            // The rows only: where runs were left out, stderr says so.
+            if !f.left_out.is_empty() && !cx.cli.quiet {
+                eprintln!("{}", report::suite_frontier_left_out(&f));
+            }
+            report::suite_frontier(&f, report::TextLayout::Csv)
+        }
     };
     cx.stdout.write_all(text.as_bytes())?;
     Ok(())

@@ -134,7 +134,7 @@ pub fn fmt_value(v: Option<f64>) -> String {
     match v {
         None => "—".into(),
         Some(v) if !v.is_finite() => "—".into(),
-        Some(v) if v == 0.0 => "0".into(),
+        Some(0.0) => "0".into(),
         Some(v) if v.abs() >= 1000.0 => format!("{v:.0}"),
         Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
         Some(v) if v.abs() >= 1.0 => format!("{v:.2}"),

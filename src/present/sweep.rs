@@ -161,6 +161,52 @@ pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::A
     }
 }
 
+/// The columns of the frontier across a suite's runs (`perfhouse sweep --suite`): the run,
+/// its commit and `gpus` label, the arm and load level, per-user and total output tokens/s
+/// (per GPU where `gpus` is set), and whether the point is on the frontier.
+pub const SUITE_FRONTIER_COLUMNS: &[&str] = &[
+    "run",
+    "run_id",
+    "commit",
+    "gpus",
+    "arm",
+    "load",
+    "per_user_tps",
+    "output_tps",
+    "frontier",
+];
+
+/// The points of the frontier across a suite's runs as text cells, in
+/// [`SUITE_FRONTIER_COLUMNS`] order: frontier first, then the dominated points.
+pub fn suite_frontier_rows(f: &crate::query::sweep::SuiteFrontier) -> Vec<Vec<String>> {
+    f.frontier
+        .iter()
+        .map(|p| {
+            let gpus = f
+                .runs
+                .iter()
+                .find(|r| r.run.run_id == p.run.run_id)
+                .and_then(|r| r.gpus);
+            vec![
+                format!("#{}", p.run.run_no),
+                p.run.run_id.clone(),
+                p.run.commit.clone().unwrap_or_default(),
+                gpus.map_or(String::new(), g),
+                p.point.arm.clone(),
+                g(p.point.load),
+                g(p.point.per_user_tps),
+                g(p.point.output_tps),
+                if p.point.dominated {
+                    "dominated"
+                } else {
+                    "yes"
+                }
+                .to_string(),
+            ]
+        })
+        .collect()
+}
+
 /// A figure of a sweep, as every number in prose and labels is written
 /// (`present::fmt_number`): a load level or count as a whole number, a mean concurrency as
 /// `28.8` (not `28.80`).

@@ -249,25 +249,163 @@ impl Deployment {
     }
 }
 
+impl AsRef<FrontierPoint> for FrontierPoint {
+    fn as_ref(&self) -> &FrontierPoint {
+        self
+    }
+}
+
+impl AsMut<FrontierPoint> for FrontierPoint {
+    fn as_mut(&mut self) -> &mut FrontierPoint {
+        self
+    }
+}
+
 /// Marks each point dominated or not and orders the frontier first (by total, descending),
-/// then the dominated points.
-pub fn frontier(mut points: Vec<FrontierPoint>) -> Vec<FrontierPoint> {
+/// then the dominated points (a stable sort: equal points keep their order). Over a run's
+/// levels ([`Sweep::frontier`]) or over a suite's runs ([`SuitePoint`]).
+pub fn frontier<P: AsRef<FrontierPoint> + AsMut<FrontierPoint>>(mut points: Vec<P>) -> Vec<P> {
     let snapshot: Vec<(f64, f64)> = points
         .iter()
-        .map(|p| (p.per_user_tps, p.output_tps))
+        .map(|p| (p.as_ref().per_user_tps, p.as_ref().output_tps))
         .collect();
     for p in points.iter_mut() {
+        let p = p.as_mut();
         p.dominated = snapshot.iter().any(|&(u, t)| {
             u >= p.per_user_tps && t >= p.output_tps && (u > p.per_user_tps || t > p.output_tps)
         });
     }
     points.sort_by(|a, b| {
+        let (a, b) = (a.as_ref(), b.as_ref());
         a.dominated
             .cmp(&b.dominated)
             .then(b.output_tps.total_cmp(&a.output_tps))
             .then(b.per_user_tps.total_cmp(&a.per_user_tps))
     });
     points
+}
+
+/// A run of a suite, as the frontier across its runs names it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRef {
+    pub run_no: u64,
+    pub run_id: String,
+    /// The run's git commit, where it was recorded.
+    pub commit: Option<String>,
+}
+
+/// A level of one run of a suite on the frontier across the suite's runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuitePoint {
+    #[serde(flatten)]
+    pub run: RunRef,
+    #[serde(flatten)]
+    pub point: FrontierPoint,
+}
+
+impl AsRef<FrontierPoint> for SuitePoint {
+    fn as_ref(&self) -> &FrontierPoint {
+        &self.point
+    }
+}
+
+impl AsMut<FrontierPoint> for SuitePoint {
+    fn as_mut(&mut self) -> &mut FrontierPoint {
+        &mut self.point
+    }
+}
+
+/// A sweep run that takes part in a suite's frontier.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuiteRun {
+    #[serde(flatten)]
+    pub run: RunRef,
+    /// The run's `gpus` label: its output_tps is per GPU.
+    pub gpus: Option<f64>,
+    /// Its levels with token counts (points it brings to the frontier).
+    pub points: usize,
+}
+
+/// A sweep run of the suite left out of its frontier: it sweeps another load parameter.
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftOut {
+    #[serde(flatten)]
+    pub run: RunRef,
+    pub load: String,
+}
+
+/// The Pareto frontier across the runs of one suite: every level of every run that sweeps
+/// `load` (each run's [`sweep`], so the same per-user and total output tokens/s, per GPU
+/// where the run's `gpus` label says so), and [`frontier`] over their union.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuiteFrontier {
+    pub suite: String,
+    /// The load parameter: `--load`, or the first sweep run's.
+    pub load: String,
+    /// The sweep runs that take part, oldest first.
+    pub runs: Vec<SuiteRun>,
+    /// Frontier first (highest total first), then the dominated points.
+    pub frontier: Vec<SuitePoint>,
+    /// Sweep runs of another load parameter (not mixed in).
+    pub left_out: Vec<LeftOut>,
+}
+
+/// The frontier across the runs of `suite` (see [`SuiteFrontier`]). `Ok(None)` when no run
+/// of the suite sweeps load; the runs are taken in run order, and the first sweep's load
+/// parameter (or `load`) is the one the others must sweep.
+pub async fn suite_frontier(
+    q: &Query,
+    suite: &str,
+    load: Option<&str>,
+) -> Result<Option<SuiteFrontier>, QueryError> {
+    #[derive(Deserialize)]
+    struct RunRow {
+        run_id: String,
+        run_no: u64,
+        git_commit: Option<String>,
+    }
+    let rows: Vec<RunRow> = q
+        .rows(&format!(
+            "SELECT run_id, run_no, git_commit FROM runs WHERE suite = {} ORDER BY run_no, run_id",
+            lit(suite)
+        ))
+        .await?;
+    let mut out: Option<SuiteFrontier> = None;
+    let mut points = Vec::new();
+    for r in rows {
+        let Some(s) = sweep(q, &r.run_id, load).await? else {
+            continue;
+        };
+        let run = RunRef {
+            run_no: r.run_no,
+            run_id: r.run_id,
+            commit: r.git_commit.filter(|c| !c.is_empty()),
+        };
+        let f = out.get_or_insert_with(|| SuiteFrontier {
+            suite: suite.to_string(),
+            load: s.load.clone(),
+            runs: Vec::new(),
+            frontier: Vec::new(),
+            left_out: Vec::new(),
+        });
+        if s.load != f.load {
+            f.left_out.push(LeftOut { run, load: s.load });
+            continue;
+        }
+        f.runs.push(SuiteRun {
+            run: run.clone(),
+            gpus: s.gpus,
+            points: s.frontier.len(),
+        });
+        points.extend(s.frontier.into_iter().map(|point| SuitePoint {
+            run: run.clone(),
+            point,
+        }));
+    }
+    Ok(out.map(|mut f| {
+        f.frontier = frontier(points);
+        f
+    }))
 }
 
 /// The sweep of run `run_id`, or `None` when no load parameter takes three or more values.

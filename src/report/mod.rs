@@ -699,6 +699,51 @@ pub fn sweep(s: &crate::query::sweep::Sweep, layout: TextLayout) -> String {
     w
 }
 
+/// The frontier across a suite's runs (`perfhouse sweep --suite`): a heading, then one row per
+/// point, frontier first; the runs left out (another load parameter) last. `csv`: the rows only.
+pub fn suite_frontier(f: &crate::query::sweep::SuiteFrontier, layout: TextLayout) -> String {
+    let columns = crate::present::sweep::SUITE_FRONTIER_COLUMNS;
+    let mut rows = crate::present::sweep::suite_frontier_rows(f);
+    if layout == TextLayout::Csv {
+        return grid(columns, &rows, layout);
+    }
+    // A commit's first 12 characters are enough to tell it.
+    let commit = columns.iter().position(|c| *c == "commit").unwrap_or(0);
+    for r in &mut rows {
+        if let Some(c) = r.get_mut(commit) {
+            *c = c.chars().take(12).collect();
+        }
+    }
+    let on = f.frontier.iter().filter(|p| !p.point.dominated).count();
+    let mut w = format!(
+        "{}: Pareto frontier across {} run(s) that sweep {}: per-user against total output tok/s (per GPU where gpus is set); {} point(s) on the frontier of {}\n\n",
+        f.suite,
+        f.runs.len(),
+        f.load,
+        on,
+        f.frontier.len()
+    );
+    w.push_str(&grid(columns, &rows, layout));
+    if !f.left_out.is_empty() {
+        let _ = writeln!(w, "\n{}", suite_frontier_left_out(f));
+    }
+    w
+}
+
+/// Which sweep runs the frontier across a suite leaves out, and why.
+pub fn suite_frontier_left_out(f: &crate::query::sweep::SuiteFrontier) -> String {
+    let runs: Vec<String> = f
+        .left_out
+        .iter()
+        .map(|l| format!("#{} ({}, sweeps {})", l.run.run_no, l.run.run_id, l.load))
+        .collect();
+    format!(
+        "left out (they sweep another load parameter than {}; not mixed): {}",
+        f.load,
+        runs.join(", ")
+    )
+}
+
 /// Rows under a header: CSV with a header row (quoted where needed), or space-aligned
 /// columns. Every text listing of the CLI (`history`, `noise`, `alerts`, `sweep`) goes through it.
 pub fn grid(header: &[&str], rows: &[Vec<String>], layout: TextLayout) -> String {

@@ -604,7 +604,7 @@ mod tests {
         let ((_, _), (y0, y1)) = c.ranges();
         // The highest bar end (64 × 1.1 = 70.4) and the SLO at 100 are inside; from zero.
         assert_eq!(y0, 0.0);
-        assert!(y1 >= 100.0 && y1 < 110.0, "{y1}");
+        assert!((100.0..110.0).contains(&y1), "{y1}");
         let wide = c.svg(&WIDE);
         assert_eq!(wide.matches("class=\"bar\"").count(), 4);
         assert!(wide.contains("class=\"bound\"") && wide.contains("class=\"mark\""));

@@ -397,3 +397,248 @@ fn a_rate_sweep_compares_achieved_with_offered_rate() {
     assert_eq!(levels[2]["behind"], true);
     assert_eq!(levels[0]["behind"], false);
 }
+
+/// The frontier across the runs of one suite (`sweep --suite`), on two runs whose figures are
+/// known exactly (20 output tokens a request; per user 20,000 / latency ms, total that × the
+/// concurrency; `closed_loop`):
+///
+/// * run #1 (commit `c0ffee…`), concurrency 1, 2, 4 at 16, 25, 40 ms: per user 1250, 800, 500;
+///   total 1250, 1600, 2000;
+/// * run #2 (`gpus=2`: totals per GPU), concurrency 2, 4, 8 at 20, 25, 32 ms: per user 1000,
+///   800, 625; total 4000, 6400, 10000 → per GPU 1000, 1600, 2500.
+///
+/// Each run alone is all frontier. Together, by hand: #2@8 (625, 2500) has the highest total;
+/// #1@4 and #2@4 tie at (800, 1600), and equal points dominate neither, so both stay (run
+/// order); #1@1 (1250, 1250) has the highest per-user rate. Dominated: #1@4 (500, 2000) by
+/// #2@8 (625 ≥ 500, 2500 ≥ 2000), and #2@2 (1000, 1000) by #1@1 (1250, 1250) — a point of
+/// each run by the other's. Run #3 sweeps request_rate: left out, and said. Run #4 is no
+/// sweep (one level): not part of it.
+#[test]
+fn the_frontier_across_a_suites_runs_matches_a_hand_computation() {
+    let wh = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let commit = "c0ffee0000000000000000000000000000000001";
+    let ingest = |name: &str, levels: &[(&str, u64, u64, u64)], extra: &[&str]| {
+        let mut files = Vec::new();
+        for (key, load, c, ms) in levels {
+            let d = dir.path().join(format!("{name}/{key}={load}"));
+            fs::create_dir_all(&d).unwrap();
+            let f = d.join("profile_export.jsonl");
+            fs::write(&f, closed_loop(*c, *ms, 20)).unwrap();
+            files.push(f.to_string_lossy().into_owned());
+        }
+        let mut args = vec!["ingest", "--suite", "across", "--arm", "serve"];
+        args.extend(extra);
+        args.extend(files.iter().map(String::as_str));
+        ok(wh.path(), &args);
+    };
+    let cc = "concurrency";
+    ingest(
+        "one",
+        &[(cc, 1, 1, 16), (cc, 2, 2, 25), (cc, 4, 4, 40)],
+        &["--commit", commit],
+    );
+    ingest(
+        "two",
+        &[(cc, 2, 2, 20), (cc, 4, 4, 25), (cc, 8, 8, 32)],
+        &["--label", "gpus=2"],
+    );
+    let rr = "request_rate";
+    ingest(
+        "three",
+        &[(rr, 10, 1, 10), (rr, 20, 2, 10), (rr, 40, 4, 10)],
+        &[],
+    );
+    ingest("four", &[(cc, 1, 1, 10)], &[]);
+
+    let s: serde_json::Value = serde_json::from_str(&ok(
+        wh.path(),
+        &["sweep", "--suite", "across", "--format", "json"],
+    ))
+    .unwrap();
+    assert_eq!(s["suite"], "across");
+    assert_eq!(s["load"], "concurrency");
+    let runs: Vec<(u64, serde_json::Value, serde_json::Value)> = s["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["run_no"].as_u64().unwrap(),
+                r["commit"].clone(),
+                r["gpus"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            (1, serde_json::json!(commit), serde_json::Value::Null),
+            (2, serde_json::Value::Null, serde_json::json!(2.0)),
+        ],
+        "{s:#}"
+    );
+    let left: Vec<(u64, &str)> = s["left_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["run_no"].as_u64().unwrap(), l["load"].as_str().unwrap()))
+        .collect();
+    assert_eq!(left, [(3, "request_rate")], "{s:#}");
+    let run_ids: Vec<&str> = s["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["run_id"].as_str().unwrap())
+        .collect();
+    let points: Vec<(u64, &str, &str, f64, f64, f64, bool)> = s["frontier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["run_no"].as_u64().unwrap(),
+                p["run_id"].as_str().unwrap(),
+                p["arm"].as_str().unwrap(),
+                p["load"].as_f64().unwrap(),
+                p["per_user_tps"].as_f64().unwrap(),
+                p["output_tps"].as_f64().unwrap(),
+                p["dominated"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    // (run, load, per user, total per GPU, dominated): frontier by total, then dominated.
+    let want = [
+        (2, 8.0, 625.0, 2500.0, false),
+        (1, 2.0, 800.0, 1600.0, false),
+        (2, 4.0, 800.0, 1600.0, false),
+        (1, 1.0, 1250.0, 1250.0, false),
+        (1, 4.0, 500.0, 2000.0, true),
+        (2, 2.0, 1000.0, 1000.0, true),
+    ];
+    assert_eq!(points.len(), want.len(), "{points:?}");
+    for (got, want) in points.iter().zip(want) {
+        assert_eq!(
+            (got.0, got.1, got.2, got.3, got.6),
+            (
+                want.0,
+                run_ids[want.0 as usize - 1],
+                "serve",
+                want.1,
+                want.4
+            ),
+            "{points:?}"
+        );
+        assert!(
+            (got.4 - want.2).abs() < 1e-6 && (got.5 - want.3).abs() < 1e-6,
+            "{points:?}"
+        );
+    }
+    // The points name their run's commit where it is known.
+    for p in s["frontier"].as_array().unwrap() {
+        let want = if p["run_no"] == 1 {
+            serde_json::json!(commit)
+        } else {
+            serde_json::Value::Null
+        };
+        assert_eq!(p["commit"], want, "{p:#}");
+    }
+
+    // The table: frontier points first, then the dominated; the left-out run named.
+    let text = ok(wh.path(), &["sweep", "--suite", "across"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("across: Pareto frontier across 2 run(s) that sweep concurrency"),
+        "{text}"
+    );
+    assert!(
+        lines[0].ends_with("4 point(s) on the frontier of 6"),
+        "{text}"
+    );
+    let rows: Vec<Vec<&str>> = lines[3..9]
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows[0][0], "#2", "{text}");
+    assert_eq!(rows[1][..3], ["#1", run_ids[0], &commit[..12]], "{text}");
+    assert_eq!(rows[4].last(), Some(&"dominated"), "{text}");
+    assert_eq!(rows[3].last(), Some(&"yes"), "{text}");
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            format!(
+                "left out (they sweep another load parameter than concurrency; not mixed): #3 ({}, sweeps request_rate)",
+                s["left_out"][0]["run_id"].as_str().unwrap()
+            )
+            .as_str()
+        ),
+        "{text}"
+    );
+
+    // CSV: one row per point, the same order.
+    let csv = ok(
+        wh.path(),
+        &["sweep", "--suite", "across", "--format", "csv"],
+    );
+    let mut csv_lines = csv.lines();
+    assert_eq!(
+        csv_lines.next(),
+        Some("run,run_id,commit,gpus,arm,load,per_user_tps,output_tps,frontier")
+    );
+    let csv_rows: Vec<Vec<&str>> = csv_lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        csv_rows[0],
+        [
+            "#2", run_ids[1], "", "2", "serve", "8", "625", "2500", "yes"
+        ]
+    );
+    assert_eq!(
+        csv_rows[5],
+        [
+            "#2",
+            run_ids[1],
+            "",
+            "2",
+            "serve",
+            "2",
+            "1000",
+            "1000",
+            "dominated"
+        ]
+    );
+    assert_eq!(csv_rows.len(), 6);
+}
+
+/// `sweep --suite` names the suite and what it needs when there is nothing to show (exit 1),
+/// and takes no run id beside it (a usage error, exit 2).
+#[test]
+fn a_suite_without_a_sweep_run_has_no_frontier_and_says_why() {
+    let wh = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("concurrency=1");
+    fs::create_dir_all(&d).unwrap();
+    let f = d.join("profile_export.jsonl");
+    fs::write(&f, closed_loop(1, 10, 5)).unwrap();
+    ok(
+        wh.path(),
+        &["ingest", "--suite", "flat", f.to_str().unwrap()],
+    );
+    let o = perfhouse(wh.path(), &["sweep", "--suite", "flat"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("suite flat: none of its 1 run(s) sweeps load")
+            && err.contains("three or more values of concurrency, request_rate, rate, qps"),
+        "{err}"
+    );
+    let o = perfhouse(wh.path(), &["sweep", "--suite", "nosuch"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("suite nosuch: no such suite"),
+        "{}",
+        stderr(&o)
+    );
+    let o = perfhouse(wh.path(), &["sweep", "RUN", "--suite", "flat"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+}
