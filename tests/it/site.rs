@@ -513,23 +513,7 @@ fn transfer_rows_run_by_object_size() {
             )
         })
         .collect();
-    let input = dir.path().join("t.json");
-    fs::write(
-        &input,
-        format!(r#"{{"metrics": [{}]}}"#, entries.join(", ")),
-    )
-    .unwrap();
-    ok(
-        &wh,
-        &[
-            "ingest",
-            "--suite",
-            "tx",
-            "--format",
-            "metrics-json",
-            input.to_str().unwrap(),
-        ],
-    );
+    ingest_metrics(&wh, "tx", &dir.path().join("t.json"), &entries);
     ok(&wh, &["site", "--out", out.to_str().unwrap()]);
     let id = scalar(&wh, "select run_id from runs")
         .as_str()
@@ -542,6 +526,22 @@ fn transfer_rows_run_by_object_size() {
     assert!(
         at("4 KiB") < at("64 KiB") && at("64 KiB") < at("1 MiB"),
         "{table}"
+    );
+}
+
+/// Writes `entries` (metrics-json objects) to `input` and ingests them as one run of `suite`.
+fn ingest_metrics(wh: &Path, suite: &str, input: &Path, entries: &[String]) {
+    fs::write(input, format!(r#"{{"metrics": [{}]}}"#, entries.join(", "))).unwrap();
+    ok(
+        wh,
+        &[
+            "ingest",
+            "--suite",
+            suite,
+            "--format",
+            "metrics-json",
+            input.to_str().unwrap(),
+        ],
     );
 }
 
@@ -705,22 +705,7 @@ fn numeric_parameters_run_by_value_on_every_page_kind() {
             }
         }
         let input = dir.path().join(format!("run{run}.json"));
-        fs::write(
-            &input,
-            format!(r#"{{"metrics": [{}]}}"#, entries.join(", ")),
-        )
-        .unwrap();
-        ok(
-            &wh,
-            &[
-                "ingest",
-                "--suite",
-                "order",
-                "--format",
-                "metrics-json",
-                input.to_str().unwrap(),
-            ],
-        );
+        ingest_metrics(&wh, "order", &input, &entries);
     }
     ok(&wh, &["site", "--out", out.to_str().unwrap()]);
     // The concurrency values in the order a page first shows them.
