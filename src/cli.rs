@@ -101,6 +101,14 @@ pub enum Command {
     /// Atom feed (feed.xml).
     Alerts(AlertsArgs),
     /// Set an alert's triage state (with a note), stored in the warehouse.
+    ///
+    /// What a state does: `accepted` makes the new level the series' baseline (a new segment
+    /// starts there); on a suspected break (a benchmark's code or machine seems to have
+    /// changed) it confirms the break, and `invalid` rejects it (the jump is judged as an
+    /// ordinary change again). `triage commit:SHA accepted` on a commit entry marked as a
+    /// suspected environment change confirms that the machine, not the code, moved; any other
+    /// state on all of its alerts rejects that suspicion. `new` and `acknowledged` keep an
+    /// alert open; `invalid` and `fixed` close it.
     Triage(TriageArgs),
     /// Change points of series given as CSV, with the detector `history` uses (E-divisive,
     /// then at least 1σ of the series' own noise): for checking it against other tools.

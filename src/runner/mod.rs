@@ -228,6 +228,44 @@ pub fn install_signal_handlers() {
     }
 }
 
+/// The figures a plan names (`[[scrape]] figures`) whose metric no scrape of the run returned:
+/// they would show nothing, silently. Each is named once, with the scraped metrics that share
+/// the longest start with it (a typo's likely target). Nothing is said when no scrape got
+/// through (the failed scrapes are warned about already).
+fn unscraped_figures(plan: &Plan, samples: &[crate::model::ScrapeSample]) -> Vec<String> {
+    if samples.is_empty() {
+        return Vec::new();
+    }
+    let seen: std::collections::BTreeSet<&str> = samples
+        .iter()
+        .flat_map(|s| [s.family.as_str(), s.name.as_str()])
+        .collect();
+    let mut out = Vec::new();
+    for f in plan.scrape.iter().flat_map(|s| &s.figures) {
+        let Ok(fig) = crate::query::figures::ServerFigure::parse(f) else {
+            continue;
+        };
+        if seen.contains(fig.metric.as_str()) {
+            continue;
+        }
+        let shared = |m: &str| {
+            m.bytes()
+                .zip(fig.metric.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let mut near: Vec<&str> = seen.iter().copied().collect();
+        near.sort_by_key(|m| (std::cmp::Reverse(shared(m)), *m));
+        near.truncate(3);
+        out.push(format!(
+            "server figure `{f}`: no scrape of this run returned a metric `{}`, so it shows nothing (scraped, nearest first: {})",
+            fig.metric,
+            near.join(", ")
+        ));
+    }
+    out
+}
+
 /// `perfhouse calibrate`: the plan's arm (the first, or `--arm`) against an identical copy
 /// of itself (`<arm>~aa`), `--repeats` each, interleaved; stored with source `calibrate` and
 /// label `calibration=<arm>` (see `query::noise`).
@@ -557,6 +595,7 @@ pub fn execute_with(
             ));
         }
     }
+    warnings.extend(unscraped_figures(&plan, &data.scrape_samples));
     let capacity = search.as_ref().map(|d| d.report(&data));
     if let Some(r) = &capacity {
         data.notes

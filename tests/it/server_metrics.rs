@@ -642,6 +642,11 @@ fn closed_port() -> u16 {
 }
 
 fn scrape_plan(dir: &std::path::Path) -> std::path::PathBuf {
+    scrape_plan_naming(dir, r#""server.hits_total.rate""#)
+}
+
+/// [`scrape_plan`] with the `up` target naming `figures` (a TOML array's inside).
+fn scrape_plan_naming(dir: &std::path::Path, figures: &str) -> std::path::PathBuf {
     let plan = dir.join("plan.toml");
     std::fs::write(
         &plan,
@@ -654,13 +659,14 @@ command = "sleep 0.5"
 name = "up"
 url = "http://127.0.0.1:{}/metrics"
 interval = "100ms"
-figures = ["server.hits_total.rate"]
+figures = [{}]
 [[scrape]]
 name = "down"
 url = "http://127.0.0.1:{}/metrics"
 interval = "100ms"
 "#,
             serve_metrics(),
+            figures,
             closed_port()
         ),
     )
@@ -759,4 +765,27 @@ fn a_run_whose_scrape_samples_cannot_be_written_leaves_nothing() {
     assert!(left.is_empty(), "left {left:?}");
     let check = ok(&wh, &["check"]);
     assert!(check.contains("0 problems, 0 leftovers"), "{check}");
+}
+
+/// A figure naming a metric no scrape returned (a typo) would show nothing, silently: the run
+/// says so once, naming the scraped metric it most likely meant; a right name is not named.
+#[test]
+fn a_named_figure_no_scrape_returned_is_warned_about_with_the_nearest_metric() {
+    use crate::common::{perfhouse, stderr, stdout};
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let plan = scrape_plan_naming(
+        dir.path(),
+        r#""server.hits_total.rate", "server.hit_total.rate""#,
+    );
+    let o = perfhouse(&wh, &["run", plan.to_str().unwrap()]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(o.status.success(), "{out}\n{err}");
+    assert_eq!(err.matches("server figure `").count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "server figure `server.hit_total.rate`: no scrape of this run returned a metric `hit_total`, so it shows nothing (scraped, nearest first: hits_total)"
+        ),
+        "{err}"
+    );
 }
