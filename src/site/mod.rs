@@ -133,7 +133,7 @@ struct Indexes<'a> {
     /// Run id → (previous, next) run of its suite.
     nav: BTreeMap<&'a str, (Option<&'a RunRow>, Option<&'a RunRow>)>,
     /// Run id → its series' change from their previous run ([`RunNav::changes`]).
-    changes: BTreeMap<&'a str, BTreeMap<(String, String, crate::model::Params), String>>,
+    changes: BTreeMap<&'a str, Vec<(u64, f64)>>,
 }
 
 impl<'a> Indexes<'a> {
@@ -167,17 +167,23 @@ impl<'a> Indexes<'a> {
             );
         }
         // Each point of each series against the point before it.
-        let mut changes: BTreeMap<&str, BTreeMap<_, String>> = BTreeMap::new();
+        // 24 bytes a point (a series' stable id and the ratio), not the series' names: the
+        // history of a 30,000-run build stays the largest thing held.
+        let mut changes: BTreeMap<&str, Vec<(u64, f64)>> = BTreeMap::new();
         for s in &data.history {
+            let id = series_id(&s.metric, &s.arm, &s.params);
             for w in s.points.windows(2) {
                 let (before, now) = (w[0].value, w[1].value);
                 if before != 0.0 && before.is_finite() && now.is_finite() {
-                    changes.entry(w[1].run_id.as_str()).or_default().insert(
-                        (s.metric.clone(), s.arm.clone(), s.params.clone()),
-                        format!("{:+.1}%", (now / before - 1.0) * 100.0),
-                    );
+                    changes
+                        .entry(w[1].run_id.as_str())
+                        .or_default()
+                        .push((id, now / before - 1.0));
                 }
             }
+        }
+        for v in changes.values_mut() {
+            v.sort_by_key(|c| c.0);
         }
         Indexes {
             notes,
@@ -408,9 +414,32 @@ pub struct RunNav {
     pub next: Option<(String, String)>,
     /// The commit's page (the run's `commit_url` label + the commit), or empty.
     pub commit_href: String,
-    /// Each of the run's series (metric, arm, params): its change from the series' previous
-    /// run, "+3.2%". Part of the page's cache key: a run ingested between two others moves it.
-    pub changes: BTreeMap<(String, String, crate::model::Params), String>,
+    /// Each of the run's series ([`series_id`]) and its change from the series' previous run
+    /// (0.032: +3.2 %), by id. Part of the page's cache key: a run ingested between two others
+    /// moves it.
+    pub changes: Vec<(u64, f64)>,
+}
+
+impl RunNav {
+    /// The change of the series (metric, arm, params) from its previous run, "+3.2%".
+    pub fn change(&self, metric: &str, arm: &str, params: &crate::model::Params) -> Option<String> {
+        let id = series_id(metric, arm, params);
+        let i = self.changes.binary_search_by_key(&id, |c| c.0).ok()?;
+        Some(format!("{:+.1}%", self.changes[i].1 * 100.0))
+    }
+}
+
+/// A series' id that stays the same from build to build (the first 8 bytes of a SHA-256 of its
+/// metric, arm and params): what a run page's cache key holds of it.
+pub fn series_id(metric: &str, arm: &str, params: &crate::model::Params) -> u64 {
+    let mut h = Sha256::new();
+    h.update(metric.as_bytes());
+    h.update([0]);
+    h.update(arm.as_bytes());
+    h.update([0]);
+    h.update(crate::model::params_json(params).as_bytes());
+    let d = h.finalize();
+    u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
 }
 
 fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
@@ -529,4 +558,35 @@ fn page_key(
         h.update(noise.digest(&r.suite).as_bytes());
     }
     hex::encode(h.finalize())
+}
+
+#[cfg(test)]
+mod run_nav_tests {
+    use super::*;
+
+    #[test]
+    fn a_run_page_finds_each_series_change_by_its_stable_id() {
+        let p = |k: &str, v: &str| crate::model::Params::from([(k.to_string(), v.to_string())]);
+        let a = series_id("latency", "base", &p("c", "8"));
+        // Any part of the key makes another series; the id does not depend on the build.
+        assert_ne!(a, series_id("latency", "base", &p("c", "32")));
+        assert_ne!(a, series_id("latency", "cand", &p("c", "8")));
+        assert_ne!(a, series_id("latenc", "ybase", &p("c", "8")));
+        assert_eq!(a, series_id("latency", "base", &p("c", "8")));
+        let mut changes = vec![(a, 0.032), (series_id("rss", "base", &p("c", "8")), -0.5)];
+        changes.sort_by_key(|c| c.0);
+        let nav = RunNav {
+            changes,
+            ..RunNav::default()
+        };
+        assert_eq!(
+            nav.change("latency", "base", &p("c", "8")).as_deref(),
+            Some("+3.2%")
+        );
+        assert_eq!(
+            nav.change("rss", "base", &p("c", "8")).as_deref(),
+            Some("-50.0%")
+        );
+        assert_eq!(nav.change("rss", "base", &p("c", "32")), None);
+    }
 }

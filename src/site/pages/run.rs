@@ -563,11 +563,7 @@ pub(crate) fn run_page(
                         m.params.clone(),
                     ))
                     .map_or(String::new(), |(h, _)| format!("../../{h}")),
-                change: nav
-                    .changes
-                    .get(&(m.name.clone(), m.arm.clone(), m.params.clone()))
-                    .cloned()
-                    .unwrap_or_default(),
+                change: nav.change(&m.name, &m.arm, &m.params).unwrap_or_default(),
                 arm: arm_label(&m.arm),
                 params: layout.varying(&m.params),
                 name: m.name,
