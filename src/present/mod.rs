@@ -82,6 +82,17 @@ impl ParamLayout {
 
 pub use crate::model::cmp_params;
 
+/// `v` with `digits` decimals, trailing zeros of the fraction dropped: (1.50, 2) → "1.5",
+/// (4.0, 2) → "4". What every label, tick and quantity writes.
+pub fn fixed(v: f64, digits: usize) -> String {
+    let t = format!("{v:.digits$}");
+    if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        t
+    }
+}
+
 /// A number in prose, a label or an axis tick: a whole number as one (`64`, never `64.0`),
 /// else four significant digits without trailing zeros (`28.8`, `0.0417`, `1235`); below 0.001
 /// in scientific notation (`1.7e-4`).
@@ -98,12 +109,7 @@ pub fn fmt_number(v: f64) -> String {
         return t.replace(".0e", "e");
     }
     let digits = (3 - a.log10().floor() as i32).max(0) as usize;
-    let t = format!("{v:.digits$}");
-    if t.contains('.') {
-        t.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        t
-    }
+    fixed(v, digits)
 }
 
 /// An arm's name as a reader sees it: the copy an A/A calibration runs (`gzip~aa`, see
@@ -118,10 +124,7 @@ pub fn arm_label(arm: &str) -> String {
 /// A metric's name as a reader sees it: a registry figure by its label ("Little's law
 /// ratio", not `littles_law_ratio`), any other by its name, with its unit where it has one.
 pub fn metric_label(name: &str, unit: &str) -> String {
-    match crate::query::figures::FIGURES
-        .iter()
-        .find(|f| f.name == name)
-    {
+    match crate::query::figures::get(name) {
         Some(f) => f.label.to_string(),
         None if unit.is_empty() => name.to_string(),
         None => format!("{name} ({unit})"),
@@ -168,18 +171,14 @@ pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
     // Three significant digits, trailing zeros of a fraction dropped: 78.6, 4, 1.5.
     let sig3 = |x: f64| {
         let a = x.abs();
-        let t = if a >= 100.0 || a == 0.0 {
-            format!("{x:.0}")
+        let digits = if a >= 100.0 || a == 0.0 {
+            0
         } else if a >= 10.0 {
-            format!("{x:.1}")
+            1
         } else {
-            format!("{x:.2}")
+            2
         };
-        if t.contains('.') {
-            t.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            t
-        }
+        fixed(x, digits)
     };
     let scaled = |steps: &[(f64, &str)]| {
         // The largest step the value reaches (the first is the base unit).

@@ -2,7 +2,7 @@
 //! report and the site's sweep page.
 
 /// The columns of a sweep's levels (after the arm).
-pub const SWEEP_COLUMNS: &[&str] = &[
+const SWEEP_COLUMNS: &[&str] = &[
     "load",
     "trials",
     "req/s",
@@ -15,7 +15,7 @@ pub const SWEEP_COLUMNS: &[&str] = &[
 ];
 
 /// One arm's levels as text cells, in `SWEEP_COLUMNS` order.
-pub fn sweep_rows(a: &crate::query::sweep::ArmSweep) -> Vec<Vec<String>> {
+fn sweep_rows(a: &crate::query::sweep::ArmSweep) -> Vec<Vec<String>> {
     let opt = |v: Option<f64>| v.map_or(String::new(), g);
     a.levels
         .iter()
@@ -38,7 +38,7 @@ pub fn sweep_rows(a: &crate::query::sweep::ArmSweep) -> Vec<Vec<String>> {
 
 /// The columns of the server figures a sweep's run names (`[[scrape]] figures`), after
 /// [`SWEEP_COLUMNS`]: each figure's name and unit.
-pub fn server_columns(s: &crate::query::sweep::Sweep) -> Vec<String> {
+fn server_columns(s: &crate::query::sweep::Sweep) -> Vec<String> {
     s.server_figures
         .iter()
         .map(|name| {
@@ -56,7 +56,7 @@ pub fn server_columns(s: &crate::query::sweep::Sweep) -> Vec<String> {
 
 /// One arm's levels' server figures as text cells, in [`server_columns`] order (empty where
 /// a level has none).
-pub fn server_cells(
+fn server_cells(
     s: &crate::query::sweep::Sweep,
     a: &crate::query::sweep::ArmSweep,
 ) -> Vec<Vec<String>> {

@@ -784,19 +784,6 @@ mod tests {
     fn many_small_changes_one_way_make_a_commit_relevant() {
         use crate::query::history::{Change, Series};
         let series = |i: usize, magnitude: f64| Series {
-            suite: "s".into(),
-            metric: format!("m{i}"),
-            unit: "ms".into(),
-            better: crate::stats::verdict::Direction::LowerIsBetter,
-            arm: "default".into(),
-            params: Params::new(),
-            points: Vec::new(),
-            changes: Vec::new(),
-            breaks: Vec::new(),
-            suspected_breaks: Vec::new(),
-            rejected_breaks: Vec::new(),
-            noise: None,
-            unstable: Vec::new(),
             minor: vec![Change {
                 run_id: "run-7".into(),
                 run_no: 7,
@@ -811,7 +798,7 @@ mod tests {
                 threshold: 0.04,
                 regression: magnitude > 0.0,
             }],
-            levels: Vec::new(),
+            ..ms_series("s", &format!("m{i}"))
         };
         let five: Vec<Series> = [0.03, 0.03, 0.03, 0.03, -0.02]
             .iter()
@@ -848,22 +835,21 @@ mod tests {
             })
             .collect();
         Series {
-            suite: suite.into(),
-            metric: metric.into(),
-            unit: "ms".into(),
-            better: crate::stats::verdict::Direction::LowerIsBetter,
-            arm: "default".into(),
-            params: Params::new(),
             points,
-            changes: Vec::new(),
-            breaks: Vec::new(),
-            suspected_breaks: Vec::new(),
-            rejected_breaks: Vec::new(),
-            noise: None,
-            unstable: Vec::new(),
-            minor: Vec::new(),
-            levels: Vec::new(),
+            ..ms_series(suite, metric)
         }
+    }
+
+    /// An empty lower-is-better series in ms of the default arm.
+    fn ms_series(suite: &str, metric: &str) -> crate::query::history::Series {
+        crate::query::history::Series::new(
+            suite.into(),
+            metric.into(),
+            "ms".into(),
+            crate::stats::verdict::Direction::LowerIsBetter,
+            "default".into(),
+            Params::new(),
+        )
     }
 
     /// The alert of `s`'s change at `c3` (+12 %), in `state`.

@@ -315,23 +315,9 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
             r.arm.clone(),
             r.params.clone(),
         );
-        let s = series.entry(key).or_insert_with(|| Series {
-            suite: r.suite,
-            metric: r.metric,
-            unit: r.unit,
-            better: r.better,
-            arm: r.arm,
-            params: r.params,
-            points: Vec::new(),
-            changes: Vec::new(),
-            breaks: Vec::new(),
-            suspected_breaks: Vec::new(),
-            rejected_breaks: Vec::new(),
-            noise: None,
-            unstable: Vec::new(),
-            minor: Vec::new(),
-            levels: Vec::new(),
-        });
+        let s = series
+            .entry(key)
+            .or_insert_with(|| Series::new(r.suite, r.metric, r.unit, r.better, r.arm, r.params));
         s.points.push(Point {
             run_id: r.run_id,
             run_no: r.run_no,
@@ -417,6 +403,34 @@ pub fn suspected_breaks(points: &[Point]) -> Vec<usize> {
 }
 
 impl Series {
+    /// A series with no points yet: what `history` fills and analyses.
+    pub fn new(
+        suite: String,
+        metric: String,
+        unit: String,
+        better: crate::stats::verdict::Direction,
+        arm: String,
+        params: crate::model::Params,
+    ) -> Series {
+        Series {
+            suite,
+            metric,
+            unit,
+            better,
+            arm,
+            params,
+            points: Vec::new(),
+            changes: Vec::new(),
+            breaks: Vec::new(),
+            suspected_breaks: Vec::new(),
+            rejected_breaks: Vec::new(),
+            noise: None,
+            unstable: Vec::new(),
+            minor: Vec::new(),
+            levels: Vec::new(),
+        }
+    }
+
     /// The bounds of its segments: `[0, breaks…, len]`.
     pub fn bounds(&self) -> Vec<usize> {
         std::iter::once(0)
@@ -654,21 +668,15 @@ mod suspected_break_tests {
         values[19] = 0.75;
         values[29] = 0.74;
         let mut s = Series {
-            suite: "s".into(),
-            metric: "m".into(),
-            unit: "s".into(),
-            better: Direction::LowerIsBetter,
-            arm: "default".into(),
-            params: Default::default(),
             points: values.iter().map(|&v| pt(v, None)).collect(),
-            changes: Vec::new(),
-            breaks: Vec::new(),
-            suspected_breaks: Vec::new(),
-            rejected_breaks: Vec::new(),
-            noise: None,
-            unstable: Vec::new(),
-            minor: Vec::new(),
-            levels: Vec::new(),
+            ..Series::new(
+                "s".into(),
+                "m".into(),
+                "s".into(),
+                Direction::LowerIsBetter,
+                "default".into(),
+                Default::default(),
+            )
         };
         s.levels = s.levels();
         assert_eq!(s.levels.len(), 1);

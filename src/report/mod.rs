@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-pub use crate::present::sweep::{SWEEP_COLUMNS, sweep_capacity, sweep_knee, sweep_rows};
+pub use crate::present::sweep::{sweep_capacity, sweep_knee};
 pub use crate::present::{ParamLayout, ci, fmt_value, html_escape, p, pct};
 use crate::query::compare::{Comparison, Row};
 use crate::stats::verdict::Verdict;

@@ -27,11 +27,6 @@ pub fn cdf_points(values: &mut [f64], max_points: usize) -> Vec<(f64, f64)> {
     out
 }
 
-/// A size in bytes with a binary unit: 4096 → "4 KiB", 1536 → "1.5 KiB", 512 → "512 B".
-pub fn bytes_label(b: f64) -> String {
-    crate::present::fmt_quantity(Some(b), "B")
-}
-
 /// The largest magnitude an axis end may have: tick positions are computed from the
 /// span, which must stay finite (a series spanning ±1e308 made it loop forever).
 const AXIS_LIMIT: f64 = 1e300;
@@ -85,19 +80,14 @@ pub fn sparkline(values: &[f64], label: &str) -> String {
         .collect();
     let last = values.last().map(|v| xy(n - 1, *v)).unwrap_or((0.0, 0.0));
     format!(
-        "<svg class=\"spark\" width=\"120\" height=\"24\" viewBox=\"0 0 120 24\" role=\"img\" aria-label=\"{}\"><polyline fill=\"none\" stroke=\"#0072b2\" stroke-width=\"1.5\" points=\"{}\"/><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2\" fill=\"#d55e00\"/></svg>",
-        xml_escape(label),
+        "<svg class=\"spark\" width=\"120\" height=\"24\" viewBox=\"0 0 120 24\" role=\"img\" aria-label=\"{}\"><polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2\" fill=\"{}\"/></svg>",
+        crate::present::html_escape(label),
+        super::xy::BLUE,
         pts.join(" "),
         last.0,
-        last.1
+        last.1,
+        super::xy::VERMILION
     )
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
@@ -123,6 +113,7 @@ mod tests {
 
     #[test]
     fn sizes_are_labelled_in_binary_units() {
+        let bytes_label = |b: f64| crate::present::fmt_quantity(Some(b), "B");
         assert_eq!(bytes_label(512.0), "512 B");
         assert_eq!(bytes_label(4096.0), "4 KiB");
         assert_eq!(bytes_label(1536.0), "1.5 KiB");

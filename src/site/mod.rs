@@ -142,18 +142,20 @@ impl<'a> Indexes<'a> {
         for n in &data.notes {
             notes.entry(n.run_id.as_str()).or_default().push(n);
         }
-        let label = |key: &str| -> BTreeMap<&'a str, String> {
-            data.runs
-                .iter()
-                .filter(|r| r.labels.contains(key))
-                .filter_map(|r| {
-                    let value = crate::model::parse_params(&r.labels).remove(key)?;
-                    Some((r.run_id.as_str(), value))
-                })
-                .collect()
-        };
-        let commit_urls = label("commit_url");
-        let messages = label("commit_message");
+        // Each run's labels are parsed once, and only where they name a commit.
+        let (mut commit_urls, mut messages) = (BTreeMap::new(), BTreeMap::new());
+        for r in &data.runs {
+            if !r.labels.contains("commit_") {
+                continue;
+            }
+            let mut labels = crate::model::parse_params(&r.labels);
+            if let Some(url) = labels.remove("commit_url") {
+                commit_urls.insert(r.run_id.as_str(), url);
+            }
+            if let Some(message) = labels.remove("commit_message") {
+                messages.insert(r.run_id.as_str(), message);
+            }
+        }
         // Runs are by suite, newest first: the next run is the one before in the list.
         let mut nav = BTreeMap::new();
         for (i, r) in data.runs.iter().enumerate() {

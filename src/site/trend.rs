@@ -54,17 +54,8 @@ pub struct Trend<'a> {
     pub small: bool,
 }
 
-const BLUE: &str = "#0072b2";
-const VERMILION: &str = "#d55e00";
-const GREEN: &str = "#009e73";
-const ORANGE: &str = "#e69f00";
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+use super::xy::{BLUE, GREEN, ORANGE, VERMILION};
+use crate::present::html_escape as esc;
 
 /// Round tick values covering [lo, hi]: steps of 1, 2 or 5 × 10^k, about `n` of them.
 pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
@@ -118,13 +109,8 @@ fn tick_label_digits(v: f64, digits: usize) -> String {
         "0".into()
     } else if !(1e-3..1e6).contains(&a) {
         format!("{v:.digits$e}")
-    } else if digits == 0 {
-        format!("{v:.0}")
     } else {
-        format!("{v:.digits$}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
+        crate::present::fixed(v, digits)
     }
 }
 

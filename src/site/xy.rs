@@ -15,8 +15,14 @@ use super::trend::{tick_labels, ticks};
 
 /// The site's palette (Okabe–Ito: distinguishable with common colour-vision deficiencies).
 pub const COLOURS: [&str; 8] = [
-    "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000",
+    BLUE, ORANGE, GREEN, "#cc79a7", "#56b4e9", VERMILION, "#f0e442", "#000000",
 ];
+/// The palette's colours other charts name: a series (blue), a regression (vermilion), an
+/// improvement (green), a note or noise band (orange).
+pub const BLUE: &str = "#0072b2";
+pub const ORANGE: &str = "#e69f00";
+pub const GREEN: &str = "#009e73";
+pub const VERMILION: &str = "#d55e00";
 /// The colour of a bound (an SLO): drawn dashed.
 pub const BOUND: &str = "#b3261e";
 
@@ -201,9 +207,7 @@ const NARROW: Layout = Layout {
     class: "narrow",
 };
 
-fn esc(s: &str) -> String {
-    crate::present::html_escape(s)
-}
+use crate::present::html_escape as esc;
 
 impl Chart {
     /// The figure's inner HTML: a caption, the two layouts, the legend.
@@ -313,7 +317,7 @@ impl Chart {
                     .map(|&e| {
                         let v = (e as f64).exp2();
                         let text = match self.x.text {
-                            TickText::Bytes => super::charts::bytes_label(v),
+                            TickText::Bytes => crate::present::fmt_quantity(Some(v), "B"),
                             TickText::Number => crate::present::fmt_number(v),
                         };
                         (e as f64, text)
@@ -323,7 +327,10 @@ impl Chart {
             Scale::Linear => {
                 let t = ticks(x0, x1, n);
                 let labels = match self.x.text {
-                    TickText::Bytes => t.iter().map(|v| super::charts::bytes_label(*v)).collect(),
+                    TickText::Bytes => t
+                        .iter()
+                        .map(|v| crate::present::fmt_quantity(Some(*v), "B"))
+                        .collect(),
                     TickText::Number => tick_labels(&t),
                 };
                 t.into_iter().zip(labels).collect()

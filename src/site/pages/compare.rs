@@ -136,7 +136,8 @@ pub fn strip_plot(a: &[f64], b: &[f64], arm_a: &str, arm_b: &str, metric: &str) 
         esc(arm_b),
         b.len()
     );
-    for (vals, yy, color, arm) in [(a, 10.0, "#0072b2", arm_a), (b, 25.0, "#d55e00", arm_b)] {
+    let (blue, vermilion) = (crate::site::xy::BLUE, crate::site::xy::VERMILION);
+    for (vals, yy, color, arm) in [(a, 10.0, blue, arm_a), (b, 25.0, vermilion, arm_b)] {
         let _ = write!(
             s,
             "<line x1=\"4\" x2=\"156\" y1=\"{yy}\" y2=\"{yy}\" stroke=\"#ddd\"/>"

@@ -137,8 +137,8 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
             })
             .collect()
     };
-    // Where each arm's capacity sits on the load axis.
-    let marks = || -> Vec<Rule> {
+    // Where each arm's capacity sits on the load axis (the same on every load chart).
+    let capacities: Vec<Rule> = {
         let mut out = Vec::new();
         for a in &s.arms {
             if let Some(c) = &a.capacity
@@ -169,7 +169,7 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
     };
     let mut out = vec![
         Chart {
-            vertical: marks(),
+            vertical: capacities.clone(),
             marks: knees(&|l| Some(l.throughput_rps)),
             ..chart(
                 "Throughput vs load",
@@ -191,7 +191,7 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
         },
         Chart {
             horizontal: bound(SloMetric::Ttft),
-            vertical: marks(),
+            vertical: capacities.clone(),
             marks: knees(&|l| l.ttft_p99_ms),
             ..chart(
                 "TTFT p99 vs load",
@@ -207,7 +207,7 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
         .any(|a| a.levels.iter().any(|l| l.goodput_rps.is_some()))
     {
         out.push(Chart {
-            vertical: marks(),
+            vertical: capacities.clone(),
             marks: knees(&|l| l.goodput_rps),
             ..chart(
                 "Goodput vs load",
