@@ -19,7 +19,27 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+// `third_party_fixtures`: the one definition of where third-party fixtures are (src/fixtures_dir.rs).
+#[allow(dead_code)]
+mod fixtures_dir {
+    include!("src/fixtures_dir.rs");
+}
+
+/// Tells the tests whether the third-party fixtures folder is beside this clone: with it, cfg
+/// `shared_fixtures` is set and every test runs; without it, the tests that read those files
+/// are ignored and say why (`.ci/run` requires the folder, so none is ignored there).
+fn shared_fixtures() {
+    println!("cargo::rustc-check-cfg=cfg(shared_fixtures)");
+    println!("cargo:rerun-if-env-changed=PERFHOUSE_FIXTURES");
+    let repo = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    if let Some(dir) = fixtures_dir::third_party_fixtures(&repo) {
+        println!("cargo:rustc-cfg=shared_fixtures");
+        println!("cargo:rerun-if-changed={}", dir.display());
+    }
+}
+
 fn main() {
+    shared_fixtures();
     let mut paths = vec![PathBuf::from("Cargo.lock"), PathBuf::from("Cargo.toml")];
     for dir in ["src", "templates", "assets"] {
         println!("cargo:rerun-if-changed={dir}");

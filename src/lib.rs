@@ -19,6 +19,10 @@
 
 pub mod cli;
 pub mod commands;
+/// Files other projects wrote, kept beside a clone in `../shared/fixtures/` (never in the
+/// repository): where they are, for the tests and the demo's Kedro history.
+#[path = "fixtures_dir.rs"]
+pub mod fixtures;
 pub mod ingest;
 pub mod model;
 pub mod parallel;

@@ -34,6 +34,34 @@ struct DatasetSpec {
     note: Option<String>,
     #[serde(default)]
     discard_first: bool,
+    /// Its inputs were written by another project, so they are never in the repository: they
+    /// are read from the third-party fixtures folder beside the clone (`crate::fixtures`, at
+    /// the same path), and the dataset is left out, saying so, where that folder is absent.
+    #[serde(default)]
+    third_party: bool,
+}
+
+/// The inputs of one dataset: its `paths` (default: the directory itself), from the third-party
+/// fixtures folder for a `third_party` dataset; `None` when those are not beside this clone.
+fn inputs(root: &Path, dir: &Path, spec: &DatasetSpec) -> Option<Vec<PathBuf>> {
+    let rel: Vec<PathBuf> = if spec.paths.is_empty() {
+        vec![PathBuf::new()]
+    } else {
+        spec.paths.clone()
+    };
+    if !spec.third_party {
+        return Some(rel.iter().map(|p| dir.join(p)).collect());
+    }
+    let repo = root.parent().unwrap_or(Path::new("."));
+    let name = dir.file_name().unwrap_or_default().to_string_lossy();
+    let found: Vec<PathBuf> = rel
+        .iter()
+        .map(|p| {
+            let rel = Path::new("datasets").join(&*name).join(p);
+            crate::fixtures::resolve_fixture(repo, &rel.to_string_lossy())
+        })
+        .collect();
+    found.iter().all(|p| p.exists()).then_some(found)
 }
 
 /// Finds the datasets directory: as given, else beside the crate sources (so the demo works
@@ -137,10 +165,14 @@ pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
     }
     let mut out = std::io::stdout().lock();
     for (dir, spec) in specs {
-        let paths = if spec.paths.is_empty() {
-            vec![dir.clone()]
-        } else {
-            spec.paths.iter().map(|p| dir.join(p)).collect()
+        let Some(paths) = inputs(&root, &dir, &spec) else {
+            eprintln!(
+                "demo: {}: left out: its files were written by another project and are kept \
+                 beside the clone in {}/ (or $PERFHOUSE_FIXTURES), not here",
+                dir.display(),
+                crate::fixtures::BESIDE_THE_CLONE
+            );
+            continue;
         };
         let mut opts = IngestOptions::new(paths, &spec.suite);
         opts.defaults = TrialDefaults {

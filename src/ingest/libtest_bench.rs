@@ -209,10 +209,18 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(shared_fixtures),
+        ignore = "needs ../shared/fixtures: a clone without it"
+    )]
     fn failed_tests_are_one_warning_and_their_output_is_read_past() {
         // Bencher's failed.txt: benchmark_b FAILED on line 5, its panic under `failures:`.
-        let text = include_str!("../../tests/fixtures/libtest-bench/bencher_failed.txt");
-        let p = parse(Path::new("failed.txt"), text).unwrap();
+        let path = crate::fixtures::resolve_fixture(
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+            "tests/fixtures/libtest-bench/bencher_failed.txt",
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let p = parse(Path::new("failed.txt"), &text).unwrap();
         let got: Vec<(&str, f64, f64)> = p
             .trials
             .iter()

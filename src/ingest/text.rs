@@ -189,9 +189,12 @@ mod tests {
     }
 
     /// Every new parser on every prefix of every fixture of these formats: errors, never panics.
+    /// The fixtures are the repository's own and, beside a clone, the third-party ones.
     #[test]
     fn no_prefix_of_a_fixture_makes_a_parser_panic() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut roots = vec![repo.join("tests/fixtures")];
+        roots.extend(crate::fixtures::third_party_fixtures(repo).map(|d| d.join("tests/fixtures")));
         let dirs = [
             "go-bench",
             "libtest-bench",
@@ -205,9 +208,17 @@ mod tests {
             "bmf",
         ];
         let p = Path::new("fuzz");
-        for d in dirs {
-            for e in std::fs::read_dir(root.join(d)).unwrap() {
-                let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        let files = roots.iter().flat_map(|root| dirs.iter().map(move |d| root.join(d)));
+        for dir in files {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries {
+                let path = e.unwrap().path();
+                if path.is_dir() {
+                    continue;
+                }
+                let text = std::fs::read_to_string(path).unwrap();
                 let step = (text.len() / 40).max(1);
                 for cut in (0..=text.len())
                     .step_by(step)

@@ -15,10 +15,11 @@ fn parquet_files(dir: &std::path::Path) -> usize {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn compact_merges_files_and_keeps_every_row() {
     let wh = tempfile::tempdir().unwrap();
-    let a = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
-    let b = samples().join("aiperf/profile_export.docs-example.jsonl");
+    let a = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let b = sample("aiperf/profile_export.docs-example.jsonl");
     for (f, arm) in [(&a, "x"), (&b, "y"), (&a, "z")] {
         ok(
             wh.path(),

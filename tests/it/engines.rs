@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::s3::S3;
-use common::{fixture, ok, samples, skip};
+use common::{fixture, ok, sample, skip};
 
 /// The engine-side computation, hand-written over the committed views: per trial, measured
 /// requests, the median latency of the completed ones, completed ÷ measured window.
@@ -100,7 +100,7 @@ fn warehouse(dir: &Path) -> PathBuf {
             &fixture("aiperf-multirun"),
         ],
     );
-    let sample = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
+    let sample = sample("aiperf/profile_export.v0-excerpt.jsonl");
     ok(
         &wh,
         &[
@@ -152,7 +152,7 @@ fn compacted_file_url_warehouse(dir: &Path) -> (String, Vec<Row>) {
             &fixture("aiperf-multirun"),
         ],
     );
-    let sample = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
+    let sample = sample("aiperf/profile_export.v0-excerpt.jsonl");
     for arm in ["a", "b"] {
         ok(
             wh,
@@ -202,6 +202,7 @@ fn compacted_file_url_warehouse(dir: &Path) -> (String, Vec<Row>) {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn spark_and_duckdb_read_a_warehouse_directory_through_its_ddl_with_the_same_figures() {
     let Some(python) = python() else {
         skip(
@@ -295,6 +296,7 @@ fn spark_and_duckdb_read_a_warehouse_directory_through_its_ddl_with_the_same_fig
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn duckdb_reads_a_bucket_through_httpfs_with_the_same_figures() {
     let Some(python) = python() else {
         skip(
@@ -329,7 +331,7 @@ fn duckdb_reads_a_bucket_through_httpfs_with_the_same_figures() {
             &fixture("aiperf-multirun"),
         ],
     );
-    let sample = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
+    let sample = sample("aiperf/profile_export.v0-excerpt.jsonl");
     s3.ok(
         t,
         url,

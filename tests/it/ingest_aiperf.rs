@@ -7,9 +7,10 @@ use std::fs;
 use common::*;
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn docs_example_current_schema() {
     let wh = tempfile::tempdir().unwrap();
-    let file = samples().join("aiperf/profile_export.docs-example.jsonl");
+    let file = sample("aiperf/profile_export.docs-example.jsonl");
     let out = ok(
         wh.path(),
         &[
@@ -56,9 +57,10 @@ fn docs_example_current_schema() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn old_schema_excerpt() {
     let wh = tempfile::tempdir().unwrap();
-    let file = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
+    let file = sample("aiperf/profile_export.v0-excerpt.jsonl");
     ok(
         wh.path(),
         &["ingest", "--suite", "old", file.to_str().unwrap()],
@@ -84,9 +86,10 @@ fn old_schema_excerpt() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn same_input_twice_adds_nothing_and_says_so() {
     let wh = tempfile::tempdir().unwrap();
-    let file = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
+    let file = sample("aiperf/profile_export.v0-excerpt.jsonl");
     let args = ["ingest", "--suite", "old", file.to_str().unwrap()];
     let first = ok(wh.path(), &args);
     let second = ok(wh.path(), &args);
@@ -113,17 +116,18 @@ fn same_input_twice_adds_nothing_and_says_so() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn malformed_middle_line_names_file_and_line_and_lands_nothing() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let text =
-        fs::read_to_string(samples().join("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
+        fs::read_to_string(sample("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines[6] = r#"{"metadata": {"timestamp_ns": 12, oops"#;
     let bad = dir.path().join("profile_export.jsonl");
     fs::write(&bad, lines.join("\n") + "\n").unwrap();
     // A good file in the same batch must not land either.
-    let good = samples().join("aiperf/profile_export.docs-example.jsonl");
+    let good = sample("aiperf/profile_export.docs-example.jsonl");
     let o = perfhouse(
         wh.path(),
         &[
@@ -164,11 +168,12 @@ fn missing_field_is_named() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn truncated_final_line_keeps_complete_records_with_one_warning() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let text =
-        fs::read_to_string(samples().join("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
+        fs::read_to_string(sample("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
     let cut = &text[..text.trim_end().len() - 40]; // the last record loses its tail, no newline
     let file = dir.path().join("profile_export.jsonl");
     fs::write(&file, cut).unwrap();
@@ -184,10 +189,11 @@ fn truncated_final_line_keeps_complete_records_with_one_warning() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn hive_style_directories_give_arm_params_and_repeat() {
     let wh = tempfile::tempdir().unwrap();
     let root = tempfile::tempdir().unwrap();
-    let src = samples().join("aiperf/profile_export.v0-excerpt.jsonl");
+    let src = sample("aiperf/profile_export.v0-excerpt.jsonl");
     for (arm, r) in [("a", 0), ("b", 0), ("a", 1)] {
         let d = root
             .path()
@@ -270,12 +276,13 @@ fn bad_flag_values_are_usage_errors() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn keep_going_lands_the_good_files_and_lists_the_bad() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("profile_export.jsonl");
     fs::write(&bad, "{\"metadata\": oops}\n{}\n").unwrap();
-    let good = samples().join("aiperf/profile_export.docs-example.jsonl");
+    let good = sample("aiperf/profile_export.docs-example.jsonl");
     let o = perfhouse(
         wh.path(),
         &[

@@ -18,8 +18,9 @@ fn awk_sum(path: &std::path::Path) -> f64 {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn every_folded_sample_ingests_or_is_refused_clearly() {
-    let dir = samples().join("folded");
+    let dir = sample("folded");
     let mut landed = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -84,9 +85,10 @@ fn every_folded_sample_ingests_or_is_refused_clearly() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn frames_with_spaces_survive() {
     let wh = tempfile::tempdir().unwrap();
-    let f = samples().join("folded/inferno-flamegraph_fractional-samples_with-space.txt");
+    let f = sample("folded/inferno-flamegraph_fractional-samples_with-space.txt");
     ok(wh.path(), &["ingest", "--suite", "p", f.to_str().unwrap()]);
     let rows = query(
         wh.path(),

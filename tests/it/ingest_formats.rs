@@ -169,8 +169,9 @@ fn metrics_json_errors_name_the_entry() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn gbench_samples_land_value_for_value() {
-    let dir = samples().join("google-benchmark");
+    let dir = sample("google-benchmark");
     // test1_run1: eleven benchmarks, one in seconds; real_time normalised to ns.
     let wh = tempfile::tempdir().unwrap();
     ok(
@@ -298,7 +299,7 @@ fn gbench_rows_skipped_with_an_error_or_a_message_land_nothing_and_are_said_once
     // BM_test_ranged_fo called SkipWithError, BM_needs_avx512 SkipWithMessage; the reporter
     // still wrote `real_time`/`cpu_time` 0 for them. Only the two benchmarks that ran land.
     let wh = tempfile::tempdir().unwrap();
-    let f = samples().join("google-benchmark/skip_with_error.json");
+    let f = sample("google-benchmark/skip_with_error.json");
     let o = perfhouse(wh.path(), &["ingest", "--suite", "g", f.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
@@ -354,11 +355,12 @@ fn gbench_rows_skipped_with_an_error_or_a_message_land_nothing_and_are_said_once
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn gbench_files_without_a_figure_are_refused_naming_their_rows() {
     // all_skipped.json (written by Google Benchmark, see its README): six repetitions, every
     // one skipped; the first, BM_test, opens on line 42.
     let wh = tempfile::tempdir().unwrap();
-    let f = samples().join("google-benchmark/all_skipped.json");
+    let f = sample("google-benchmark/all_skipped.json");
     let o = perfhouse(wh.path(), &["ingest", "--suite", "g", f.to_str().unwrap()]);
     assert!(!o.status.success(), "all_skipped.json landed");
     let err = stderr(&o);
@@ -381,7 +383,7 @@ fn gbench_files_without_a_figure_are_refused_naming_their_rows() {
     // test4_run.json (google/benchmark's own compare.py input): 12 rows with names and
     // indices and no time at all — the "12 empty trials" of issue 30. Refused, naming ten of
     // them (the first on line 3) and counting the other two.
-    let f = samples().join("google-benchmark/test4_run.json");
+    let f = sample("google-benchmark/test4_run.json");
     let o = perfhouse(wh.path(), &["ingest", "--suite", "g", f.to_str().unwrap()]);
     assert!(!o.status.success(), "test4_run.json landed");
     let err = stderr(&o);
@@ -402,9 +404,10 @@ fn gbench_files_without_a_figure_are_refused_naming_their_rows() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn pytest_benchmark_statistics_land_value_for_value() {
     let wh = tempfile::tempdir().unwrap();
-    let f = samples().join("pytest-benchmark/0030_5b78858eb718649a31fb93d8dc96ca2cee41a4cd_20150815_030419_uncommitted-changes.json");
+    let f = sample("pytest-benchmark/0030_5b78858eb718649a31fb93d8dc96ca2cee41a4cd_20150815_030419_uncommitted-changes.json");
     ok(wh.path(), &["ingest", "--suite", "py", f.to_str().unwrap()]);
     assert_eq!(
         scalar(wh.path(), "select source from runs"),
@@ -436,9 +439,10 @@ fn pytest_benchmark_statistics_land_value_for_value() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn criterion_legacy_layout_point_estimates() {
     let wh = tempfile::tempdir().unwrap();
-    let root = samples().join("criterion/legacy-book-Fibonacci");
+    let root = sample("criterion/legacy-book-Fibonacci");
     // A directory: only `new/estimates.json` files are benchmarks (change/ and tukey-only
     // directories are not).
     let out = ok(

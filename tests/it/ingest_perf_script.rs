@@ -18,6 +18,7 @@ fn folded_totals(text: &str) -> BTreeMap<String, f64> {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn perf_script_collapses_as_inferno_expects() {
     let wh = tempfile::tempdir().unwrap();
     for name in [
@@ -26,8 +27,8 @@ fn perf_script_collapses_as_inferno_expects() {
         "java-inline",
         "single-line-stacks",
     ] {
-        let input = samples().join(format!("perf-script/inferno-collapse-perf_{name}.txt"));
-        let expected = fs::read_to_string(samples().join(format!(
+        let input = sample(&format!("perf-script/inferno-collapse-perf_{name}.txt"));
+        let expected = fs::read_to_string(sample(&format!(
             "folded/inferno-collapse-perf_results_{name}-collapsed.txt"
         )))
         .unwrap();

@@ -145,10 +145,11 @@ fn demo_site_links_every_run_page_with_medians() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn hostile_names_are_escaped_and_stay_inside_the_output() {
     let wh = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
-    let sample = samples().join("aiperf/profile_export.docs-example.jsonl");
+    let sample = sample("aiperf/profile_export.docs-example.jsonl");
     ok(
         wh.path(),
         &[
@@ -186,10 +187,11 @@ fn hostile_names_are_escaped_and_stay_inside_the_output() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn notes_show_on_the_run_page() {
     let wh = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
-    let sample = samples().join("aiperf/profile_export.docs-example.jsonl");
+    let sample = sample("aiperf/profile_export.docs-example.jsonl");
     let log = ok(
         wh.path(),
         &[
@@ -213,13 +215,14 @@ fn notes_show_on_the_run_page() {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn profiles_become_flamegraphs_with_tables_and_a_differential() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");
     let out = dir.path().join("site");
     // Two arms of one run: on-CPU stacks (real inferno collapse output) and bcc off-CPU stacks.
-    let on = samples().join("folded/inferno-collapse-perf_results_go-stacks-collapsed.txt");
-    let off = samples().join("folded/bcc-offcputime-f.example.folded");
+    let on = sample("folded/inferno-collapse-perf_results_go-stacks-collapsed.txt");
+    let off = sample("folded/bcc-offcputime-f.example.folded");
     for arm in ["base", "cand"] {
         let d = dir.path().join(format!("in/arm={arm}"));
         fs::create_dir_all(&d).unwrap();

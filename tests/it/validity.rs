@@ -16,6 +16,7 @@ fn flags(wh: &std::path::Path, baseline: &str, candidate: &str) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn warmup_error_rate_and_lagging_open_loop_are_flagged_where_the_data_shows_them() {
     let wh = tempfile::tempdir().unwrap();
     // GuideLLM's capture: no warm-up requests, no discarded trial, no errors; given as an
@@ -65,7 +66,7 @@ fn warmup_error_rate_and_lagging_open_loop_are_flagged_where_the_data_shows_them
     assert!(cache.iter().all(|c| c.contains("13–95%")), "{cache:?}");
 
     // aiperf's docs example: 1 of 2 requests failed (50 % > 1 %).
-    let docs = samples().join("aiperf/profile_export.docs-example.jsonl");
+    let docs = sample("aiperf/profile_export.docs-example.jsonl");
     ok(
         wh.path(),
         &["ingest", "--suite", "err", docs.to_str().unwrap()],

@@ -6,9 +6,27 @@ pub mod s3;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Real tool outputs copied from the team's sample collection (tests/fixtures/samples/README.md).
-pub fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/samples")
+/// A real tool output of the team's sample collection (tests/fixtures/samples/README.md): most
+/// were written by other projects and are read from `../shared/fixtures/` (`fixture_path`).
+pub fn sample(name: &str) -> PathBuf {
+    fixture_path(&format!("tests/fixtures/samples/{name}"))
+}
+
+/// A repository-relative fixture path (`tests/fixtures/…`, `datasets/kedro-asv/…`), from the
+/// third-party fixtures folder beside the clone when it holds it, else from the repository
+/// (`perfhouse::fixtures::resolve_fixture`, the one resolver). A test reading a third-party file
+/// carries `#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]`;
+/// one that does not, on a clone without the folder, fails here saying so.
+pub fn fixture_path(rel: &str) -> PathBuf {
+    let p = perfhouse::fixtures::resolve_fixture(&repo(), rel);
+    assert!(
+        p.exists(),
+        "{rel}: not in the repository nor in the third-party fixtures folder ({} or \
+         $PERFHOUSE_FIXTURES): a test that reads it is marked \
+         #[cfg_attr(not(shared_fixtures), ignore = …)]",
+        perfhouse::fixtures::BESIDE_THE_CLONE
+    );
+    p
 }
 
 pub fn repo() -> PathBuf {
@@ -85,11 +103,9 @@ pub fn datasets_without(skip: &[&str]) -> tempfile::TempDir {
     dir
 }
 
-/// A file or directory of `tests/fixtures/`, as a string argument.
+/// A file or directory of `tests/fixtures/` (`fixture_path`), as a string argument.
 pub fn fixture(name: &str) -> String {
-    repo()
-        .join("tests/fixtures")
-        .join(name)
+    fixture_path(&format!("tests/fixtures/{name}"))
         .to_string_lossy()
         .into_owned()
 }
