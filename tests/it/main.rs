@@ -6,6 +6,7 @@ mod common;
 mod browser;
 mod capacity_seam;
 mod check;
+mod checksums;
 mod compact;
 mod compare;
 mod docs;
