@@ -287,6 +287,28 @@ impl<W: AsyncFileWriter> AsyncFileWriter for HashingAsyncWriter<W> {
     }
 }
 
+/// The digest of a whole object: a local file hashed on every core, else its stream.
+pub async fn digest_of_object(store: &dyn ObjectStore, location: &Key) -> object_store::Result<u64> {
+    let got = store.get_opts(location, GetOptions::default()).await?;
+    let generic = |e: Box<dyn std::error::Error + Send + Sync>| object_store::Error::Generic {
+        store: "perfhouse",
+        source: e,
+    };
+    match got.payload {
+        GetResultPayload::File(_, path) => tokio::task::spawn_blocking(move || of_file(&path))
+            .await
+            .map_err(|e| generic(e.into()))?
+            .map_err(|e| generic(e.into())),
+        GetResultPayload::Stream(mut stream) => {
+            let mut digester = Digester::default();
+            while let Some(chunk) = stream.try_next().await? {
+                digester.update(&chunk);
+            }
+            Ok(digester.finish())
+        }
+    }
+}
+
 /// An object store that reads each object whose name carries a checksum whole, and checks it,
 /// before it serves the first byte of it (once per object for the store's life): what
 /// perfhouse's query engine reads a warehouse through, local (`file://`) or in a bucket. A
@@ -329,7 +351,7 @@ impl VerifyingStore {
         );
         let outcome = cell
             .get_or_try_init(|| async {
-                let found = self.digest_of(location).await?;
+                let found = digest_of_object(self.inner.as_ref(), location).await?;
                 Ok::<_, object_store::Error>((found != want).then(|| mismatch(found, want)))
             })
             .await?;
@@ -342,27 +364,6 @@ impl VerifyingStore {
         }
     }
 
-    /// The digest of the whole object: a local file hashed on every core, else its stream.
-    async fn digest_of(&self, location: &Key) -> object_store::Result<u64> {
-        let got = self.inner.get_opts(location, GetOptions::default()).await?;
-        let generic = |e: Box<dyn std::error::Error + Send + Sync>| object_store::Error::Generic {
-            store: "perfhouse",
-            source: e,
-        };
-        match got.payload {
-            GetResultPayload::File(_, path) => tokio::task::spawn_blocking(move || of_file(&path))
-                .await
-                .map_err(|e| generic(e.into()))?
-                .map_err(|e| generic(e.into())),
-            GetResultPayload::Stream(mut stream) => {
-                let mut digester = Digester::default();
-                while let Some(chunk) = stream.try_next().await? {
-                    digester.update(&chunk);
-                }
-                Ok(digester.finish())
-            }
-        }
-    }
 }
 
 impl std::fmt::Display for VerifyingStore {

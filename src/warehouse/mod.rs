@@ -73,6 +73,14 @@ pub enum WarehouseError {
         "{path}: damaged ({what}); nothing was read past it. `perfhouse check` lists every problem"
     )]
     Damaged { path: PathBuf, what: String },
+    /// A file landed (renamed into place), then the fsync of its directory failed: the file
+    /// is there, but its name may not survive a power loss.
+    #[error("{dir}: {source}, syncing the directory after {file} landed in it")]
+    NotSynced {
+        dir: PathBuf,
+        file: String,
+        source: io::Error,
+    },
     /// A name or value past its bound, or one that cannot be a name (see `crate::model::names`).
     #[error("run {run}: {what}; nothing was written")]
     BadName { run: String, what: String },
@@ -1892,7 +1900,7 @@ impl PartWriter {
             let _ = fs::remove_file(&self.tmp);
         }
         let path = landed?;
-        fsync_dir(&self.dir)?;
+        synced_after(&self.dir, &path)?;
         Ok(path)
     }
 }
@@ -1957,8 +1965,22 @@ fn write_landing(
     }
     let path = written?;
     landed.push(path.clone());
-    fsync_dir(dir)?;
+    synced_after(dir, &path)?;
     Ok(path)
+}
+
+/// The fsync of `dir` after `landed` was renamed into it, its failure saying so.
+fn synced_after(dir: &Path, landed: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| WarehouseError::NotSynced {
+            dir: dir.to_path_buf(),
+            file: landed
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            source,
+        })
 }
 
 #[cfg(test)]

@@ -838,6 +838,31 @@ impl Remote {
             .iter()
             .filter(|m| self.part_of(&m.location).is_some() && !view.hides(&m.location))
             .count();
+        // Every other visible part read whole and checked against its name's digest (the
+        // `runs` and `artifacts` parts were read by the scan, through the same check).
+        for meta in objects.iter().filter(|m| !view.hides(&m.location)) {
+            let Some((table, _, name)) = self.part_of(&meta.location) else {
+                continue;
+            };
+            let Some(want) = super::checksum::expected(&name) else {
+                continue;
+            };
+            if matches!(table, Table::Runs | Table::Artifacts) {
+                continue;
+            }
+            match super::checksum::digest_of_object(self.store.as_ref(), &meta.location).await {
+                Ok(found) if found == want => {}
+                Ok(found) => report.problems.push(format!(
+                    "{}: damaged ({})",
+                    self.show(&meta.location),
+                    super::checksum::mismatch(found, want)
+                )),
+                Err(e) => report.problems.push(format!(
+                    "{}: cannot be read to verify it: {e}",
+                    self.show(&meta.location)
+                )),
+            }
+        }
         let keys: HashSet<&Key> = objects.iter().map(|m| &m.location).collect();
         report
             .problems

@@ -318,3 +318,80 @@ fn check_name(f: &Path) {
         "{name}"
     );
 }
+
+/// In an object store (`file://`, the same protocol as a bucket: no locks, create-only puts):
+/// pushed parts and a compaction's merged output carry their digest too, and a flipped byte
+/// in one stops `query`, `compact` (which reads it to merge it) and `check`, naming the object.
+#[test]
+fn in_an_object_store_a_flipped_byte_stops_readers_naming_the_object() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bucket = tmp.path().join("bucket");
+    let url = format!("file://{}", bucket.display());
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_perfhouse"))
+            .env_remove("PERFHOUSE_WAREHOUSE")
+            .env("TMPDIR", tmp.path())
+            .args(["--warehouse", &url])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for n in 0..2 {
+        let f = tmp.path().join(format!("m{n}.json"));
+        fs::write(
+            &f,
+            format!(
+                r#"{{"metrics": [{{"name": "pps", "value": {}, "unit": "packets/s", "better": "higher"}}]}}"#,
+                100 + n
+            ),
+        )
+        .unwrap();
+        let o = run(&["ingest", "--suite", "s", f.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = run(&["compact"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let parts = table_files(&bucket);
+    let merged: Vec<_> = parts
+        .iter()
+        .filter(|p| p.to_string_lossy().contains("/merged-"))
+        .collect();
+    assert!(!merged.is_empty(), "{parts:?}");
+    // Every part and every committed merged output (the one staged under a name without a
+    // digest is gone once copied to its name).
+    for p in parts.iter().filter(|p| !p.starts_with(bucket.join("compactions"))) {
+        check_name(p);
+    }
+    let metrics = parts
+        .iter()
+        .find(|p| p.starts_with(bucket.join("metrics")) && p.to_string_lossy().contains("merged-"))
+        .unwrap();
+    let mut bytes = fs::read(metrics).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x01;
+    fs::write(metrics, &bytes).unwrap();
+    let name = metrics.file_name().unwrap().to_string_lossy().into_owned();
+    // One more run, so `compact` has the damaged file to merge (in a bucket it reads only
+    // what it merges: a partition of one file is not downloaded).
+    let f = tmp.path().join("m2.json");
+    fs::write(
+        &f,
+        r#"{"metrics": [{"name": "pps", "value": 102, "unit": "packets/s", "better": "higher"}]}"#,
+    )
+    .unwrap();
+    let o = run(&["ingest", "--suite", "s", f.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for args in [
+        vec!["query", "select sum(value) from metrics"],
+        vec!["compact"],
+        vec!["check"],
+    ] {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}:\n{}{err}", stdout(&o));
+        assert!(
+            err.contains(&name) && err.contains("the file changed after it was written"),
+            "{args:?} did not name {name}:\n{err}"
+        );
+    }
+}
