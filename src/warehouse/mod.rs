@@ -205,7 +205,9 @@ impl Lock {
             .append(true)
             .open(path)
             // A warehouse the reader may not write to: a read-only descriptor still locks.
-            .or_else(|_| File::open(path))
+            // Where that fails too, the first error is the cause (an I/O error creating it,
+            // not the "No such file" of a lock file that was never made).
+            .or_else(|first| File::open(path).map_err(|_| first))
             .map_err(io_err(path))
     }
 }
