@@ -43,3 +43,4 @@ mod suspicions;
 mod sweep;
 mod validity;
 mod views;
+mod write_faults;
