@@ -4,8 +4,8 @@
 //!
 //! The digest: the file cut into 8 MiB chunks (the last one shorter), each chunk's XXH64
 //! (seed 0), and the XXH64 (seed 0) of those digests as little-endian `u64`s, in order. The
-//! chunks let a reader hash one large file on every core; `xxhsum` and Python's `xxhash`
-//! compute the same (see [`digest_of`]).
+//! chunks let a reader hash one large file on every core; the book's warehouse chapter shows
+//! the same computed with Python's `xxhash` ([`digest_of`]).
 //!
 //! Why a whole-file digest, and why in the name (the book's "Guarantees", RELIABILITY.md):
 //!
