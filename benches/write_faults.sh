@@ -44,6 +44,7 @@ cc -O2 -shared -fPIC -o "$W/faultshim.so" benches/faultshim.c -ldl || exit 1
 ph() { "$BIN" --warehouse "$1" "${@:2}"; }
 scalar() { ph "$1" query "$2" --format csv 2>/dev/null | tail -1; }
 problems() { ph "$1" check 2>/dev/null | sed -nE 's/.*: ([0-9]+) problems, ([0-9]+) leftovers.*/\1/p'; }
+leftovers() { ph "$1" check 2>/dev/null | sed -nE 's/.*: ([0-9]+) problems, ([0-9]+) leftovers.*/\2/p'; }
 
 # aiperf JSONL: N records, SALT shifts the start times so files differ.
 gen() {
@@ -131,7 +132,7 @@ state() { # OP WH
 }
 
 ROWS=(); BAD=()
-printf '%-9s %-7s %-12s %7s %9s %8s %8s %6s\n' op call points failed "none,EIO" "whole,EIO" "exit 0" broke
+printf '%-9s %-7s %-12s %7s %9s %8s %8s %6s %6s\n' op call points failed "none,EIO" "whole,EIO" "exit 0" "for gc" broke
 for o in $OPS; do
   BASE=$(scalar "$T/$o" "select (select count(*) from runs) || '/' || (select count(*) from requests) || '/' || (select count(*) from trials) || '/' || (select count(*) from artifacts)")
   # The calls the operation makes, by class, with nothing failed.
@@ -144,7 +145,7 @@ for o in $OPS; do
     if [ "$MAX" -gt 0 ] && [ "$total" -gt "$MAX" ]; then
       points=$(python3 -c "import sys; t, m = $total, $MAX; print(*sorted({1 + round(i * (t - 1) / (m - 1)) for i in range(m)}) if m > 1 else [1])")
     fi
-    tried=0; named=0; tolerated=0; after=0; bad=0; reached=0
+    tried=0; named=0; tolerated=0; after=0; bad=0; reached=0; left=0
     for n in $points; do
       rm -rf "$W/wh"; cp -a "$T/$o" "$W/wh"; rm -f "$W/hit"
       FAULT_ROOT=$W/wh FAULT_CLASS=$c FAULT_N=$n FAULT_HIT=$W/hit LD_PRELOAD=$W/faultshim.so op "$o" "$W/wh" >/dev/null 2> "$W/err"
@@ -161,6 +162,13 @@ for o in $OPS; do
       elif [ $rc = 0 ] && [ "$s" = none ] && [ "$o" != compact ] && [ "$o" != gc ]; then why="exit 0 but nothing done"
       elif [ $rc != 0 ] && ! grep -q "Input/output error" "$W/err"; then why="exit $rc without naming the cause: $(head -c 300 "$W/err")"
       fi
+      # What the failure left for gc goes with one `gc --grace 0s`, and nothing else does.
+      if [ -z "$why" ] && [ "$(leftovers "$W/wh")" != 0 ]; then
+        left=$((left + 1))
+        ph "$W/wh" gc --grace 0s >/dev/null 2>&1
+        if [ "$(leftovers "$W/wh")" != 0 ] || [ "$(problems "$W/wh")" != 0 ]; then why="gc did not clear what the failure left"
+        elif [ "$(state "$o" "$W/wh")" != "$s" ]; then why="gc changed the result: $(state "$o" "$W/wh"), was $s"; fi
+      fi
       if [ -n "$why" ]; then
         bad=$((bad + 1)); BAD+=("$o $c N=$n ($where): $why")
       elif [ $rc = 0 ]; then tolerated=$((tolerated + 1)); echo "$o $c N=$n $where" >> "$W/tolerated"
@@ -168,8 +176,8 @@ for o in $OPS; do
       else named=$((named + 1)); fi
     done
     pts=$total; [ "$tried" != "$total" ] && pts="$total ($tried tried)"
-    printf '%-9s %-7s %-12s %7s %9s %8s %8s %6s\n' "$o" "$c" "$pts" "$reached" "$named" "$after" "$tolerated" "$bad"
-    ROWS+=("| $o | $c | $pts | $reached | $named | $after | $tolerated | $bad |")
+    printf '%-9s %-7s %-12s %7s %9s %8s %8s %6s %6s\n' "$o" "$c" "$pts" "$reached" "$named" "$after" "$tolerated" "$left" "$bad"
+    ROWS+=("| $o | $c | $pts | $reached | $named | $after | $tolerated | $left | $bad |")
   done
 done
 # The object store ---------------------------------------------------------------------------------
@@ -253,16 +261,16 @@ if [ -n "$S3_OPS" ] && [ -x "$PY" ] && "$PY" -c 'import moto' 2>/dev/null; then
       elif [ "$s" = whole ] && [ "$o" = s3-ingest ]; then after=$((after + 1)); echo "$o request N=$n $failed" >> "$W/after"
       else named=$((named + 1)); fi
     done
-    printf '%-9s %-7s %-12s %7s %9s %8s %8s %6s\n' "$o" request "$total" "$reached" "$named" "$after" "$tolerated" "$bad"
-    ROWS+=("| $o | write request (PUT, copy, multipart, DELETE) | $total | $reached | $named | $after | $tolerated | $bad |")
+    printf '%-9s %-7s %-12s %7s %9s %8s %8s %6s %6s\n' "$o" request "$total" "$reached" "$named" "$after" "$tolerated" - "$bad"
+    ROWS+=("| $o | write request (PUT, copy, multipart, DELETE) | $total | $reached | $named | $after | $tolerated | – | $bad |")
   done
 elif [ -n "$S3_OPS" ]; then
   echo "object-store part skipped: no .venv with moto (tests/run.sh installs it)"
 fi
 
 echo
-echo "| operation | call | points (calls made) | failed | exit 1 naming the cause, nothing of it visible | exit 1 naming the cause, landed whole | exit 0, done whole | broke a rule |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|"
+echo "| operation | call | points (calls made) | failed | exit 1 naming the cause, nothing of it visible | exit 1 naming the cause, landed whole | exit 0, done whole | left leftovers (one gc cleared them) | broke a rule |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${ROWS[@]}"
 if [ -s "$W/tolerated" ]; then echo; echo "exit 0 with the call failed (where):"; cut -d' ' -f1,2,4- "$W/tolerated" | sed -E 's#/tmp/perfhouse-wfaults\.[^/]+/wh##; s#/faults-wh/prefix##' | sort | uniq -c; fi
 if [ -s "$W/after" ]; then echo; echo "exit 1 after the result landed (where):"; cut -d' ' -f1,2,4- "$W/after" | sed -E 's#/tmp/perfhouse-wfaults\.[^/]+/wh##; s#/faults-wh/prefix##' | sort | uniq -c; fi

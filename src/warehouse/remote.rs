@@ -573,6 +573,11 @@ impl Remote {
     ) -> Result<Option<Vec<u8>>> {
         let raw = std::fs::read(path).map_err(super::io_err(path))?;
         if all_kept {
+            // Uploaded as it is: checked first, so a damaged file is not copied on.
+            super::checksum::verify_bytes(path, &raw).map_err(|what| WarehouseError::Damaged {
+                path: path.to_path_buf(),
+                what,
+            })?;
             return Ok(Some(raw));
         }
         let batches = read_parquet(bytes::Bytes::from(raw), path)?;
