@@ -1005,13 +1005,27 @@ impl Warehouse {
                 let _ = fs::remove_dir_all(&staging);
                 fs::create_dir_all(&staging).map_err(io_err(&staging))?;
                 let stamp = uuid::Uuid::now_v7();
+                // A file with nothing to merge it with (rewritten to get its digest) keeps
+                // its name's stem, so a run's files stay named for it (`import` copies them).
+                let alone = |want: bool, merged: String| {
+                    let mut of_class = files.iter().zip(&classes).filter(|(_, c)| **c == want);
+                    match (of_class.next(), of_class.next()) {
+                        (Some((p, _)), None) => format!(
+                            "{}.parquet",
+                            checksum::stem(&p.file_name().expect("a file").to_string_lossy())
+                        ),
+                        _ => merged,
+                    }
+                };
+                let kept_name = alone(true, format!("compact-{stamp}.parquet"));
+                let orphans_name = alone(false, format!("uncommitted-{stamp}.parquet"));
                 let (mut kept, mut orphans): (Option<PartWriter>, Option<PartWriter>) =
                     (None, None);
                 for (path, committed_only) in files.iter().zip(classes) {
                     let (writer, name) = if committed_only {
-                        (&mut kept, format!("compact-{stamp}.parquet"))
+                        (&mut kept, kept_name.clone())
                     } else {
-                        (&mut orphans, format!("uncommitted-{stamp}.parquet"))
+                        (&mut orphans, orphans_name.clone())
                     };
                     let file = File::open(path).map_err(io_err(path))?;
                     let perr = |source| WarehouseError::Parquet {

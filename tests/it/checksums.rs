@@ -149,6 +149,8 @@ fn a_flipped_byte_in_any_table_file_stops_query_site_compact_and_history_naming_
     let dir = tempfile::tempdir().unwrap();
     let root = every_table(dir.path());
     let files = table_files(&root);
+    // Three runs' files of nine tables each, and the triage event's.
+    assert_eq!(files.len(), 28, "{files:?}");
     for table in Table::ALL {
         assert!(
             files
@@ -267,6 +269,16 @@ fn files_written_before_checksums_are_read_and_get_one_from_compact_or_import() 
         "{compacted:?}"
     );
     assert_eq!(rows(&old), before);
+    // Each kept its run's name (nothing to merge it with), so the bundle still imports.
+    assert!(
+        compacted
+            .iter()
+            .all(|f| !f.to_string_lossy().contains("compact-")),
+        "{compacted:?}"
+    );
+    let again = dir.path().join("again");
+    ok(&again, &["import", old.to_str().unwrap()]);
+    assert_eq!(rows(&again), before);
     let o = perfhouse(&old, &["check"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("carry no checksum"), "{}", stderr(&o));
