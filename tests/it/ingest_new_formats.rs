@@ -61,6 +61,7 @@ fn expect(rel: &str) -> Expect {
         "aiperf-multirun" if name == "profile_export_aiperf.json" => Format("aiperf-summary"),
         "aiperf-multirun" => Pending("aiperf-summary"),
         "perf-script-old" => Format("perf-script"),
+        "perf-stat" => Format("perf-stat"),
         "folded-comments" => Format("folded"),
         "guidellm-extra" => Format("guidellm"),
         "gab-data-js" => Format("gab-data-js"),
