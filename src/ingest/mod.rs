@@ -35,6 +35,7 @@ registry! {
     gab_custom,
     catch2_xml,
     iai,
+    criterion_bencher,
     libtest_bench,
     go_bench,
     catch2,
