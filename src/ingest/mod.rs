@@ -39,6 +39,7 @@ registry! {
     libtest_bench,
     go_bench,
     catch2,
+    asv_console,
     benchmarkjs,
     hyperfine,
     guidellm,

@@ -34,6 +34,7 @@ fn expect(rel: &str) -> Expect {
         "go-bench" => Format("go-bench"),
         "libtest-bench" if name.starts_with("made-here_criterion") => Format("criterion-bencher"),
         "libtest-bench" => Format("libtest-bench"),
+        "asv-console" => Format("asv-console"),
         "catch2" if name.ends_with(".xml") => Format("catch2-xml"),
         "catch2" => Format("catch2"),
         "jmh" => Format("jmh"),
