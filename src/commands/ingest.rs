@@ -447,8 +447,7 @@ fn run_row(
 }
 
 /// Refuses a run that would land no figure: trials without a metric, request, stack or CPU
-/// sample show nothing anywhere, so the input was probably not what the user meant to give
-/// (aiperf's aggregate summary restates per-run figures perfhouse computes itself).
+/// sample show nothing anywhere, so the input was probably not what the user meant to give.
 fn refuse_empty(
     data: &crate::model::RunData,
     streamed: usize,
@@ -467,14 +466,7 @@ fn refuse_empty(
         .iter()
         .map(|(p, _)| p.display().to_string())
         .collect();
-    let aggregate = sources
-        .iter()
-        .any(|(p, _)| p.to_string_lossy().contains("aggregate"));
-    let hint = if aggregate {
-        "aiperf's aggregate summary restates the per-run figures: ingest the per-run directories next to it (profile_runs/ or the run's artifact directory), which perfhouse aggregates itself"
-    } else {
-        "check that the file is the tool's full output (not a summary of another file), or give --format"
-    };
+    let hint = "check that the file is the tool's full output (not a summary of another file), or give --format";
     bail!(
         "{}: nothing to land: {} trial(s) without a single metric, request, stack or sample. {hint}. Give --allow-empty to land the trials anyway",
         files.join(", "),

@@ -24,6 +24,7 @@ macro_rules! registry {
 
 registry! {
     aiperf,
+    aiperf_aggregate,
     aiperf_summary,
     asv,
     gab_data_js,

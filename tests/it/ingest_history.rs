@@ -271,15 +271,22 @@ fn an_asv_conf_as_asv_quickstart_writes_it_gives_the_commit_url() {
 #[test]
 fn an_input_that_would_land_no_figure_is_refused_saying_what_to_give() {
     let wh = tempfile::tempdir().unwrap();
-    let agg =
-        fixture("aiperf-multirun/aggregate/concurrency_16/profile_export_aiperf_aggregate.json");
-    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", &agg]);
+    // An aiperf summary without a single metric block (synthetic: aiperf's header keys only).
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("profile_export_aiperf.json");
+    fs::write(
+        &empty,
+        r#"{"schema_version": "1.0", "aiperf_version": "0.13.0", "benchmark_id": "x"}"#,
+    )
+    .unwrap();
+    let agg = empty.to_str().unwrap();
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", agg]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
         err.contains(
             "nothing to land: 1 trial(s) without a single metric, request, stack or sample"
-        ) && err.contains("ingest the per-run directories next to it")
+        ) && err.contains("check that the file is the tool's full output")
             && err.contains("--allow-empty"),
         "{err}"
     );
@@ -289,10 +296,7 @@ fn an_input_that_would_land_no_figure_is_refused_saying_what_to_give() {
         .count();
     assert_eq!(landed, 0, "nothing landed, no input kept");
     // Asked for, the empty trial lands.
-    ok(
-        wh.path(),
-        &["ingest", "--suite", "s", "--allow-empty", &agg],
-    );
+    ok(wh.path(), &["ingest", "--suite", "s", "--allow-empty", agg]);
     assert_eq!(scalar(wh.path(), "select count(*) from trials"), 1);
     assert_eq!(scalar(wh.path(), "select count(*) from metrics"), 0);
 }

@@ -59,6 +59,9 @@ fn expect(rel: &str) -> Expect {
         "criterion-bare" => Pending("criterion"),
         "aiperf-multirun" if name.starts_with("profile_export.jsonl") => Format("aiperf"),
         "aiperf-multirun" if name == "profile_export_aiperf.json" => Format("aiperf-summary"),
+        "aiperf-multirun" if name == "profile_export_aiperf_aggregate.json" => {
+            Format("aiperf-aggregate")
+        }
         "aiperf-multirun" => Pending("aiperf-summary"),
         "perf-script-old" => Format("perf-script"),
         "folded-comments" => Format("folded"),
