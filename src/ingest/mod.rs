@@ -50,6 +50,7 @@ registry! {
     pytest_benchmark,
     lmcache,
     perf_script,
+    perf_stat,
     folded,
 }
 
