@@ -570,7 +570,8 @@ fn ingest_history(
             adapter.name()
         );
     };
-    let bar = indicatif::ProgressBar::new_spinner().with_message(format!("{} history", adapter.name()));
+    let bar =
+        indicatif::ProgressBar::new_spinner().with_message(format!("{} history", adapter.name()));
     bar.set_style(
         indicatif::ProgressStyle::with_template("{msg}: {pos} runs ({elapsed})")
             .expect("valid template"),
@@ -608,7 +609,7 @@ fn ingest_history(
             ingest::adapter::HistoryItem::Run(run) => {
                 bar.inc(1);
                 // The warehouse's error is kept whole; the reader only needs to stop.
-                if let Err(e) = import.add(run) {
+                if let Err(e) = import.add(*run) {
                     import.failed = Some(e);
                     return Err(ingest::IngestError::Store("stopped".to_string()));
                 }
@@ -738,7 +739,11 @@ impl HistoryImport<'_> {
                 RunStatus::Partial
             },
         };
-        if self.batch.first().is_some_and(|(b, _)| b.suite != run.suite) {
+        if self
+            .batch
+            .first()
+            .is_some_and(|(b, _)| b.suite != run.suite)
+        {
             self.flush()?;
         }
         if !self.suites.contains(&run.suite) {

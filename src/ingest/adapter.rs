@@ -76,7 +76,7 @@ pub trait Adapter: Sync {
             each(HistoryItem::Warning(w))?;
         }
         for run in history.runs {
-            each(HistoryItem::Run(run))?;
+            each(HistoryItem::Run(Box::new(run)))?;
         }
         Ok(())
     }
@@ -169,8 +169,11 @@ pub struct History {
 #[derive(Debug)]
 pub enum HistoryItem {
     /// What the history says of all its runs: the commit URL prefix (as [`History::commit_url`]).
-    Head { commit_url: Option<String> },
-    Run(HistoryRun),
+    Head {
+        commit_url: Option<String>,
+    },
+    /// Boxed: a run is large beside the other items.
+    Run(Box<HistoryRun>),
     /// A file or entry left out, said once (as [`History::warnings`]).
     Warning(String),
 }

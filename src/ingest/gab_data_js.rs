@@ -76,7 +76,7 @@ fn glued(unit: &str) -> Option<(&str, Vec<(f64, &str)>)> {
     let mut tokens = unit.split_whitespace();
     let first = tokens.next()?;
     let rest: Vec<&str> = tokens.collect();
-    if rest.is_empty() || rest.len() % 2 != 0 {
+    if rest.is_empty() || !rest.len().is_multiple_of(2) {
         return None;
     }
     let pairs = rest
@@ -236,7 +236,7 @@ pub fn parse(root: &Path) -> Result<History, IngestError> {
     stream(root, &mut |item| {
         match item {
             HistoryItem::Head { commit_url } => history.commit_url = commit_url,
-            HistoryItem::Run(run) => history.runs.push(run),
+            HistoryItem::Run(run) => history.runs.push(*run),
             HistoryItem::Warning(w) => history.warnings.push(w),
         }
         Ok(())
@@ -271,7 +271,7 @@ pub fn stream(
             .map(|u| format!("{}/commit/", u.trim_end_matches('/'))),
     })?;
     let mut on_entry = |group: &str, index: usize, value: serde_json::Value| {
-        each(HistoryItem::Run(run_of(&path, group, index, value)?))
+        each(HistoryItem::Run(Box::new(run_of(&path, group, index, value)?)))
     };
     read(&path, Some(&mut on_entry))?;
     Ok(())

@@ -90,13 +90,21 @@ const CORPUS: &[Entry] = &[
     Entry {
         format: "aiperf",
         files: &[
-            real("tests/fixtures/aiperf-made-here/profile_export.jsonl", "made here: aiperf 0.13.0", &[Requests(20)]),
+            real(
+                "tests/fixtures/aiperf-made-here/profile_export.jsonl",
+                "made here: aiperf 0.13.0",
+                &[Requests(20)],
+            ),
             real(
                 "tests/fixtures/aiperf-multirun/profile_runs/trial_0001/concurrency_4/profile_export.jsonl.gz",
                 "made here: aiperf 0.13.0 --num-profile-runs 3",
                 &[Requests(68)],
             ),
-            real("tests/fixtures/samples/aiperf/profile_export.docs-example.jsonl", "ai-dynamo/aiperf docs", &[Requests(2)]),
+            real(
+                "tests/fixtures/samples/aiperf/profile_export.docs-example.jsonl",
+                "ai-dynamo/aiperf docs",
+                &[Requests(2)],
+            ),
         ],
         one_source: None,
     },
@@ -105,9 +113,16 @@ const CORPUS: &[Entry] = &[
         files: &[real(
             "tests/fixtures/aiperf-multirun/aggregate/concurrency_4/profile_export_aiperf_aggregate.json",
             "made here: aiperf 0.13.0 --num-profile-runs 3",
-            &[metric("", "aiperf_aggregate.request_latency.p99.mean", 90.29529184333332, "90.29529184333332")],
+            &[metric(
+                "",
+                "aiperf_aggregate.request_latency.p99.mean",
+                90.29529184333332,
+                "90.29529184333332",
+            )],
         )],
-        one_source: Some("aiperf ≥ 0.13 writes it; no public repository holds one (searched for `profile_export_aiperf_aggregate.json`)"),
+        one_source: Some(
+            "aiperf ≥ 0.13 writes it; no public repository holds one (searched for `profile_export_aiperf_aggregate.json`)",
+        ),
     },
     Entry {
         format: "aiperf-summary",
@@ -115,12 +130,22 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/aiperf-multirun/profile_runs/trial_0001/concurrency_4/profile_export_aiperf.json",
                 "made here: aiperf 0.13.0",
-                &[metric("", "aiperf.request_latency.p99", 87.08918840999999, "87.08918840999999")],
+                &[metric(
+                    "",
+                    "aiperf.request_latency.p99",
+                    87.08918840999999,
+                    "87.08918840999999",
+                )],
             ),
             real(
                 "tests/fixtures/samples/aiperf/profile_export_aiperf.v0.8.json",
                 "an aiperf 0.8 user's run (samples/aiperf/README.md)",
-                &[metric("", "aiperf.request_latency.p99", 54340.43933500999, "54340.43933500999")],
+                &[metric(
+                    "",
+                    "aiperf.request_latency.p99",
+                    54340.43933500999,
+                    "54340.43933500999",
+                )],
             ),
         ],
         one_source: None,
@@ -131,10 +156,26 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/asv/made-here-results",
                 "made here: asv 0.6.6",
-                &[Runs(1), metric("", "benchmarks.Squares.time_squares", 8.190008699581897e-07, "8.190008699581897e-07")],
+                &[
+                    Runs(1),
+                    metric(
+                        "",
+                        "benchmarks.Squares.time_squares",
+                        8.190008699581897e-07,
+                        "8.190008699581897e-07",
+                    ),
+                ],
             ),
-            real("tests/fixtures/asv/results", "made here: asv 0.6.6 (benches/asv-history.sh)", &[Runs(3)]),
-            real("datasets/kedro-asv/results", "kedro-org/kedro's asv results", &[Runs(343)]),
+            real(
+                "tests/fixtures/asv/results",
+                "made here: asv 0.6.6 (benches/asv-history.sh)",
+                &[Runs(3)],
+            ),
+            real(
+                "datasets/kedro-asv/results",
+                "kedro-org/kedro's asv results",
+                &[Runs(343)],
+            ),
         ],
         one_source: None,
     },
@@ -143,7 +184,10 @@ const CORPUS: &[Entry] = &[
         files: &[real(
             "tests/fixtures/gab-data-js/github-action-benchmark_gh-pages_data.js",
             "benchmark-action/github-action-benchmark gh-pages",
-            &[Runs(1832), metric("", "bench_fib_10", 254.0, "\"value\": 254,")],
+            &[
+                Runs(1832),
+                metric("", "bench_fib_10", 254.0, "\"value\": 254,"),
+            ],
         )],
         one_source: Some(
             "a data.js is written by the action on GitHub's runners, never here; a second real history \
@@ -157,17 +201,32 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/criterion/sum/iter/64/new/estimates.json",
                 "made here: criterion 0.5.1",
-                &[metric("iter", "mean_ns", 11.843664857827502, "11.843664857827502")],
+                &[metric(
+                    "iter",
+                    "mean_ns",
+                    11.843664857827502,
+                    "11.843664857827502",
+                )],
             ),
             real(
                 "tests/fixtures/criterion-bare/made-here/text ops/to upper/new/estimates.json",
                 "made here: criterion 0.8.2",
-                &[metric("to upper", "mean_ns", 35.42348273554812, "35.42348273554812")],
+                &[metric(
+                    "to upper",
+                    "mean_ns",
+                    35.42348273554812,
+                    "35.42348273554812",
+                )],
             ),
             real(
                 "tests/fixtures/criterion-bare/garypen-deduplicate/criterion/get/moka get/1024/new/estimates.json",
                 "garypen/deduplicate (criterion 0.4)",
-                &[metric("moka get", "mean_ns", 1926680.888095237, "1926680.888095237")],
+                &[metric(
+                    "moka get",
+                    "mean_ns",
+                    1926680.888095237,
+                    "1926680.888095237",
+                )],
             ),
         ],
         one_source: None,
@@ -204,7 +263,12 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/benchmarkdotnet/gab_benchmarkdotnet.json",
                 "benchmark-action/github-action-benchmark test data",
-                &[metric("Sample.Benchmarks.Fib10", "mean_time", 24.4202085009643, "24.4202085009643")],
+                &[metric(
+                    "Sample.Benchmarks.Fib10",
+                    "mean_time",
+                    24.4202085009643,
+                    "24.4202085009643",
+                )],
             ),
             real(
                 "tests/fixtures/benchmarkdotnet/bencher_memory.json",
@@ -226,7 +290,9 @@ const CORPUS: &[Entry] = &[
             "benchmark-action/github-action-benchmark test data",
             &[metric("fib", "time", 31028.0, "31028.0")],
         )],
-        one_source: Some("no other public repository keeps a BenchmarkTools.save file found in the searches; Julia is not installed here"),
+        one_source: Some(
+            "no other public repository keeps a BenchmarkTools.save file found in the searches; Julia is not installed here",
+        ),
     },
     Entry {
         format: "bmf",
@@ -248,10 +314,17 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/gab-custom/gab_customBiggerIsBetter_output.json",
                 "benchmark-action/github-action-benchmark test data",
-                &[metric("My Custom Bigger Is Better Benchmark - Throughput", "value", 70.0, "70")],
+                &[metric(
+                    "My Custom Bigger Is Better Benchmark - Throughput",
+                    "value",
+                    70.0,
+                    "70",
+                )],
             ),
         ],
-        one_source: Some("the action's own JSON, written by hand by its users: its test data is the one public source"),
+        one_source: Some(
+            "the action's own JSON, written by hand by its users: its test data is the one public source",
+        ),
     },
     Entry {
         format: "catch2-xml",
@@ -259,7 +332,12 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/catch2/made-here_catch2-2.13.10_xml.xml",
                 "made here: Catch2 2.13.10",
-                &[metric("fib 10", "mean_time", 44.8384, "<mean value=\"44.8384\"")],
+                &[metric(
+                    "fib 10",
+                    "mean_time",
+                    44.8384,
+                    "<mean value=\"44.8384\"",
+                )],
             ),
             real(
                 "tests/fixtures/catch2/convolution_gnu_linux_avx2.xml",
@@ -280,12 +358,22 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/iai/bencher_iai_two.txt",
                 "bencherdev/bencher test data (iai 0.1)",
-                &[metric("bench_fibonacci_short", "instructions", 1735.0, "1735")],
+                &[metric(
+                    "bench_fibonacci_short",
+                    "instructions",
+                    1735.0,
+                    "1735",
+                )],
             ),
             real(
                 "tests/fixtures/iai/iai-callgrind-docs_threads_and_subprocesses.from-html.txt",
                 "iai-callgrind's documentation",
-                &[metric("lib_bench_threads::my_group::bench_threads", "instructions", 27305.0, "27305")],
+                &[metric(
+                    "lib_bench_threads::my_group::bench_threads",
+                    "instructions",
+                    27305.0,
+                    "27305",
+                )],
             ),
         ],
         one_source: None,
@@ -296,12 +384,22 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/libtest-bench/made-here_criterion0.8.2_bencher.txt",
                 "made here: criterion 0.8.2",
-                &[metric("text ops/to upper", "time_per_iter", 40.0, "40 ns/iter")],
+                &[metric(
+                    "text ops/to upper",
+                    "time_per_iter",
+                    40.0,
+                    "40 ns/iter",
+                )],
             ),
             real(
                 "tests/fixtures/libtest-bench/made-here_criterion0.8.2_bencher_warning.txt",
                 "made here: criterion 0.8.2",
-                &[metric("join words/push str/64", "time_per_iter_std_dev", 38.0, "851 ns/iter (+/- 38)")],
+                &[metric(
+                    "join words/push str/64",
+                    "time_per_iter_std_dev",
+                    38.0,
+                    "851 ns/iter (+/- 38)",
+                )],
             ),
         ],
         one_source: Some(
@@ -315,7 +413,12 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/libtest-bench/made-here_libtest-nightly1.97_bench.txt",
                 "made here: libtest of rustc 1.97.0-nightly",
-                &[metric("benches::bench_fib_20", "time_per_iter", 25364.72, "25,364.72")],
+                &[metric(
+                    "benches::bench_fib_20",
+                    "time_per_iter",
+                    25364.72,
+                    "25,364.72",
+                )],
             ),
             real(
                 "tests/fixtures/libtest-bench/gab_cargo_output.txt",
@@ -341,7 +444,12 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/go-bench/golang-perf_old.txt",
                 "golang/perf benchfmt test data",
-                &[metric("BenchmarkEncode", "time_per_op", 1726.0, "1726 ns/op")],
+                &[metric(
+                    "BenchmarkEncode",
+                    "time_per_op",
+                    1726.0,
+                    "1726 ns/op",
+                )],
             ),
         ],
         one_source: None,
@@ -368,7 +476,12 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/asv-console/made-here_asv0.6.6_run.txt",
                 "made here: asv 0.6.6",
-                &[metric("", "benchmarks.TimeSuite.time_word_counts", 12.3e-6, "12.3±0.3μs")],
+                &[metric(
+                    "",
+                    "benchmarks.TimeSuite.time_word_counts",
+                    12.3e-6,
+                    "12.3±0.3μs",
+                )],
             ),
             real(
                 "tests/fixtures/asv-console/made-here_asv0.6.6_run-quick-show-stderr_params.txt",
@@ -387,7 +500,12 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/benchmarkjs/made-here_benchmarkjs-2.1.4_node20.txt",
                 "made here: benchmark.js 2.1.4, Node 20",
-                &[metric("RegExp#test", "ops_per_sec", 46455633.0, "46,455,633 ops/sec")],
+                &[metric(
+                    "RegExp#test",
+                    "ops_per_sec",
+                    46455633.0,
+                    "46,455,633 ops/sec",
+                )],
             ),
             real(
                 "tests/fixtures/benchmarkjs/gab_benchmarkjs_output.txt",
@@ -403,7 +521,12 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/hyperfine/params.json",
                 "made here: hyperfine 1.15.0",
-                &[metric("sleep 0.00{ms}", "wall_time_s", 0.001620632, "0.001620632")],
+                &[metric(
+                    "sleep 0.00{ms}",
+                    "wall_time_s",
+                    0.001620632,
+                    "0.001620632",
+                )],
             ),
             real(
                 "tests/fixtures/hyperfine/made-here_hyperfine-1.15.0_L_two_lists.json",
@@ -416,7 +539,9 @@ const CORPUS: &[Entry] = &[
                 )],
             ),
         ],
-        one_source: Some("hyperfine runs here, so both files are ours: no other project's export was needed"),
+        one_source: Some(
+            "hyperfine runs here, so both files are ours: no other project's export was needed",
+        ),
     },
     Entry {
         format: "guidellm",
@@ -424,12 +549,22 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/guidellm/benchmarks.json",
                 "made here: GuideLLM 0.8.1",
-                &[metric("", "guidellm.time_to_first_token_ms.mean", 4.299420118331909, "4.299420118331909")],
+                &[metric(
+                    "",
+                    "guidellm.time_to_first_token_ms.mean",
+                    4.299420118331909,
+                    "4.299420118331909",
+                )],
             ),
             real(
                 "tests/fixtures/guidellm-extra/guidellm-v0.3.0_benchmarks_stripped.json",
                 "a GuideLLM 0.3.0 user's report (guidellm-extra/README.md)",
-                &[metric("", "guidellm.inter_token_latency_ms.mean", 4.941609043733832, "4.941609043733832")],
+                &[metric(
+                    "",
+                    "guidellm.inter_token_latency_ms.mean",
+                    4.941609043733832,
+                    "4.941609043733832",
+                )],
             ),
         ],
         one_source: None,
@@ -440,12 +575,22 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/samples/google-benchmark/made-here_gbench-1.7.1_repetitions3.json",
                 "made here: Google Benchmark 1.7.1",
-                &[metric("BM_Sum", "real_time", 20.284403090192278, "2.0284403090192278e+01")],
+                &[metric(
+                    "BM_Sum",
+                    "real_time",
+                    20.284403090192278,
+                    "2.0284403090192278e+01",
+                )],
             ),
             real(
                 "tests/fixtures/samples/google-benchmark/test1_run1.json",
                 "google/benchmark's compare.py test data",
-                &[metric("BM_2xFaster", "real_time", 50.0, "\"real_time\": 50,")],
+                &[metric(
+                    "BM_2xFaster",
+                    "real_time",
+                    50.0,
+                    "\"real_time\": 50,",
+                )],
             ),
         ],
         one_source: None,
@@ -456,12 +601,22 @@ const CORPUS: &[Entry] = &[
             real(
                 "tests/fixtures/samples/pytest-benchmark/made-here_pytest-benchmark5.3.1.json",
                 "made here: pytest-benchmark 5.3.1",
-                &[metric("test_sorted_list", "min", 1.4921999991202028e-05, "1.4921999991202028e-05")],
+                &[metric(
+                    "test_sorted_list",
+                    "min",
+                    1.4921999991202028e-05,
+                    "1.4921999991202028e-05",
+                )],
             ),
             real(
                 "tests/fixtures/samples/pytest-benchmark/0030_5b78858eb718649a31fb93d8dc96ca2cee41a4cd_20150815_030419_uncommitted-changes.json",
                 "ionelmc/pytest-benchmark test data",
-                &[metric("test_xfast_parametrized", "min", 2.1795109087242604e-07, "2.1795109087242604e-07")],
+                &[metric(
+                    "test_xfast_parametrized",
+                    "min",
+                    2.1795109087242604e-07,
+                    "2.1795109087242604e-07",
+                )],
             ),
         ],
         one_source: None,
@@ -469,8 +624,16 @@ const CORPUS: &[Entry] = &[
     Entry {
         format: "perf-script",
         files: &[
-            real("tests/fixtures/samples/perf-script/made-here_perf6.1_cpu-clock_spin.txt", "made here: perf 6.1", &[Stacks(3)]),
-            real("tests/fixtures/samples/perf-script/inferno-collapse-perf_java-inline.txt", "jonhoo/inferno test data", &[Stacks(13)]),
+            real(
+                "tests/fixtures/samples/perf-script/made-here_perf6.1_cpu-clock_spin.txt",
+                "made here: perf 6.1",
+                &[Stacks(3)],
+            ),
+            real(
+                "tests/fixtures/samples/perf-script/inferno-collapse-perf_java-inline.txt",
+                "jonhoo/inferno test data",
+                &[Stacks(13)],
+            ),
         ],
         one_source: None,
     },
@@ -498,7 +661,11 @@ const CORPUS: &[Entry] = &[
                 "made here: inferno 0.12.8",
                 &[Stacks(3)],
             ),
-            real("tests/fixtures/samples/folded/bcc-offcputime-f.example.folded", "iovisor/bcc's example", &[Stacks(47)]),
+            real(
+                "tests/fixtures/samples/folded/bcc-offcputime-f.example.folded",
+                "iovisor/bcc's example",
+                &[Stacks(47)],
+            ),
         ],
         one_source: None,
     },
@@ -512,7 +679,10 @@ struct Landed {
     runs: usize,
 }
 
-fn land(adapter: &'static dyn ingest::adapter::Adapter, path: &std::path::Path) -> Result<Landed, String> {
+fn land(
+    adapter: &'static dyn ingest::adapter::Adapter,
+    path: &std::path::Path,
+) -> Result<Landed, String> {
     let mut out = Landed {
         metrics: Vec::new(),
         requests: 0,
@@ -524,8 +694,11 @@ fn land(adapter: &'static dyn ingest::adapter::Adapter, path: &std::path::Path) 
             out.requests += t.requests.len();
             out.stacks += t.stacks.len();
             let arm = t.arm.unwrap_or_default();
-            out.metrics
-                .extend(t.metrics.into_iter().map(|m| (arm.clone(), m.name, m.value)));
+            out.metrics.extend(
+                t.metrics
+                    .into_iter()
+                    .map(|m| (arm.clone(), m.name, m.value)),
+            );
         }
     };
     if adapter.many_runs() {
@@ -563,7 +736,9 @@ fn every_format_has_real_files_that_land_the_values_they_hold() {
             continue;
         };
         if waived || entry.files.is_empty() {
-            wrong.push(format!("{name}: both in the corpus and waived, or an empty entry"));
+            wrong.push(format!(
+                "{name}: both in the corpus and waived, or an empty entry"
+            ));
         }
         let sources: std::collections::BTreeSet<&str> = entry
             .files
@@ -571,7 +746,9 @@ fn every_format_has_real_files_that_land_the_values_they_hold() {
             .map(|f| f.source.split(':').next().unwrap_or(f.source))
             .collect();
         if sources.len() < 2 && entry.one_source.is_none() {
-            wrong.push(format!("{name}: one independent source: say why there is no second"));
+            wrong.push(format!(
+                "{name}: one independent source: say why there is no second"
+            ));
         }
         for file in entry.files {
             let path = perfhouse::fixtures::resolve_fixture(&repo(), file.path);
@@ -606,7 +783,10 @@ fn every_format_has_real_files_that_land_the_values_they_hold() {
                         text: shown,
                     } => {
                         if !shown.is_empty() && !path.is_dir() && !text.contains(shown) {
-                            wrong.push(format!("{name}: {}: `{shown}` is not in the file", file.path));
+                            wrong.push(format!(
+                                "{name}: {}: `{shown}` is not in the file",
+                                file.path
+                            ));
                         }
                         landed
                             .metrics
@@ -619,7 +799,9 @@ fn every_format_has_real_files_that_land_the_values_they_hold() {
                 };
                 if !ok {
                     let yields = match y {
-                        Metric { arm, name, value, .. } => format!("{arm:?} {name} = {value}"),
+                        Metric {
+                            arm, name, value, ..
+                        } => format!("{arm:?} {name} = {value}"),
                         Requests(n) => format!("{n} requests (landed {})", landed.requests),
                         Stacks(n) => format!("{n} stacks (landed {})", landed.stacks),
                         Runs(n) => format!("{n} runs (landed {})", landed.runs),
@@ -631,7 +813,10 @@ fn every_format_has_real_files_that_land_the_values_they_hold() {
     }
     for e in CORPUS {
         if !ingest::ADAPTERS.iter().any(|a| a.name() == e.format) {
-            wrong.push(format!("{}: in the corpus, not a registered format", e.format));
+            wrong.push(format!(
+                "{}: in the corpus, not a registered format",
+                e.format
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

@@ -135,21 +135,33 @@ fn aiperfs_aggregate_summary_lands_as_aggregate_metrics_with_a_note() {
         })
         .sum();
     assert_eq!(
-        scalar(wh.path(), "select count(*) from metrics").as_u64().unwrap() as usize,
+        scalar(wh.path(), "select count(*) from metrics")
+            .as_u64()
+            .unwrap() as usize,
         want + 1
     );
 
     // A walk takes the aggregates only where the runs are not beside them.
     let copy = tempfile::tempdir().unwrap();
     let status = std::process::Command::new("cp")
-        .args(["-r", &format!("{dir}/aggregate"), copy.path().to_str().unwrap()])
+        .args([
+            "-r",
+            &format!("{dir}/aggregate"),
+            copy.path().to_str().unwrap(),
+        ])
         .status()
         .unwrap();
     assert!(status.success());
     let wh = tempfile::tempdir().unwrap();
-    ok(wh.path(), &["ingest", "--suite", "agg", copy.path().to_str().unwrap()]);
+    ok(
+        wh.path(),
+        &["ingest", "--suite", "agg", copy.path().to_str().unwrap()],
+    );
     assert_eq!(
-        scalar(wh.path(), "select string_agg(params, ' ' order by params) from trials"),
+        scalar(
+            wh.path(),
+            "select string_agg(params, ' ' order by params) from trials"
+        ),
         r#"{"concurrency":"16","confidence_level":"0.95"} {"concurrency":"4","confidence_level":"0.95"}"#
     );
 }

@@ -132,7 +132,9 @@ fn asv_console_output_lands_a_run_with_the_series_of_its_results() {
     let wh = tempfile::tempdir().unwrap();
     let log = fixture("asv-console/made-here_asv0.6.6_run.txt");
     assert_eq!(
-        perfhouse::ingest::detect(std::path::Path::new(&log)).unwrap().name(),
+        perfhouse::ingest::detect(std::path::Path::new(&log))
+            .unwrap()
+            .name(),
         "asv-console"
     );
     let o = perfhouse(wh.path(), &["ingest", "--suite", "console", &log]);
@@ -142,30 +144,81 @@ fn asv_console_output_lands_a_run_with_the_series_of_its_results() {
         "{}",
         stderr(&o)
     );
-    let run = &query(wh.path(), "select git_commit, git_branch, status, source from runs")[0];
+    let run = &query(
+        wh.path(),
+        "select git_commit, git_branch, status, source from runs",
+    )[0];
     assert_eq!(run["git_commit"], "cc8f05ee");
     assert_eq!(run["git_branch"], "main");
     assert_eq!(run["status"], "partial");
     assert_eq!(run["source"], "ingest:asv-console");
     let t = |p: &str, s: &str, m: &str, v: f64, u: &str| {
-        (p.to_string(), s.to_string(), m.to_string(), v, u.to_string())
+        (
+            p.to_string(),
+            s.to_string(),
+            m.to_string(),
+            v,
+            u.to_string(),
+        )
     };
     let rows = trial_rows(wh.path());
     assert_eq!(rows.len(), 6);
-    assert_eq!(rows[0], t(r#"{"n":"10"}"#, "ok", "benchmarks.Squares.time_squares", 819e-9, "s"));
-    assert_eq!(rows[1], t(r#"{"n":"1000"}"#, "ok", "benchmarks.Squares.time_squares", 45.3e-6, "s"));
+    assert_eq!(
+        rows[0],
+        t(
+            r#"{"n":"10"}"#,
+            "ok",
+            "benchmarks.Squares.time_squares",
+            819e-9,
+            "s"
+        )
+    );
+    assert_eq!(
+        rows[1],
+        t(
+            r#"{"n":"1000"}"#,
+            "ok",
+            "benchmarks.Squares.time_squares",
+            45.3e-6,
+            "s"
+        )
+    );
     assert_eq!(
         (rows[2].0.as_str(), rows[2].1.as_str(), rows[2].2.as_str()),
-        (r#"{"benchmark":"benchmarks.TimeSuite.time_fails"}"#, "failed", "")
+        (
+            r#"{"benchmark":"benchmarks.TimeSuite.time_fails"}"#,
+            "failed",
+            ""
+        )
     );
-    assert_eq!(rows[3], t("{}", "ok", "benchmarks.TimeSuite.time_word_counts", 12.3e-6, "s"));
-    assert_eq!(rows[4], t("{}", "ok", "benchmarks.mem_squares_list", 8060.0, "B"));
-    assert_eq!(rows[5], t("{}", "ok", "benchmarks.track_word_count", 3.0, ""));
+    assert_eq!(
+        rows[3],
+        t(
+            "{}",
+            "ok",
+            "benchmarks.TimeSuite.time_word_counts",
+            12.3e-6,
+            "s"
+        )
+    );
+    assert_eq!(
+        rows[4],
+        t("{}", "ok", "benchmarks.mem_squares_list", 8060.0, "B")
+    );
+    assert_eq!(
+        rows[5],
+        t("{}", "ok", "benchmarks.track_word_count", 3.0, "")
+    );
 
     // The same run's results directory, as the asv history import reads it.
     ok(
         wh.path(),
-        &["ingest", "--suite", "results", &fixture("asv/made-here-results")],
+        &[
+            "ingest",
+            "--suite",
+            "results",
+            &fixture("asv/made-here-results"),
+        ],
     );
     let series = |suite: &str| -> Vec<(String, String, String, f64)> {
         query(
@@ -189,11 +242,16 @@ fn asv_console_output_lands_a_run_with_the_series_of_its_results() {
     };
     let (console, results) = (series("console"), series("results"));
     let key = |s: &[(String, String, String, f64)]| -> Vec<(String, String, String)> {
-        s.iter().map(|(n, u, p, _)| (n.clone(), u.clone(), p.clone())).collect()
+        s.iter()
+            .map(|(n, u, p, _)| (n.clone(), u.clone(), p.clone()))
+            .collect()
     };
     // track_word_count's unit (`words`) is in benchmarks.json, not on the console.
     let same_unit = |s: &[(String, String, String, f64)]| -> Vec<(String, String, String)> {
-        key(s).into_iter().map(|(n, u, p)| (n, if u == "words" { String::new() } else { u }, p)).collect()
+        key(s)
+            .into_iter()
+            .map(|(n, u, p)| (n, if u == "words" { String::new() } else { u }, p))
+            .collect()
     };
     assert_eq!(same_unit(&console), same_unit(&results));
     for ((name, _, params, shown), (_, _, _, exact)) in console.iter().zip(&results) {
@@ -221,21 +279,59 @@ fn asv_console_tables_with_column_parameters_failures_and_skips() {
         stderr(&o)
     );
     let t = |p: &str, s: &str, m: &str, v: f64, u: &str| {
-        (p.to_string(), s.to_string(), m.to_string(), v, u.to_string())
+        (
+            p.to_string(),
+            s.to_string(),
+            m.to_string(),
+            v,
+            u.to_string(),
+        )
     };
     let rows = trial_rows(wh.path());
-    let grid: Vec<_> = rows.iter().filter(|r| r.2.starts_with("grid.")).cloned().collect();
+    let grid: Vec<_> = rows
+        .iter()
+        .filter(|r| r.2.starts_with("grid."))
+        .cloned()
+        .collect();
     assert_eq!(
         grid,
         [
-            t(r#"{"size":"1","word":"abc"}"#, "ok", "grid.Grid.time_join", 3.10e-6, "s"),
-            t(r#"{"size":"1","word":"xyz"}"#, "ok", "grid.Grid.time_join", 2.72e-6, "s"),
-            t(r#"{"size":"2","word":"abc"}"#, "ok", "grid.Grid.time_join", 5.55e-6, "s"),
-            t(r#"{"size":"2","word":"xyz"}"#, "ok", "grid.Grid.time_join", 3.78e-6, "s"),
+            t(
+                r#"{"size":"1","word":"abc"}"#,
+                "ok",
+                "grid.Grid.time_join",
+                3.10e-6,
+                "s"
+            ),
+            t(
+                r#"{"size":"1","word":"xyz"}"#,
+                "ok",
+                "grid.Grid.time_join",
+                2.72e-6,
+                "s"
+            ),
+            t(
+                r#"{"size":"2","word":"abc"}"#,
+                "ok",
+                "grid.Grid.time_join",
+                5.55e-6,
+                "s"
+            ),
+            t(
+                r#"{"size":"2","word":"xyz"}"#,
+                "ok",
+                "grid.Grid.time_join",
+                3.78e-6,
+                "s"
+            ),
             t(r#"{"k":"1"}"#, "ok", "grid.Partly.time_k", 3.06e-6, "s"),
         ]
     );
-    let failed: Vec<_> = rows.iter().filter(|r| r.1 == "failed").map(|r| r.0.clone()).collect();
+    let failed: Vec<_> = rows
+        .iter()
+        .filter(|r| r.1 == "failed")
+        .map(|r| r.0.clone())
+        .collect();
     assert_eq!(
         failed,
         [

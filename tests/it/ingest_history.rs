@@ -395,8 +395,14 @@ fn gab_entry(i: usize, tool: &str, benches: serde_json::Value) -> serde_json::Va
 /// `window.BENCHMARK_DATA = {…}` as the action writes it (2-space JSON), keys in the order of
 /// the action's own history: `lastUpdate`, `entries`, `repoUrl`.
 fn write_data_js(path: &std::path::Path, entries: serde_json::Value) {
-    let mut text = String::from("window.BENCHMARK_DATA = {\n  \"lastUpdate\": 1700000000000,\n  \"entries\": ");
-    text.push_str(&serde_json::to_string_pretty(&entries).unwrap().replace('\n', "\n  "));
+    let mut text = String::from(
+        "window.BENCHMARK_DATA = {\n  \"lastUpdate\": 1700000000000,\n  \"entries\": ",
+    );
+    text.push_str(
+        &serde_json::to_string_pretty(&entries)
+            .unwrap()
+            .replace('\n', "\n  "),
+    );
     text.push_str(",\n  \"repoUrl\": \"https://github.com/org/repo\"\n}");
     fs::write(path, text).unwrap();
 }
@@ -446,12 +452,21 @@ fn a_go_data_js_is_one_series_per_benchmark_and_measure_whatever_the_actions_ver
     let dir = tempfile::tempdir().unwrap();
     let plain = |v: f64| serde_json::json!({"name": "BenchmarkPlain", "value": v, "unit": "ns/op", "extra": "10 times"});
     let mut entries = Vec::new();
-    for (i, era) in ["glued", "glued", "split", "split", "both", "both"].iter().enumerate() {
+    for (i, era) in ["glued", "glued", "split", "split", "both", "both"]
+        .iter()
+        .enumerate()
+    {
         let mut benches = Vec::new();
         // -count 2 in the last two: every line twice.
         for k in 0..if *era == "both" { 2 } else { 1 } {
             let ns = 41653.0 + (i * 10 + k) as f64;
-            benches.extend(go_line(era, "BenchmarkParse/small", ns, 15343.0 + i as f64, 221.0));
+            benches.extend(go_line(
+                era,
+                "BenchmarkParse/small",
+                ns,
+                15343.0 + i as f64,
+                221.0,
+            ));
             benches.push(plain(12.5 + i as f64));
         }
         entries.push(gab_entry(i, "go", serde_json::Value::Array(benches)));
@@ -460,14 +475,25 @@ fn a_go_data_js_is_one_series_per_benchmark_and_measure_whatever_the_actions_ver
     write_data_js(&f, serde_json::json!({ "Go Benchmark": entries }));
     let wh = dir.path().join("wh");
     let out = ok(&wh, &["ingest", "--suite", "g", f.to_str().unwrap()]);
-    assert!(out.starts_with("ingested 6 gab-data-js runs into suite g.Go Benchmark"), "{out}");
+    assert!(
+        out.starts_with("ingested 6 gab-data-js runs into suite g.Go Benchmark"),
+        "{out}"
+    );
     // 2 benchmarks: the -benchmem one has 3 measures, the plain one 1; every unit stable.
     assert_eq!(
         series_of(&wh, "g.Go Benchmark"),
         [
             ("BenchmarkParse/small".to_string(), "ns/op".to_string(), 6),
-            ("BenchmarkParse/small - B/op".to_string(), "B/op".to_string(), 6),
-            ("BenchmarkParse/small - allocs/op".to_string(), "allocs/op".to_string(), 6),
+            (
+                "BenchmarkParse/small - B/op".to_string(),
+                "B/op".to_string(),
+                6
+            ),
+            (
+                "BenchmarkParse/small - allocs/op".to_string(),
+                "allocs/op".to_string(),
+                6
+            ),
             ("BenchmarkPlain".to_string(), "ns/op".to_string(), 6),
         ]
     );
@@ -515,16 +541,27 @@ fn a_go_data_js_is_one_series_per_benchmark_and_measure_whatever_the_actions_ver
 /// `b.ReportMetric` line) is stored glued (`ns/op\t 4.000 auxMetricUnits`) in entry #226,
 /// split only in #227–#247, both from #248 on: two series of one unit each over all of them.
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn the_actions_own_go_history_has_one_series_per_measure() {
     let wh = tempfile::tempdir().unwrap();
     ok(wh.path(), &["ingest", "--suite", "gab", &data_js()]);
     let got = series_of(wh.path(), "gab.Go Benchmark");
-    let aux: Vec<_> = got.iter().filter(|s| s.0.contains("Aux")).cloned().collect();
+    let aux: Vec<_> = got
+        .iter()
+        .filter(|s| s.0.contains("Aux"))
+        .cloned()
+        .collect();
     assert_eq!(
         aux,
         [
-            ("BenchmarkFib20WithAuxMetric".to_string(), "ns/op".to_string(), 279 - 225),
+            (
+                "BenchmarkFib20WithAuxMetric".to_string(),
+                "ns/op".to_string(),
+                279 - 225
+            ),
             (
                 "BenchmarkFib20WithAuxMetric - auxMetricUnits".to_string(),
                 "auxMetricUnits".to_string(),
@@ -549,7 +586,9 @@ fn a_data_js_larger_than_a_write_batch_lands_whole_and_a_stopped_import_resumes(
         )
     };
     // 280 entries × 500 benches: 140,000 metric rows, more than one batch (131,072).
-    let mut entries: Vec<serde_json::Value> = (0..280).map(|i| gab_entry(i, "cargo", benches(i))).collect();
+    let mut entries: Vec<serde_json::Value> = (0..280)
+        .map(|i| gab_entry(i, "cargo", benches(i)))
+        .collect();
     let broken = entries[270].clone();
     entries[270]["benches"] = serde_json::json!("not a list");
     let f = dir.path().join("data.js");
@@ -569,14 +608,23 @@ fn a_data_js_larger_than_a_write_batch_lands_whole_and_a_stopped_import_resumes(
     write_data_js(&f, serde_json::json!({ "Rust Benchmark": entries }));
     let out = ok(&wh, &["ingest", "--suite", "big", f.to_str().unwrap()]);
     assert!(
-        out.starts_with(&format!("ingested {} gab-data-js runs into suite big.Rust Benchmark ({landed} already present)", 280 - landed)),
+        out.starts_with(&format!(
+            "ingested {} gab-data-js runs into suite big.Rust Benchmark ({landed} already present)",
+            280 - landed
+        )),
         "{out}"
     );
     assert_eq!(scalar(&wh, "select count(*) from metrics"), 140_000);
     assert_eq!(
-        scalar(&wh, "select max(value) from metrics where name = 'bench_499'"),
+        scalar(
+            &wh,
+            "select max(value) from metrics where name = 'bench_499'"
+        ),
         279_499.0
     );
     let again = ok(&wh, &["ingest", "--suite", "big", f.to_str().unwrap()]);
-    assert!(again.contains("ingested 0 gab-data-js runs") && again.contains("(280 already present)"), "{again}");
+    assert!(
+        again.contains("ingested 0 gab-data-js runs") && again.contains("(280 already present)"),
+        "{again}"
+    );
 }

@@ -150,7 +150,7 @@ fn every_fixture_is_detected_as_its_own_format() {
             continue;
         }
         let got = perfhouse::ingest::detect(path).map(|f| f.name().to_string());
-        match expect(&rel) {
+        match expect(rel) {
             Expect::Skip => continue,
             Expect::Format(f) => {
                 checked += 1;
@@ -908,11 +908,18 @@ fn criterion_bencher_output_lands_ids_with_spaces_and_std_devs() {
         ];
         for (id, (median, std_dev)) in ids.iter().zip(want) {
             assert_eq!(one(&r, id, &[], "time_per_iter"), median, "{file} {id}");
-            assert_eq!(one(&r, id, &[], "time_per_iter_std_dev"), std_dev, "{file} {id}");
+            assert_eq!(
+                one(&r, id, &[], "time_per_iter_std_dev"),
+                std_dev,
+                "{file} {id}"
+            );
         }
         assert!(r.iter().all(|m| m.unit == "ns" && m.better == "lower"));
         assert_eq!(
-            scalar(wh.path(), "select distinct source || ' ' || m.origin from runs join metrics m using (run_id)"),
+            scalar(
+                wh.path(),
+                "select distinct source || ' ' || m.origin from runs join metrics m using (run_id)"
+            ),
             "ingest:criterion-bencher criterion"
         );
     }
@@ -936,8 +943,14 @@ fn criterion_and_libtest_lines_are_told_apart() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &[libtest]);
     // test benches::bench_fib_20    ... bench:      13,411.88 ns/iter (+/- 295.73)
-    assert_eq!(one(&r, "benches::bench_fib_20", &[], "time_per_iter"), 13411.88);
-    assert_eq!(one(&r, "benches::bench_fib_20", &[], "time_per_iter_range"), 295.73);
+    assert_eq!(
+        one(&r, "benches::bench_fib_20", &[], "time_per_iter"),
+        13411.88
+    );
+    assert_eq!(
+        one(&r, "benches::bench_fib_20", &[], "time_per_iter_range"),
+        295.73
+    );
     assert_eq!(r.len(), 6, "3 benches × 2; the ignored one lands nothing");
 
     let dir = tempfile::tempdir().unwrap();
@@ -945,9 +958,15 @@ fn criterion_and_libtest_lines_are_told_apart() {
     let text = std::fs::read_to_string(fixture(libtest)).unwrap()
         + &std::fs::read_to_string(fixture(criterion)).unwrap();
     std::fs::write(&both, text).unwrap();
-    assert_eq!(perfhouse::ingest::detect(&both).unwrap().name(), "libtest-bench");
+    assert_eq!(
+        perfhouse::ingest::detect(&both).unwrap().name(),
+        "libtest-bench"
+    );
     let wh = tempfile::tempdir().unwrap();
-    ok(wh.path(), &["ingest", "--suite", "s", both.to_str().unwrap()]);
+    ok(
+        wh.path(),
+        &["ingest", "--suite", "s", both.to_str().unwrap()],
+    );
     let rows = query(
         wh.path(),
         "select t.arm, m.origin, m.name, m.value from metrics m join trials t using (run_id, trial_id) \
@@ -967,13 +986,48 @@ fn criterion_and_libtest_lines_are_told_apart() {
     assert_eq!(
         got,
         [
-            ("benches::bench_fib_10", "libtest", "time_per_iter_range", 7.74),
-            ("benches::bench_fib_20", "libtest", "time_per_iter_range", 295.73),
-            ("benches::bench_sort_1000", "libtest", "time_per_iter_range", 473.24),
-            ("text ops/to upper", "criterion", "time_per_iter_std_dev", 4.0),
-            ("text ops/split count", "criterion", "time_per_iter_std_dev", 3.0),
-            ("join words/push str/8", "criterion", "time_per_iter_std_dev", 31.0),
-            ("join words/push str/64", "criterion", "time_per_iter_std_dev", 97.0),
+            (
+                "benches::bench_fib_10",
+                "libtest",
+                "time_per_iter_range",
+                7.74
+            ),
+            (
+                "benches::bench_fib_20",
+                "libtest",
+                "time_per_iter_range",
+                295.73
+            ),
+            (
+                "benches::bench_sort_1000",
+                "libtest",
+                "time_per_iter_range",
+                473.24
+            ),
+            (
+                "text ops/to upper",
+                "criterion",
+                "time_per_iter_std_dev",
+                4.0
+            ),
+            (
+                "text ops/split count",
+                "criterion",
+                "time_per_iter_std_dev",
+                3.0
+            ),
+            (
+                "join words/push str/8",
+                "criterion",
+                "time_per_iter_std_dev",
+                31.0
+            ),
+            (
+                "join words/push str/64",
+                "criterion",
+                "time_per_iter_std_dev",
+                97.0
+            ),
         ]
     );
 }
