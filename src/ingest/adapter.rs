@@ -169,9 +169,7 @@ pub struct History {
 #[derive(Debug)]
 pub enum HistoryItem {
     /// What the history says of all its runs: the commit URL prefix (as [`History::commit_url`]).
-    Head {
-        commit_url: Option<String>,
-    },
+    Head { commit_url: Option<String> },
     /// Boxed: a run is large beside the other items.
     Run(Box<HistoryRun>),
     /// A file or entry left out, said once (as [`History::warnings`]).

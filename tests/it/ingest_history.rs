@@ -372,50 +372,138 @@ fn a_jump_of_orders_of_magnitude_in_a_data_js_is_a_suspected_break_not_a_change(
     assert!(ratio > 100.0, "{ratio}");
 }
 
-/// One github-action-benchmark entry, in the shape the action writes (`src/write.ts`:
-/// `{commit: {author, committer, distinct, id, message, timestamp, tree_id, url}, date, tool,
-/// benches: [{name, value, unit, extra}]}`): synthetic, for the cases no small real file holds.
-fn gab_entry(i: usize, tool: &str, benches: serde_json::Value) -> serde_json::Value {
-    let who = serde_json::json!({"email": "dev@example.invalid", "name": "Dev", "username": "dev"});
-    serde_json::json!({
-        "commit": {
-            "author": who, "committer": who, "distinct": true,
-            "id": format!("{i:040x}"),
-            "message": format!("change {i}\n\nbody"),
-            "timestamp": "2024-01-01T00:00:00Z",
-            "tree_id": format!("{:040x}", i + 1000),
-            "url": format!("https://github.com/org/repo/commit/{i:040x}"),
-        },
-        "date": 1_700_000_000_000i64 + i as i64 * 60_000,
-        "tool": tool,
-        "benches": benches,
-    })
+/// JSON as the action writes its `data.js`, with JavaScript's `JSON.stringify(data, null, 2)`:
+/// keys in the order the action builds its objects, a 2-space indent, whole numbers without a
+/// fraction.
+enum Js {
+    Obj(Vec<(String, Js)>),
+    Arr(Vec<Js>),
+    Str(String),
+    Num(f64),
+    Bool(bool),
 }
 
-/// `window.BENCHMARK_DATA = {…}` as the action writes it (2-space JSON), keys in the order of
-/// the action's own history: `lastUpdate`, `entries`, `repoUrl`.
-fn write_data_js(path: &std::path::Path, entries: serde_json::Value) {
-    let mut text = String::from(
-        "window.BENCHMARK_DATA = {\n  \"lastUpdate\": 1700000000000,\n  \"entries\": ",
-    );
-    text.push_str(
-        &serde_json::to_string_pretty(&entries)
-            .unwrap()
-            .replace('\n', "\n  "),
-    );
-    text.push_str(",\n  \"repoUrl\": \"https://github.com/org/repo\"\n}");
+impl Js {
+    fn obj(fields: Vec<(&str, Js)>) -> Js {
+        Js::Obj(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+
+    fn str(s: impl Into<String>) -> Js {
+        Js::Str(s.into())
+    }
+
+    fn write(&self, out: &mut String, indent: usize) {
+        let pad = |n: usize| " ".repeat(n);
+        match self {
+            Js::Obj(fields) => {
+                out.push('{');
+                for (i, (k, v)) in fields.iter().enumerate() {
+                    out.push_str(if i == 0 { "\n" } else { ",\n" });
+                    out.push_str(&pad(indent + 2));
+                    out.push_str(&serde_json::to_string(k).unwrap());
+                    out.push_str(": ");
+                    v.write(out, indent + 2);
+                }
+                out.push('\n');
+                out.push_str(&pad(indent));
+                out.push('}');
+            }
+            Js::Arr(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    out.push_str(if i == 0 { "\n" } else { ",\n" });
+                    out.push_str(&pad(indent + 2));
+                    v.write(out, indent + 2);
+                }
+                out.push('\n');
+                out.push_str(&pad(indent));
+                out.push(']');
+            }
+            Js::Str(s) => out.push_str(&serde_json::to_string(s).unwrap()),
+            Js::Num(n) if n.fract() == 0.0 => out.push_str(&format!("{}", *n as i64)),
+            Js::Num(n) => out.push_str(&n.to_string()),
+            Js::Bool(b) => out.push_str(&b.to_string()),
+        }
+    }
+}
+
+/// One github-action-benchmark entry, in the shape the action writes (`src/extract.ts`
+/// `Benchmark`, `Commit` from the push event's `head_commit`: `{commit: {author, committer,
+/// distinct, id, message, timestamp, tree_id, url}, date, tool, benches}`): synthetic, for the
+/// cases no small real file holds.
+fn gab_entry(i: usize, tool: &str, benches: Js) -> Js {
+    let who = || {
+        Js::obj(vec![
+            ("email", Js::str("dev@example.invalid")),
+            ("name", Js::str("Dev")),
+            ("username", Js::str("dev")),
+        ])
+    };
+    Js::obj(vec![
+        (
+            "commit",
+            Js::obj(vec![
+                ("author", who()),
+                ("committer", who()),
+                ("distinct", Js::Bool(true)),
+                ("id", Js::str(format!("{i:040x}"))),
+                ("message", Js::str(format!("change {i}\n\nbody"))),
+                ("timestamp", Js::str("2024-01-01T00:00:00Z")),
+                ("tree_id", Js::str(format!("{:040x}", i + 1000))),
+                (
+                    "url",
+                    Js::str(format!("https://github.com/org/repo/commit/{i:040x}")),
+                ),
+            ]),
+        ),
+        ("date", Js::Num(1_700_000_000_000.0 + i as f64 * 60_000.0)),
+        ("tool", Js::str(tool)),
+        ("benches", benches),
+    ])
+}
+
+/// One bench: `{name, value, unit, extra}` (Go's order) or, with a range, `{name, value,
+/// range, unit}` (cargo's).
+fn bench(name: &str, value: f64, unit: &str, extra: Option<&str>, range: Option<&str>) -> Js {
+    let mut fields = vec![("name", Js::str(name)), ("value", Js::Num(value))];
+    if let Some(r) = range {
+        fields.push(("range", Js::str(r)));
+    }
+    fields.push(("unit", Js::str(unit)));
+    if let Some(e) = extra {
+        fields.push(("extra", Js::str(e)));
+    }
+    Js::obj(fields)
+}
+
+/// `window.BENCHMARK_DATA = {…}` as the action writes it, keys in the order of the action's
+/// own history: `lastUpdate`, `entries` (one group), `repoUrl`.
+fn write_data_js(path: &std::path::Path, group: &str, entries: Vec<Js>) {
+    let doc = Js::obj(vec![
+        ("lastUpdate", Js::Num(1_700_000_000_000.0)),
+        ("entries", Js::obj(vec![(group, Js::Arr(entries))])),
+        ("repoUrl", Js::str("https://github.com/org/repo")),
+    ]);
+    let mut text = String::from("window.BENCHMARK_DATA = ");
+    doc.write(&mut text, 0);
     fs::write(path, text).unwrap();
 }
 
 /// A Go bench as the action stores one `go test -bench -benchmem` line: before v1.18 glued
 /// (`ns/op\t 15343 B/op\t 221 allocs/op`), then split only, since both.
-fn go_line(era: &str, name: &str, ns: f64, bytes: f64, allocs: f64) -> Vec<serde_json::Value> {
-    let glued = serde_json::json!({"name": name, "value": ns, "extra": "1000 times\n4 procs",
-        "unit": format!("ns/op\t {bytes} B/op\t      {allocs} allocs/op")});
+fn go_line(era: &str, name: &str, ns: f64, bytes: f64, allocs: f64) -> Vec<Js> {
+    let extra = Some("1000 times\n4 procs");
+    let glued = bench(
+        name,
+        ns,
+        &format!("ns/op\t {bytes} B/op\t      {allocs} allocs/op"),
+        extra,
+        None,
+    );
     let split = vec![
-        serde_json::json!({"name": format!("{name} - ns/op"), "value": ns, "unit": "ns/op", "extra": "1000 times\n4 procs"}),
-        serde_json::json!({"name": format!("{name} - B/op"), "value": bytes, "unit": "B/op", "extra": "1000 times\n4 procs"}),
-        serde_json::json!({"name": format!("{name} - allocs/op"), "value": allocs, "unit": "allocs/op", "extra": "1000 times\n4 procs"}),
+        bench(&format!("{name} - ns/op"), ns, "ns/op", extra, None),
+        bench(&format!("{name} - B/op"), bytes, "B/op", extra, None),
+        bench(&format!("{name} - allocs/op"), allocs, "allocs/op", extra, None),
     ];
     match era {
         "glued" => vec![glued],
@@ -450,7 +538,7 @@ fn series_of(wh: &std::path::Path, suite: &str) -> Vec<(String, String, usize)> 
 #[test]
 fn a_go_data_js_is_one_series_per_benchmark_and_measure_whatever_the_actions_version() {
     let dir = tempfile::tempdir().unwrap();
-    let plain = |v: f64| serde_json::json!({"name": "BenchmarkPlain", "value": v, "unit": "ns/op", "extra": "10 times"});
+    let plain = |v: f64| bench("BenchmarkPlain", v, "ns/op", Some("10 times"), None);
     let mut entries = Vec::new();
     for (i, era) in ["glued", "glued", "split", "split", "both", "both"]
         .iter()
@@ -469,10 +557,10 @@ fn a_go_data_js_is_one_series_per_benchmark_and_measure_whatever_the_actions_ver
             ));
             benches.push(plain(12.5 + i as f64));
         }
-        entries.push(gab_entry(i, "go", serde_json::Value::Array(benches)));
+        entries.push(gab_entry(i, "go", Js::Arr(benches)));
     }
     let f = dir.path().join("data.js");
-    write_data_js(&f, serde_json::json!({ "Go Benchmark": entries }));
+    write_data_js(&f, "Go Benchmark", entries);
     let wh = dir.path().join("wh");
     let out = ok(&wh, &["ingest", "--suite", "g", f.to_str().unwrap()]);
     assert!(
@@ -579,20 +667,31 @@ fn the_actions_own_go_history_has_one_series_per_measure() {
 fn a_data_js_larger_than_a_write_batch_lands_whole_and_a_stopped_import_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let benches = |i: usize| {
-        serde_json::Value::Array(
+        Js::Arr(
             (0..500)
-                .map(|b| serde_json::json!({"name": format!("bench_{b}"), "value": (i * 1000 + b) as f64, "unit": "ns/iter", "range": "± 3"}))
+                .map(|b| {
+                    let name = format!("bench_{b}");
+                    bench(&name, (i * 1000 + b) as f64, "ns/iter", None, Some("± 3"))
+                })
                 .collect(),
         )
     };
-    // 280 entries × 500 benches: 140,000 metric rows, more than one batch (131,072).
-    let mut entries: Vec<serde_json::Value> = (0..280)
-        .map(|i| gab_entry(i, "cargo", benches(i)))
-        .collect();
-    let broken = entries[270].clone();
-    entries[270]["benches"] = serde_json::json!("not a list");
+    // 280 entries × 500 benches: 140,000 metric rows, more than one batch (131,072); entry
+    // #270's benches are not a list.
+    let entries = |broken: bool| -> Vec<Js> {
+        (0..280)
+            .map(|i| {
+                let b = if broken && i == 270 {
+                    Js::str("not a list")
+                } else {
+                    benches(i)
+                };
+                gab_entry(i, "cargo", b)
+            })
+            .collect()
+    };
     let f = dir.path().join("data.js");
-    write_data_js(&f, serde_json::json!({ "Rust Benchmark": entries }));
+    write_data_js(&f, "Rust Benchmark", entries(true));
     let wh = dir.path().join("wh");
     let o = perfhouse(&wh, &["ingest", "--suite", "big", f.to_str().unwrap()]);
     assert!(!o.status.success());
@@ -601,11 +700,10 @@ fn a_data_js_larger_than_a_write_batch_lands_whole_and_a_stopped_import_resumes(
         "{}",
         stderr(&o)
     );
-    // The first batch (262 entries of 500 rows) was committed before the broken entry.
+    // The first batch (263 entries of 500 rows) was committed before the broken entry.
     let landed = scalar(&wh, "select count(*) from runs").as_i64().unwrap();
     assert_eq!(landed, 131_072 / 500 + 1, "whole entries, one batch");
-    entries[270] = broken;
-    write_data_js(&f, serde_json::json!({ "Rust Benchmark": entries }));
+    write_data_js(&f, "Rust Benchmark", entries(false));
     let out = ok(&wh, &["ingest", "--suite", "big", f.to_str().unwrap()]);
     assert!(
         out.starts_with(&format!(
