@@ -403,7 +403,12 @@ enum Js {
 
 impl Js {
     fn obj(fields: Vec<(&str, Js)>) -> Js {
-        Js::Obj(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        Js::Obj(
+            fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        )
     }
 
     fn str(s: impl Into<String>) -> Js {
@@ -521,7 +526,13 @@ fn go_line(era: &str, name: &str, ns: f64, bytes: f64, allocs: f64) -> Vec<Js> {
     let split = vec![
         bench(&format!("{name} - ns/op"), ns, "ns/op", extra, None),
         bench(&format!("{name} - B/op"), bytes, "B/op", extra, None),
-        bench(&format!("{name} - allocs/op"), allocs, "allocs/op", extra, None),
+        bench(
+            &format!("{name} - allocs/op"),
+            allocs,
+            "allocs/op",
+            extra,
+            None,
+        ),
     ];
     match era {
         "glued" => vec![glued],
