@@ -26,6 +26,7 @@ macro_rules! registry {
 
 registry! {
     aiperf,
+    aiperf_aggregate,
     aiperf_summary,
     asv,
     gab_data_js,
@@ -37,9 +38,11 @@ registry! {
     gab_custom,
     catch2_xml,
     iai,
+    criterion_bencher,
     libtest_bench,
     go_bench,
     catch2,
+    asv_console,
     benchmarkjs,
     hyperfine,
     guidellm,
@@ -49,6 +52,7 @@ registry! {
     pytest_benchmark,
     lmcache,
     perf_script,
+    perf_stat,
     folded,
 }
 

@@ -15,12 +15,11 @@ fn parquet_files(dir: &std::path::Path) -> usize {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn compact_merges_files_and_keeps_every_row() {
     let wh = tempfile::tempdir().unwrap();
-    let a = sample("aiperf/profile_export.v0-excerpt.jsonl");
-    let b = sample("aiperf/profile_export.docs-example.jsonl");
-    for (f, arm) in [(&a, "x"), (&b, "y"), (&a, "z")] {
+    // One input, three runs: a different arm is a different ingest.
+    let a = our_aiperf();
+    for arm in ["x", "y", "z"] {
         ok(
             wh.path(),
             &[
@@ -31,7 +30,7 @@ fn compact_merges_files_and_keeps_every_row() {
                 arm,
                 "--note",
                 arm,
-                f.to_str().unwrap(),
+                a.to_str().unwrap(),
             ],
         );
     }
@@ -46,7 +45,7 @@ fn compact_merges_files_and_keeps_every_row() {
     let other = tempfile::tempdir().unwrap();
     ok(
         other.path(),
-        &["ingest", "--suite", "s", b.to_str().unwrap()],
+        &["ingest", "--suite", "s", a.to_str().unwrap()],
     );
     let src = fs::read_dir(other.path().join("requests/suite=s"))
         .unwrap()
@@ -70,4 +69,28 @@ fn compact_merges_files_and_keeps_every_row() {
     assert_eq!(parquet_files(&wh.path().join("runs/suite=s")), 1);
     let again = ok(wh.path(), &["compact"]);
     assert!(again.contains("nothing to compact"), "{again}");
+}
+
+/// A compacted warehouse's `compact-…` files hold many runs; `import` copies one run's files at
+/// a time, so it refuses such a bundle, naming the file, instead of saying "imported 2 run(s)"
+/// with nothing copied (as it did: found making the tomli history).
+#[test]
+fn importing_a_compacted_warehouse_is_refused_naming_a_merged_file_and_lands_nothing() {
+    let bundle = tempfile::tempdir().unwrap();
+    let a = our_aiperf();
+    for arm in ["x", "y"] {
+        let args = ["ingest", "--suite", "s", "--arm", arm, a.to_str().unwrap()];
+        ok(bundle.path(), &args);
+    }
+    ok(bundle.path(), &["compact"]);
+    let wh = tempfile::tempdir().unwrap();
+    let o = perfhouse(wh.path(), &["import", bundle.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("/compact-") && err.contains("the bundle was compacted"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was imported"), "{err}");
+    assert_eq!(parquet_files(wh.path()), 0);
 }
