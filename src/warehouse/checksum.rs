@@ -518,6 +518,45 @@ mod tests {
         assert_eq!(digest_of(b""), twox_hash::XxHash64::with_seed(0).finish());
     }
 
+    /// What a session verified when it opened is keyed as DataFusion reads it (the local
+    /// store's listing), so no file is hashed twice; an object not verified yet is checked
+    /// on its first read, and a damaged one refused, named.
+    #[tokio::test]
+    async fn the_verifying_store_knows_the_files_checked_at_open_and_checks_the_rest() {
+        use object_store::ObjectStoreExt;
+        let dir = tempfile::tempdir().unwrap();
+        let part = dir.path().join("requests").join("suite=a%20b");
+        std::fs::create_dir_all(&part).unwrap();
+        let body = b"PAR1 some bytes PAR1".to_vec();
+        let seen = part.join(name_with("r-0.parquet", digest_of(&body)));
+        let fresh = part.join(name_with("r-1.parquet", digest_of(&body)));
+        std::fs::write(&seen, &body).unwrap();
+        std::fs::write(&fresh, &body).unwrap();
+        let store = VerifyingStore::new(Arc::new(object_store::local::LocalFileSystem::new()));
+        let abs = std::path::absolute(&seen).unwrap();
+        store.mark_verified(Key::from_absolute_path(abs).unwrap());
+        // Damaged after the session checked it: the mark is what the reads find.
+        let mut bad = body.clone();
+        bad[6] ^= 1;
+        std::fs::write(&seen, &bad).unwrap();
+        std::fs::write(&fresh, &bad).unwrap();
+        let prefix = Key::from_absolute_path(std::path::absolute(&part).unwrap()).unwrap();
+        let mut listed: Vec<Key> = store
+            .list(Some(&prefix))
+            .map_ok(|m| m.location)
+            .try_collect()
+            .await
+            .unwrap();
+        listed.sort();
+        assert_eq!(listed.len(), 2);
+        assert!(store.get(&listed[0]).await.is_ok(), "{}", listed[0]);
+        let err = store.get(&listed[1]).await.unwrap_err().to_string();
+        assert!(
+            err.contains("r-1.xxh64-") && err.contains("changed after it was written"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn the_hashing_writer_hashes_what_it_writes() {
         let mut w = HashingWriter::new(Vec::new());
