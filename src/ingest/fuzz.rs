@@ -49,7 +49,11 @@ impl Rng {
     }
 
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
@@ -342,7 +346,9 @@ fn targets(only: &Option<HashSet<String>>) -> Vec<Target> {
         }
         let mut seeds = Vec::new();
         for f in &files {
-            let Ok(bytes) = std::fs::read(f) else { continue };
+            let Ok(bytes) = std::fs::read(f) else {
+                continue;
+            };
             if let Ok(Ok(_)) = quietly(|| parse(adapter, f, &bytes)) {
                 seeds.push((f.clone(), bytes));
             }
@@ -460,7 +466,11 @@ fn fuzz(target: &Target, deadline: Instant, rng: &mut Rng, out: &Path, running: 
         let result = quietly(|| match &history_root {
             Some(root) => {
                 // The seed's file (a history's files are all seeds of it) gets the input.
-                let file = if root.is_dir() { root.join(path) } else { root.clone() };
+                let file = if root.is_dir() {
+                    root.join(path)
+                } else {
+                    root.clone()
+                };
                 std::fs::write(&file, &input).expect("written");
                 let h = target.adapter.history(root);
                 std::fs::write(&file, seed_bytes).expect("restored");

@@ -188,7 +188,9 @@ pub fn of_file(path: &Path) -> io::Result<u64> {
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
-                .map(|i| s.spawn(move || hash_chunks((i * per).min(chunks), ((i + 1) * per).min(chunks))))
+                .map(|i| {
+                    s.spawn(move || hash_chunks((i * per).min(chunks), ((i + 1) * per).min(chunks)))
+                })
                 .collect();
             handles
                 .into_iter()
@@ -288,7 +290,10 @@ impl<W: AsyncFileWriter> AsyncFileWriter for HashingAsyncWriter<W> {
 }
 
 /// The digest of a whole object: a local file hashed on every core, else its stream.
-pub async fn digest_of_object(store: &dyn ObjectStore, location: &Key) -> object_store::Result<u64> {
+pub async fn digest_of_object(
+    store: &dyn ObjectStore,
+    location: &Key,
+) -> object_store::Result<u64> {
     let got = store.get_opts(location, GetOptions::default()).await?;
     let generic = |e: Box<dyn std::error::Error + Send + Sync>| object_store::Error::Generic {
         store: "perfhouse",
@@ -363,7 +368,6 @@ impl VerifyingStore {
             }),
         }
     }
-
 }
 
 impl std::fmt::Display for VerifyingStore {

@@ -100,7 +100,8 @@ fn every_table(dir: &Path) -> PathBuf {
             stack: "main;work".into(),
             weight: 10.0,
         });
-        d.artifacts.push(wh.store_blob(&input, "input.json").unwrap());
+        d.artifacts
+            .push(wh.store_blob(&input, "input.json").unwrap());
         d.notes.push(format!("run {n}"));
         wh.append_run(&run(n), &d).unwrap();
     }
@@ -153,9 +154,7 @@ fn a_flipped_byte_in_any_table_file_stops_query_site_compact_and_history_naming_
     assert_eq!(files.len(), 28, "{files:?}");
     for table in Table::ALL {
         assert!(
-            files
-                .iter()
-                .any(|f| f.starts_with(root.join(table.name()))),
+            files.iter().any(|f| f.starts_with(root.join(table.name()))),
             "no {} file in {files:?}",
             table.name()
         );
@@ -304,7 +303,9 @@ fn every_written_file_carries_the_checksum_of_its_bytes() {
     ok(&root, &["ingest", "--suite", "t", jsonl.to_str().unwrap()]);
     let streamed = table_files(&root.join("requests/suite=t"));
     assert!(
-        streamed.iter().any(|f| f.to_string_lossy().contains("-p0.xxh64-")),
+        streamed
+            .iter()
+            .any(|f| f.to_string_lossy().contains("-p0.xxh64-")),
         "{streamed:?}"
     );
     let wh = Warehouse::open(&root).unwrap();
@@ -314,7 +315,11 @@ fn every_written_file_carries_the_checksum_of_its_bytes() {
     }
     wh.compact().unwrap();
     let files = table_files(&root);
-    assert!(files.iter().any(|f| f.to_string_lossy().contains("compact-")));
+    assert!(
+        files
+            .iter()
+            .any(|f| f.to_string_lossy().contains("compact-"))
+    );
     for f in files {
         check_name(&f);
     }
@@ -371,7 +376,10 @@ fn in_an_object_store_a_flipped_byte_stops_readers_naming_the_object() {
     assert!(!merged.is_empty(), "{parts:?}");
     // Every part and every committed merged output (the one staged under a name without a
     // digest is gone once copied to its name).
-    for p in parts.iter().filter(|p| !p.starts_with(bucket.join("compactions"))) {
+    for p in parts
+        .iter()
+        .filter(|p| !p.starts_with(bucket.join("compactions")))
+    {
         check_name(p);
     }
     let metrics = parts

@@ -439,7 +439,11 @@ async fn existing_files_are_never_replaced() {
     let other = perfhouse::warehouse::write_atomic(&part, "r-late-0.parquet", &[batch]).unwrap();
     assert_ne!(other, landed[0]);
     assert_eq!(std::fs::read(&landed[0]).unwrap(), before);
-    assert!(listing().iter().all(|p| p.extension().unwrap() == "parquet"));
+    assert!(
+        listing()
+            .iter()
+            .all(|p| p.extension().unwrap() == "parquet")
+    );
 }
 
 /// A session reads one set of committed runs, the one there when it opened: a run that lands

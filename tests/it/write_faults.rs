@@ -125,18 +125,22 @@ fn every_failed_write_of_annotate_and_ingest_leaves_all_or_nothing_and_names_the
         r#"{"metrics": [{"name": "pps", "value": 1250, "unit": "packets/s", "better": "higher"}]}"#,
     )
     .unwrap();
-    ok(&template, &["ingest", "--suite", "s", first.to_str().unwrap()]);
+    ok(
+        &template,
+        &["ingest", "--suite", "s", first.to_str().unwrap()],
+    );
     let run = scalar(&template, "select run_id from runs");
     let run = run.as_str().unwrap();
     // annotate: every class of call.
-    let note = |wh: &Path| {
-        match scalar(wh, "select count(*) from annotations where text = 'whole or not at all'")
-            .as_i64()
-        {
-            Some(0) => Some(false),
-            Some(1) => Some(true),
-            _ => None,
-        }
+    let note = |wh: &Path| match scalar(
+        wh,
+        "select count(*) from annotations where text = 'whole or not at all'",
+    )
+    .as_i64()
+    {
+        Some(0) => Some(false),
+        Some(1) => Some(true),
+        _ => None,
     };
     let tried = every_point(
         &shim,
