@@ -133,7 +133,7 @@ impl Query {
         // and answered from), or, written before checksums, one of 0 bytes or truncated (the
         // engine would skip an empty file without a word, and the runs it held would be
         // missing).
-        let (damage, verified) = warehouse
+        let crate::warehouse::OpenCheck { damage, verified } = warehouse
             .damage_on_open()
             .map_err(|e| QueryError::Decode(e.to_string()))?;
         if let Some((path, what)) = damage {

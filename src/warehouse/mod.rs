@@ -372,7 +372,7 @@ impl Warehouse {
     /// and what is wrong with it, and the files verified by their checksum (a reader need
     /// not hash them again). The files are shared among the cores; a large one is hashed on
     /// all of them ([`checksum::of_file`]).
-    pub fn damage_on_open(&self) -> Result<(Option<(PathBuf, String)>, Vec<PathBuf>)> {
+    pub fn damage_on_open(&self) -> Result<OpenCheck> {
         let mut files = Vec::new();
         for table in Table::ALL {
             files.extend(self.table_files(table)?.into_iter().map(|(_, p)| p));
@@ -412,10 +412,16 @@ impl Warehouse {
                 .collect()
         });
         if let Some((i, what)) = found.into_iter().min_by_key(|(i, _)| *i) {
-            return Ok((Some((files[i].clone(), what)), Vec::new()));
+            return Ok(OpenCheck {
+                damage: Some((files[i].clone(), what)),
+                verified: Vec::new(),
+            });
         }
         files.retain(|p| checksum::expected_of(p).is_some());
-        Ok((None, files))
+        Ok(OpenCheck {
+            damage: None,
+            verified: files,
+        })
     }
 
     /// The first table file that fails to decode, reading each whole: called after a read
@@ -1104,6 +1110,15 @@ impl Warehouse {
         let _ = fs::remove_dir_all(self.root.join(".staging"));
         Ok(report)
     }
+}
+
+/// What [`Warehouse::damage_on_open`] found.
+#[derive(Debug, Default)]
+pub struct OpenCheck {
+    /// The first damaged table file, and what is wrong with it.
+    pub damage: Option<(PathBuf, String)>,
+    /// The files verified against their digest (none where one is damaged).
+    pub verified: Vec<PathBuf>,
 }
 
 /// What `perfhouse check` found.
