@@ -196,6 +196,11 @@ pub enum Command {
     /// `synthetic=replicated-real-records`). The benches use it so they reuse the release binary.
     #[command(hide = true)]
     Synth(SynthArgs),
+    /// The demo's memory-transfer workload (datasets/plans/transfer*.toml): copies objects of
+    /// one size between two buffers backed by 4 KiB or 2 MiB pages, in a seeded random order,
+    /// and prints `gbps G` and `huge_share S` (the share the kernel backed with huge pages).
+    #[command(name = "transfer-bench", hide = true)]
+    TransferBench(TransferBenchArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     ///
     /// bash: `perfhouse completions bash > ~/.local/share/bash-completion/completions/perfhouse`;
@@ -672,6 +677,25 @@ pub struct SynthArgs {
     #[arg(long, default_value = "datasets/dynamo-frontend/data")]
     pub from: std::path::PathBuf,
     /// Seed of the jitter.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct TransferBenchArgs {
+    /// Bytes of each object copied.
+    #[arg(long)]
+    pub object_size: usize,
+    /// Bytes of the pages backing the buffers: 4096, or 2097152 (transparent huge pages).
+    #[arg(long, default_value_t = 4096)]
+    pub page_size: usize,
+    /// Bytes of each buffer (source and destination); larger than the caches.
+    #[arg(long, default_value_t = 128 << 20)]
+    pub buffer: usize,
+    /// Bytes copied in the timed part.
+    #[arg(long, default_value_t = 1 << 30)]
+    pub total: usize,
+    /// Seed of the slot order.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }

@@ -149,6 +149,9 @@ pub fn run(
         .arg("-c")
         .arg(cmd)
         .current_dir(dir)
+        // The perfhouse binary itself, for plans whose workload it ships (transfer-bench);
+        // a plan's own `PERFHOUSE` wins.
+        .envs(std::env::current_exe().ok().map(|exe| ("PERFHOUSE", exe)))
         .envs(env.iter().map(|(k, v)| (k, v)))
         .env(MARKER, marker)
         .stdin(Stdio::null())
