@@ -362,6 +362,22 @@ pub fn cmp_params(a: &Params, b: &Params) -> std::cmp::Ordering {
     a.len().cmp(&b.len())
 }
 
+/// A relative change in percent with its sign, one decimal: `+6.6%`, `-5.2%`; a change that
+/// rounds to nothing is `0.0%` (never `-0.0%` or `+0.0%`). `d` is the fraction (0.066 for
+/// +6.6 %). Every page, report, table and message writes a change with it
+/// (`present::signed_pct`); it lives here so the statistics' own reasons can too.
+pub fn signed_pct(d: f64) -> String {
+    if !d.is_finite() {
+        return "—".into();
+    }
+    let r = (d * 1000.0).round() / 10.0;
+    if r == 0.0 {
+        "0.0%".into()
+    } else {
+        format!("{r:+.1}%")
+    }
+}
+
 /// `{"concurrency":"8","isl":"200"}` → `concurrency=8 isl=200` (`—` when empty): the one way
 /// every page, table and message writes a parameter set.
 pub fn params_text(params: &Params) -> String {

@@ -5,6 +5,7 @@ mod demo;
 mod ingest;
 pub mod publish;
 mod synth;
+pub mod transfer_bench;
 
 use std::io::Write;
 
@@ -252,6 +253,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
         Command::Demo(args) => demo(&cx.wh()?, args, cli.quiet).await?,
         Command::Completions(_) | Command::Man => unreachable!("handled in run()"),
         Command::Synth(args) => cmd_synth(&mut cx, args).await?,
+        Command::TransferBench(args) => cmd_transfer_bench(args)?,
         Command::Run(_) | Command::Calibrate(_) | Command::Bisect(_) => {
             unreachable!("handled in run()")
         }
@@ -632,6 +634,19 @@ async fn cmd_check(cx: &mut Ctx<'_>) -> Result<()> {
     Ok(())
 }
 
+fn cmd_transfer_bench(args: &crate::cli::TransferBenchArgs) -> Result<()> {
+    let m = transfer_bench::measure(&transfer_bench::TransferBench {
+        object_size: args.object_size,
+        page_size: args.page_size,
+        buffer: args.buffer,
+        total: args.total,
+        seed: args.seed,
+    })?;
+    println!("gbps {:.4}", m.gbps);
+    println!("huge_share {:.4}", m.huge_share);
+    Ok(())
+}
+
 async fn cmd_synth(cx: &mut Ctx<'_>, args: &crate::cli::SynthArgs) -> Result<()> {
     let (runs, rows) = synth::synth(&cx.wh()?, args, cx.cli.quiet)?;
     if !cx.cli.quiet {
@@ -730,11 +745,11 @@ async fn cmd_triage(cx: &mut Ctx<'_>, args: &crate::cli::TriageArgs) -> Result<(
         for a in &found {
             writeln!(
                 cx.stdout,
-                "alert {} ({} {} {:+.1}% at run #{}): {} → {}",
+                "alert {} ({} {} {} at run #{}): {} → {}",
                 a.alert_id,
                 a.suite,
                 a.metric,
-                a.magnitude * 100.0,
+                crate::present::signed_pct(a.magnitude),
                 a.run_no.unwrap_or_default(),
                 a.state,
                 args.state

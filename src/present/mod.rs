@@ -160,36 +160,10 @@ pub const COUNT_UNITS: &[&str] = &[
     "trials",
 ];
 
-/// A value with its unit, scaled to a unit a reader takes in at a glance: bytes as
-/// KiB/MiB/GiB (binary, as `ls -h` and the transfer charts), times in s/ms/µs/ns, three
-/// significant digits; counts as whole numbers; any other unit three significant digits too.
-/// `82378752 B` → `78.6 MiB`; `0.000170 s` → `170 µs`; `0 B` → `0 B`.
-pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
-    let Some(v) = v.filter(|v| v.is_finite()) else {
-        return "—".into();
-    };
-    // Three significant digits, trailing zeros of a fraction dropped: 78.6, 4, 1.5.
-    let sig3 = |x: f64| {
-        let a = x.abs();
-        let digits = if a >= 100.0 || a == 0.0 {
-            0
-        } else if a >= 10.0 {
-            1
-        } else {
-            2
-        };
-        fixed(x, digits)
-    };
-    let scaled = |steps: &[(f64, &str)]| {
-        // The largest step the value reaches (the first is the base unit).
-        let (factor, name) = steps
-            .iter()
-            .rev()
-            .find(|(f, _)| v.abs() >= *f)
-            .copied()
-            .unwrap_or(steps[0]);
-        format!("{} {name}", sig3(v / factor))
-    };
+/// The prefixed steps of a unit, each as (its size in `unit`, its name), smallest first:
+/// bytes in binary steps (B … TiB, as `ls -h` and the transfer charts), times from ns to s.
+/// `None` for a unit without prefixes (a count, a rate, a ratio).
+pub fn unit_ladder(unit: &str) -> Option<Vec<(f64, &'static str)>> {
     const BYTES: [(f64, &str); 5] = [
         (1.0, "B"),
         (1024.0, "KiB"),
@@ -197,34 +171,123 @@ pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
         (1073741824.0, "GiB"),
         (1099511627776.0, "TiB"),
     ];
-    // Times from the smallest unit up, in the given unit's terms.
-    let times = |base: f64| -> Vec<(f64, &'static str)> {
-        [(1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1.0, "s")]
+    // Times in the given unit's terms (its power of ten): whole powers, so 1 ms is 1e-3 s
+    // exactly, not 1e-6 / 1e-3.
+    let times = |base: i32| {
+        [(-9, "ns"), (-6, "µs"), (-3, "ms"), (0, "s")]
             .iter()
-            .map(|(f, n)| (f / base, *n))
+            .map(|(e, n)| (10f64.powi(e - base), *n))
             .collect()
+    };
+    match unit {
+        "B" | "bytes" | "byte" => Some(BYTES.to_vec()),
+        "s" | "sec" | "seconds" => Some(times(0)),
+        "ms" => Some(times(-3)),
+        "us" | "µs" => Some(times(-6)),
+        "ns" => Some(times(-9)),
+        _ => None,
+    }
+}
+
+/// The step of `unit` a value of size `magnitude` reads best in: the largest step it reaches
+/// (the first where it reaches none), as (its size in `unit`, its name). A unit without
+/// prefixes is its own step. What [`fmt_quantity`] and every chart axis scale by.
+pub fn unit_step(unit: &str, magnitude: f64) -> (f64, String) {
+    match unit_ladder(unit) {
+        Some(steps) => {
+            let m = magnitude.abs();
+            let (f, n) = steps
+                .iter()
+                .rev()
+                .find(|(f, _)| m >= *f * (1.0 - 1e-9))
+                .copied()
+                .unwrap_or(steps[0]);
+            (f, n.to_string())
+        }
+        None => (1.0, unit.to_string()),
+    }
+}
+
+/// A value with its unit, scaled to a unit a reader takes in at a glance: bytes as
+/// KiB/MiB/GiB (binary, as `ls -h` and the transfer charts), times in s/ms/µs/ns, three
+/// significant digits; counts as whole numbers; any other unit three significant digits too.
+/// `82378752 B` → `78.6 MiB`; `0.000170 s` → `170 µs`; `0 B` → `0 B`.
+pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
+    fmt_quantity_digits(v, unit, 3)
+}
+
+/// [`fmt_quantity`] with `digits` significant digits (3 or 4): a series page's runs, where
+/// neighbouring values differ by less than a percent, keep four (`130.3 ms`).
+pub fn fmt_quantity_digits(v: Option<f64>, unit: &str, digits: usize) -> String {
+    let Some(v) = v.filter(|v| v.is_finite()) else {
+        return "—".into();
     };
     if v == 0.0 && !unit.is_empty() {
         return format!("0 {unit}");
     }
+    let sig = |x: f64| significant(x, digits);
+    if unit_ladder(unit).is_some() {
+        let (factor, name) = unit_step(unit, v);
+        return format!("{} {name}", sig(v / factor));
+    }
     match unit {
-        "B" | "bytes" | "byte" => scaled(&BYTES),
-        "s" | "sec" | "seconds" => scaled(&times(1.0)),
-        "ms" => scaled(&times(1e-3)),
-        "us" | "µs" => scaled(&times(1e-6)),
-        "ns" => scaled(&times(1e-9)),
         // Counts are whole: 1.2e6 instructions is 1200000, a mean count keeps 4 digits.
         u if COUNT_UNITS.contains(&u) => format!("{} {u}", fmt_number(v)),
+        "" if digits > 3 && (1e-3..1e6).contains(&v.abs()) => sig(v),
         "" => fmt_value(Some(v)),
         // Any other unit: three significant digits as above (900 req/s, 15.9 MB/s), tiny
         // values in scientific notation (1.7e-4 x).
-        u if v.abs() >= 0.01 => format!("{} {u}", sig3(v)),
+        u if v.abs() >= 0.01 => format!("{} {u}", sig(v)),
         u => format!("{} {u}", fmt_number(v)),
     }
 }
 
+/// `x` with `digits` significant digits, trailing zeros of a fraction dropped; whole numbers
+/// at and above 10^digits as they are (1023, not 1.02e3).
+pub fn significant(x: f64, digits: usize) -> String {
+    let a = x.abs();
+    let whole = if a == 0.0 {
+        digits as i32
+    } else {
+        a.log10().floor() as i32 + 1
+    };
+    fixed(x, (digits as i32 - whole).max(0) as usize)
+}
+
+/// Three significant digits, trailing zeros of a fraction dropped: 78.6, 4, 1.5 (whole
+/// numbers from 100 up: 1023, not 1.02e3).
+pub fn sig3(x: f64) -> String {
+    significant(x, 3)
+}
+
+pub use crate::model::signed_pct;
+
+/// `n` and its noun, singular for one: "1 run", "2 runs", "1 core"; `plural` where the noun
+/// does not take an `s` ("1 entry", "2 entries").
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {}", plural(n, noun))
+}
+
+/// `noun` for `n` of it: "run"/"runs", "entry"/"entries", "process"/"processes",
+/// "series"/"series".
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 || noun.ends_with("series") {
+        return noun.to_string();
+    }
+    if let Some(stem) = noun.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'o', 'u'])
+    {
+        return format!("{stem}ies");
+    }
+    if noun.ends_with(['s', 'x']) || noun.ends_with("ch") || noun.ends_with("sh") {
+        return format!("{noun}es");
+    }
+    format!("{noun}s")
+}
+
+/// A ratio as its change in percent (`1.066` → `+6.6%`), `—` when missing.
 pub fn pct(r: Option<f64>) -> String {
-    r.map_or("—".into(), |r| format!("{:+.1}%", (r - 1.0) * 100.0))
+    r.map_or("—".into(), |r| signed_pct(r - 1.0))
 }
 
 /// A file-name-safe, collision-resistant slug of a user string.

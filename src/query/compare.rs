@@ -118,7 +118,7 @@ impl Overall {
         format!(
             "geometric mean of ratios {} over {} judged rows; p Holm-corrected over {} test(s)",
             self.geomean_ratio
-                .map_or("—".to_string(), |g| format!("{:+.1}%", (g - 1.0) * 100.0)),
+                .map_or("—".to_string(), |g| crate::model::signed_pct(g - 1.0)),
             self.judged,
             self.corrected_over
         )

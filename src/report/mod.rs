@@ -249,7 +249,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                 .iter()
                 .map(|c| {
                     format!(
-                        "{} at #{}{}: {:+.1}% (p={:.3}, ±{:.1}% local threshold)",
+                        "{} at #{}{}: {} (p={:.3}, ±{:.1}% local threshold)",
                         if c.regression {
                             "regression"
                         } else {
@@ -257,7 +257,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                         },
                         c.run_no,
                         at(&c.git_commit),
-                        c.magnitude * 100.0,
+                        crate::present::signed_pct(c.magnitude),
                         c.p_value,
                         c.threshold * 100.0
                     )
@@ -567,12 +567,12 @@ fn forest_svg(rows: &[&Row], label: &dyn Fn(&Row) -> String) -> String {
 pub fn commit_entry_line(e: &crate::query::alerts::CommitAlert, site_url: &str) -> String {
     let sha = e.git_commit.as_deref().unwrap_or_default();
     format!(
-        "\nIn the suite's history, commit `{}` moved {} series ({} regressed, {} improved; geometric mean {:+.1}%): {}/alerts.html#commit-{}\n",
+        "\nIn the suite's history, commit `{}` moved {} series ({} regressed, {} improved; geometric mean {}): {}/alerts.html#commit-{}\n",
         md_escape(crate::model::short_commit(sha)),
         e.series,
         e.regressions,
         e.improvements,
-        e.geomean * 100.0,
+        crate::present::signed_pct(e.geomean),
         site_url.trim_end_matches('/'),
         crate::present::url_segment(sha)
     )
@@ -857,7 +857,7 @@ pub fn alerts_by_commit(
         "state",
         "environment",
     ];
-    let pct = |v: f64| format!("{:+.1}%", v * 100.0);
+    let pct = crate::present::signed_pct;
     let rows: Vec<Vec<String>> = list
         .iter()
         .map(|c| {
@@ -943,7 +943,7 @@ pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayou
                 a.metric.clone(),
                 a.arm.clone(),
                 crate::model::params_text(&a.params),
-                format!("{:+.1}%", a.magnitude * 100.0),
+                crate::present::signed_pct(a.magnitude),
                 if a.suspected_break {
                     "suspected break"
                 } else if a.regression {

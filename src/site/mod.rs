@@ -44,6 +44,20 @@ pub enum SiteError {
 
 /// The site's stylesheet (also inlined into `report --format html`).
 pub const CSS: &str = include_str!("../../assets/style.css");
+/// The series pages' script (hover, zoom, log scale, overlays), one file per site.
+pub const TREND_JS: &str = include_str!("../../assets/trend.js");
+
+/// Where the series pages' script is written, relative to the site's root: named by its hash,
+/// so a browser never runs a stale copy.
+pub fn trend_js_path() -> &'static str {
+    static PATH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "assets/trend.{}.js",
+            &hex::encode(Sha256::digest(TREND_JS.as_bytes()))[..10]
+        )
+    });
+    &PATH
+}
 
 use load::*;
 pub use pages::compare::*;
@@ -111,6 +125,7 @@ pub async fn build_with(
     let css_hash = &hex::encode(Sha256::digest(CSS.as_bytes()))[..10];
     let css = format!("assets/style.{css_hash}.css");
     w.put(&css, CSS.as_bytes())?;
+    w.put(trend_js_path(), TREND_JS.as_bytes())?;
     w.put(".nojekyll", b"")?;
     let ix = Indexes::new(&data);
     let hrefs = render_overview(&mut w, &data, &ix, &css)?;
@@ -427,7 +442,7 @@ impl RunNav {
     pub fn change(&self, metric: &str, arm: &str, params: &crate::model::Params) -> Option<String> {
         let id = series_id(metric, arm, params);
         let i = self.changes.binary_search_by_key(&id, |c| c.0).ok()?;
-        Some(format!("{:+.1}%", self.changes[i].1 * 100.0))
+        Some(crate::present::signed_pct(self.changes[i].1))
     }
 }
 

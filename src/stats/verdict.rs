@@ -159,7 +159,7 @@ pub fn judge(
         (Test::WelchLog, welch_log(baseline, candidate).map(|w| w.p))
     };
     let t = opts.threshold;
-    let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
+    let pct = |x: f64| crate::model::signed_pct(x - 1.0);
     let (verdict, reason) = match (direction, ratio, ci) {
         (Direction::Info, _, _) => (Verdict::Info, "shown for context".to_string()),
         (_, None, _) => (

@@ -81,6 +81,7 @@ fn serve(root: PathBuf, extra: BTreeMap<String, String>) -> (u16, RequestLog) {
                 let ctype = match path.rsplit('.').next() {
                     Some("html") => "text/html; charset=utf-8",
                     Some("css") => "text/css",
+                    Some("js") => "text/javascript",
                     Some("svg") => "image/svg+xml",
                     _ => "application/octet-stream",
                 };

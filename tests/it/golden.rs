@@ -179,6 +179,7 @@ fn a_run_page_and_a_trend_chart_match_their_golden_files() {
         bands: &[],
         unstable: &[],
         small: false,
+        from: 0,
     });
     golden("trend-chart.svg", &svg);
 }

@@ -83,7 +83,7 @@ pub struct AlertSection {
 }
 
 fn pct(v: f64) -> String {
-    format!("{:+.1}%", v * 100.0)
+    crate::present::signed_pct(v)
 }
 
 /// An entry's anchor on `alerts.html`: what the feed, the index and the PR report link to.

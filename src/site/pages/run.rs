@@ -91,13 +91,21 @@ pub struct RunPage {
     /// aiperf summary medians left off the page (the run has the records they summarise).
     pub summary_hidden: usize,
     pub trials: Vec<TrialView>,
-    /// The metric medians table shows arm and params (some row is not the default arm
-    /// without params).
+    /// The metric medians table shows the arm (some row is not the default arm) and the
+    /// params (some row has params that vary).
     pub metric_arms: bool,
+    pub metric_params: bool,
+    /// ... as one card per row on a phone (more than four columns), else a plain table
+    /// whose names wrap.
+    pub metric_cards: bool,
     /// ... and n and the range (some metric has more than one trial).
     pub metric_spread: bool,
     /// ... and the change from the previous run (some series has a run before this one).
     pub metric_change: bool,
+    /// ... and which way is better, where metrics differ in it (else said once above, as
+    /// `better_all`).
+    pub metric_better: bool,
+    pub better_all: String,
     /// The trials table is shown (more than one trial, or one that did not succeed).
     pub show_trials: bool,
     /// Any trial has requests: the request and load-test columns are shown.
@@ -506,6 +514,31 @@ pub(crate) fn run_page(
                 .any(|m| m.figures.get(f.name).and_then(|v| v.as_f64()).is_some())
         })
         .collect();
+    // Columns that would say the same on every row (one arm, params that do not vary, one
+    // trial per metric, one direction) are left out: 1,000 asv runs' pages stay small. Up to
+    // four columns fit a phone as a table; more become one card per row.
+    let metric_arms = metric_medians.iter().any(|m| m.arm != "default");
+    let metric_params = metric_medians
+        .iter()
+        .any(|m| layout.varying(&m.params) != "—");
+    let metric_spread = metric_medians.iter().any(|m| m.n_trials > 1);
+    let metric_change = !nav.changes.is_empty();
+    let metric_better = metric_medians
+        .windows(2)
+        .any(|w| w[0].better.as_str() != w[1].better.as_str());
+    let metric_cards = [
+        metric_arms,
+        metric_params,
+        metric_spread,
+        metric_spread,
+        metric_change,
+        metric_better,
+    ]
+    .iter()
+    .filter(|c| **c)
+    .count()
+        + 2
+        > 4;
 
     Ok(RunPage {
         chrome: crate::site::pages::Chrome::new(2, css, format!("{} #{}", r.suite, r.run_no))
@@ -545,13 +578,15 @@ pub(crate) fn run_page(
             .collect(),
         figure_labels: shown.iter().map(|f| f.label).collect(),
         summary_hidden,
-        // Columns that would say the same on every row (one arm without params, one trial per
-        // metric) are left out: 1,000 asv runs' pages stay small.
-        metric_arms: metric_medians
-            .iter()
-            .any(|m| m.arm != "default" || !m.params.is_empty()),
-        metric_spread: metric_medians.iter().any(|m| m.n_trials > 1),
-        metric_change: !nav.changes.is_empty(),
+        metric_arms,
+        metric_params,
+        metric_cards,
+        metric_spread,
+        metric_change,
+        metric_better,
+        better_all: metric_medians
+            .first()
+            .map_or(String::new(), |m| m.better.as_str().to_string()),
         metric_medians: metric_medians
             .into_iter()
             .map(|m| MetricMedianView {

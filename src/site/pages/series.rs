@@ -90,13 +90,20 @@ pub struct SeriesPage {
     pub params: String,
     pub unit: String,
     pub summary: String,
+    /// Why the chart starts where it does, when not at the first run (empty otherwise).
+    pub view: String,
     pub chart: String,
-    /// Hover data of a long series (JSON, `<` escaped), empty when every point is marked.
+    /// The series as the page's script reads it (`trend::data`; JSON, `<` escaped).
     pub hover: String,
+    /// The script's file, relative to the site's root ([`crate::site::trend_js_path`]).
+    pub script: &'static str,
     pub changes: Vec<ChangeView>,
     pub points: Vec<PointView>,
     /// Runs of the series not listed in the table (older than the newest [`TABLE_ROWS`]).
     pub older: usize,
+    /// The table's columns that some row fills: a spread over repeats, a note.
+    pub has_range: bool,
+    pub has_notes: bool,
 }
 
 /// Runs a series page's table lists (newest first beyond this, the chart has them all).
@@ -290,13 +297,13 @@ fn dashboard(
                 Some(p) if p != 0.0 && unstable.is_some() => {
                     let u = unstable.expect("checked");
                     (
-                        format!("{:+.1}%", (latest / p - 1.0) * 100.0),
+                        signed_pct(latest / p - 1.0),
                         "unstable",
                         "verdict-info",
                         format!(
                             "switches between {} and {} since run #{} ({} switches): a move between them is no change",
-                            fmt_value(Some(u.low)),
-                            fmt_value(Some(u.high)),
+                            fmt_quantity(Some(u.low), &s.unit),
+                            fmt_quantity(Some(u.high), &s.unit),
                             u.run_no,
                             u.switches
                         ),
@@ -339,7 +346,7 @@ fn dashboard(
                         ),
                         _ => "±2% floor: too few runs for a noise model".to_string(),
                     } + &recurring;
-                    (format!("{:+.1}%", d * 100.0), v, c, why)
+                    (signed_pct(d), v, c, why)
                 }
                 _ => (
                     "—".into(),
@@ -360,11 +367,7 @@ fn dashboard(
                 ),
                 spark: charts::sparkline(&tail, &format!("{} trend, last {} runs", s.metric, tail.len())),
                 href,
-                latest: format!(
-                    "{}{}",
-                    fmt_value(Some(latest)),
-                    if s.unit.is_empty() { String::new() } else { format!(" {}", s.unit) }
-                ),
+                latest: fmt_quantity(Some(latest), &s.unit),
                 change,
                 verdict: verdict.into(),
                 class: class.into(),
@@ -418,11 +421,6 @@ struct RenderedSeries {
     html: String,
     link: SeriesLink,
     href: (SeriesKey, (String, String)),
-}
-
-/// "1 run", "2 runs".
-fn count(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Renders the page of one series of `suite` (under `dir`).
@@ -536,7 +534,7 @@ fn render_series(
         .filter_map(|l| l.noise.map(|n| (l.start, n.band)))
         .collect();
     let unstable: Vec<(usize, usize)> = s.unstable.iter().map(|u| (u.start, u.end)).collect();
-    let spec = trend::Trend {
+    let mut spec = trend::Trend {
         title: &title,
         description: &description,
         unit,
@@ -548,9 +546,21 @@ fn render_series(
         bands: &bands,
         unstable: &unstable,
         small: false,
+        from: 0,
     };
-    // The desktop and the phone layout; the stylesheet shows one.
-    let chart = trend::svg(&spec) + &trend::svg_narrow(&spec);
+    // A newest level an order of magnitude from an earlier one is the default view (the
+    // script draws the full history on request).
+    spec.from = trend::default_from(&spec);
+    let view = if spec.from > 0 {
+        format!(
+            "The chart starts at #{}, where the newest level begins: the {} before it sit an order of magnitude away and would flatten it. “Full history” draws every run.",
+            s.points[spec.from].run_no,
+            count(spec.from, "run")
+        )
+    } else {
+        String::new()
+    };
+    let chart = trend::svg(&spec);
     let overlay: Vec<trend::Overlay> = others
         .iter()
         .map(|o| trend::Overlay {
@@ -558,7 +568,7 @@ fn render_series(
             points: o.points.iter().map(|p| (p.run_no, p.value)).collect(),
         })
         .collect();
-    let hover = trend::hover_data(&spec, &overlay).replace('<', "\\u003c");
+    let hover = trend::data(&spec, &overlay).replace('<', "\\u003c");
     let small = trend::svg(&trend::Trend {
         small: true,
         noise_band: None,
@@ -578,11 +588,12 @@ fn render_series(
         n: values.len(),
         latest: values
             .last()
-            .map(|v| fmt_value(Some(*v)))
+            .map(|v| fmt_quantity(Some(*v), &s.unit))
             .unwrap_or_default(),
         change,
         change_class: class,
     };
+    let points = point_rows(s, notes, commit_urls);
     let page = SeriesPage {
         chrome: crate::site::pages::Chrome::new(2, css, format!("{suite}: {}", s.metric))
             .suite(suite)
@@ -593,11 +604,15 @@ fn render_series(
         params,
         unit: s.unit.clone(),
         summary: summary(s),
+        view,
         chart,
         hover,
+        script: crate::site::trend_js_path(),
         older: s.points.len().saturating_sub(TABLE_ROWS),
         changes: change_rows(s, commit_urls),
-        points: point_rows(s, notes, commit_urls),
+        has_range: points.iter().any(|p| !p.range.is_empty()),
+        has_notes: points.iter().any(|p| !p.note.is_empty()),
+        points,
     };
     let path = format!("{dir}/{file}");
     let html = page.render().map_err(|source| SiteError::Render {
@@ -612,19 +627,27 @@ fn render_series(
     })
 }
 
-/// The suite page's word on a series: its newest change point, and the verdict's class.
+/// The suite page's word on a series: its newest change point since its last break, and the
+/// verdict's class. A change before a break is history of another benchmark (its code or the
+/// machine changed there): the card says the level since the break instead.
 fn latest_change(s: &crate::query::history::Series) -> (String, String) {
-    match s.changes.last() {
-        Some(c) => (
+    let last_break = s.breaks.iter().copied().filter(|&i| i < s.points.len()).max();
+    let index_of = |run_id: &str| s.points.iter().position(|p| p.run_id == run_id);
+    let current = s.changes.last().filter(|c| match (last_break, index_of(&c.run_id)) {
+        (Some(b), Some(i)) => i >= b,
+        _ => true,
+    });
+    match (current, last_break) {
+        (Some(c), _) => (
             format!(
-                "{} at #{} ({:+.1}%)",
+                "{} at #{} ({})",
                 if c.regression {
                     "regressed"
                 } else {
                     "improved"
                 },
                 c.run_no,
-                c.magnitude * 100.0
+                signed_pct(c.magnitude)
             ),
             if c.regression {
                 "verdict-regressed"
@@ -633,7 +656,11 @@ fn latest_change(s: &crate::query::history::Series) -> (String, String) {
             }
             .to_string(),
         ),
-        None => ("no change point".to_string(), String::new()),
+        (None, Some(b)) => (
+            format!("no change since the break at #{}", s.points[b].run_no),
+            String::new(),
+        ),
+        (None, None) => ("no change point".to_string(), String::new()),
     }
 }
 
@@ -679,9 +706,9 @@ fn change_rows(
                         &c.run_id,
                         c.git_commit.as_deref(),
                     ),
-                    before: fmt_value(Some(c.level_before)),
-                    after: fmt_value(Some(c.level_after)),
-                    change: format!("{:+.1}%", c.magnitude * 100.0),
+                    before: fmt_quantity_digits(Some(c.level_before), &s.unit, 4),
+                    after: fmt_quantity_digits(Some(c.level_after), &s.unit, 4),
+                    change: signed_pct(c.magnitude),
                     p: format!("{:.3}", c.p_value),
                     class: if c.regression {
                         "verdict-regressed"
@@ -712,8 +739,8 @@ fn change_rows(
                 run: format!("#{}", u.run_no),
                 commit: short_commit(&u.git_commit),
                 commit_href: crate::site::pages::commit_href(commit_urls, &u.run_id, u.git_commit.as_deref()),
-                before: fmt_value(Some(u.high.min(u.low))),
-                after: fmt_value(Some(u.high.max(u.low))),
+                before: fmt_quantity(Some(u.high.min(u.low)), &s.unit),
+                after: fmt_quantity(Some(u.high.max(u.low)), &s.unit),
                 change: format!("{:.0}% low", u.low_share * 100.0),
                 p: String::new(),
                 class: "verdict-info".into(),
@@ -750,10 +777,10 @@ fn point_rows(
                 &p.run_id,
                 p.git_commit.as_deref(),
             ),
-            value: fmt_value(Some(p.value)),
+            value: fmt_quantity_digits(Some(p.value), &s.unit, 4),
             range: match (p.lo, p.hi) {
                 (Some(lo), Some(hi)) if lo != hi => {
-                    format!("{} – {}", fmt_value(Some(lo)), fmt_value(Some(hi)))
+                    format!("{} – {}", fmt_quantity_digits(Some(lo), &s.unit, 4), fmt_quantity_digits(Some(hi), &s.unit, 4))
                 }
                 _ => String::new(),
             },
@@ -770,8 +797,14 @@ fn point_rows(
 mod tests {
     #[test]
     fn counts_are_singular_for_one() {
-        assert_eq!(super::count(1, "run"), "1 run");
-        assert_eq!(super::count(0, "change point"), "0 change points");
-        assert_eq!(super::count(343, "run"), "343 runs");
+        use crate::present::count;
+        assert_eq!(count(1, "run"), "1 run");
+        assert_eq!(count(0, "change point"), "0 change points");
+        assert_eq!(count(343, "run"), "343 runs");
+        assert_eq!(count(1, "core"), "1 core");
+        assert_eq!(count(2, "entry"), "2 entries");
+        assert_eq!(count(2, "series"), "2 series");
+        assert_eq!(count(3, "process"), "3 processes");
+        assert_eq!(count(2, "day"), "2 days");
     }
 }
