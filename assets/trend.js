@@ -12,10 +12,10 @@
   var all = JSON.parse(document.getElementById('trend-points').textContent), pts = all.points, tip = f.querySelector('.tip');
   var n = pts.length;
   if (n < 2) return;
-  var NS = 'http://www.w3.org/2000/svg', W = 720, H = 340, R = 16, T = 16, B = 60, PH = H - T - B;
+  var NS = 'http://www.w3.org/2000/svg', W = 720, H = 340, R = 16, TOP = 16, B = 60;
   var BLUE = '#0072b2', ORANGE = '#e69f00', GREEN = '#009e73', VERMILION = '#d55e00';
   var COL = [ORANGE, GREEN, '#cc79a7', '#56b4e9', VERMILION, '#f0e442', '#000000', '#7f7f7f'];
-  var view = null, cur;
+  var view = null, viewLegend = null, cur;
   function builtGeometry() { cur = { a: +orig.dataset.from, b: n - 1, L: +orig.dataset.left, PW: +orig.dataset.plot }; }
   builtGeometry();
   var first = pts[0][0], last = pts[n - 1][0], start = pts[all.from][0];
@@ -77,6 +77,7 @@
       o.points.forEach(function (p) { var x = pos(p[0]); if (x >= ia - 1e-9 && x <= ib + 1e-9) l.pts.push([x, p[1]]); });
       lines.push(l);
     });
+    var T = TOP, PH = H - T - B;
     var ys = [], tv = function (v) { return log ? Math.log10(v) : v; };
     lines.forEach(function (l) { l.pts.forEach(function (p) { if (ok(p[1], log)) ys.push(tv(p[1])); }); });
     if (all.range) for (i = ia; i <= ib; i++) { var rg = all.range[i]; if (rg) rg.forEach(function (v) { if (ok(v, log)) ys.push(tv(v)); }); }
@@ -183,26 +184,31 @@
       if (i < ia || i > ib || !ok(pts[i][1], log)) return;
       titled(el('path', { 'class': 'note', d: 'M' + X(i).toFixed(1) + ',' + (Y(pts[i][1]) - 12).toFixed(1) + 'l5,9h-10z', fill: ORANGE }, s), '#' + pts[i][0] + ' has a note');
     });
+    // The legend, as text under the chart that wraps on a phone (as site::xy's).
+    var legend = null;
     if (lines.length > 1) {
-      // The legend: which line is which, inside the top of the plot.
-      var lg = el('g', { 'class': 'legend' }, s), lx = L + 8;
+      legend = document.createElement('ul');
+      legend.className = 'legend';
       lines.forEach(function (l) {
-        el('line', { x1: lx, x2: lx + 16, y1: T + 12, y2: T + 12, stroke: l.col, 'stroke-width': 3 }, lg);
-        var t = el('text', { x: lx + 20, y: T + 12, dy: '.35em', fill: '#333' }, lg, l.label);
-        lx += 32 + 6.5 * l.label.length;
+        var li = document.createElement('li'), sw = document.createElement('span');
+        sw.className = 'swatch'; sw.style.borderColor = l.col;
+        li.appendChild(sw); li.appendChild(document.createTextNode(l.label)); legend.appendChild(li);
       });
     }
     // The view in the address, to share or reload: ?from=A&to=B[&log=1][&overlay=i,j].
     try { history.replaceState(null, '', '?from=' + pts[ia][0] + '&to=' + pts[ib][0] + (log ? '&log=1' : '') + (on.length ? '&overlay=' + on.join(',') : '') + location.hash); } catch (e) { /* file:// */ }
     if (view) view.remove();
-    view = s;
+    if (viewLegend) viewLegend.remove();
+    view = s; viewLegend = legend;
     cur = { a: ia, b: ib, L: L, PW: PW };
     orig.style.display = 'none';
     f.insertBefore(s, tip);
+    if (legend) f.insertBefore(legend, tip);
   }
   function reset() {
     if (view) view.remove();
-    view = null;
+    if (viewLegend) viewLegend.remove();
+    view = null; viewLegend = null;
     builtGeometry();
     orig.style.display = '';
     form.from.value = start; form.to.value = last; form.log.checked = false;

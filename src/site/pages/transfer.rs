@@ -32,7 +32,10 @@ pub struct TransferPage {
     /// did not back as asked): sentences under the heading.
     pub notes: Vec<String>,
     pub rows: Vec<TransferRow>,
-    /// Columns left out where no row has them.
+    /// Columns left out where no row has them, or every row says the same (one metric, one
+    /// placement: said above the table instead).
+    pub has_metric: bool,
+    pub has_placement: bool,
     pub has_page: bool,
     pub has_params: bool,
 }
@@ -242,6 +245,8 @@ pub(crate) fn transfer_page(
         })
         .collect();
     let notes = notes(r, medians, &placements);
+    let has_metric = rows.windows(2).any(|w| w[0].metric != w[1].metric);
+    let has_placement = placements.len() > 1;
     let has_page = rows.iter().any(|r| !r.page.is_empty());
     let has_params = rows.iter().any(|r| !r.params.is_empty());
     Ok(Some(TransferPage {
@@ -258,6 +263,8 @@ pub(crate) fn transfer_page(
         charts,
         notes,
         rows,
+        has_metric,
+        has_placement,
         has_page,
         has_params,
     }))
