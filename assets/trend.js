@@ -10,6 +10,11 @@
   var orig = f.querySelector('svg.trend');
   if (!orig) return;
   var all = JSON.parse(document.getElementById('trend-points').textContent), pts = all.points, tip = f.querySelector('.tip');
+  // What each run is (commit, date, id, message): the suite's runs.js, read before this script
+  // (site::trend::runs_script); a run it does not know yet (a cached older copy) shows its number.
+  var runs = {}, prefix = '';
+  if (window.perfhouseRunsData) { prefix = window.perfhouseRunsData.prefix; window.perfhouseRunsData.runs.forEach(function (r) { runs[r[0]] = r; }); }
+  function run(i) { return runs[pts[i][0]] || [pts[i][0], '', '', null, '']; }
   var n = pts.length;
   if (n < 2) return;
   var NS = 'http://www.w3.org/2000/svg', W = 720, H = 340, R = 16, TOP = 16, B = 60;
@@ -82,7 +87,10 @@
     lines.forEach(function (l) { l.pts.forEach(function (p) { if (ok(p[1], log)) ys.push(tv(p[1])); }); });
     if (all.range) for (i = ia; i <= ib; i++) { var rg = all.range[i]; if (rg) rg.forEach(function (v) { if (ok(v, log)) ys.push(tv(v)); }); }
     if (!ys.length) return;
-    var lo = Math.min.apply(null, ys), hi = Math.max.apply(null, ys), pad = Math.max((hi - lo) * 0.08, Math.abs(hi) * 0.01) || 1;
+    var lo = Math.min.apply(null, ys), hi = Math.max.apply(null, ys);
+    // A flat stretch gets an axis 5 % (or, at 0, one unit) around it, as site::trend::svg.
+    if (hi - lo <= Math.max(Math.abs(hi), Math.abs(lo)) * 1e-9) { var ar = Math.abs(hi) * 0.05 || 1; lo -= ar; hi += ar; }
+    var pad = Math.max((hi - lo) * 0.08, Math.abs(hi) * 0.01) || 1;
     lo -= pad; hi += pad;
     var su = step(log ? Math.pow(10, hi) : Math.max(Math.abs(lo), Math.abs(hi))), fac = su[0], yt, labels;
     if (log) {
@@ -123,7 +131,7 @@
       el('line', { x1: xx, x2: xx, y1: T + PH, y2: T + PH + 4, stroke: '#999' }, g);
       var tx = el('text', { x: xx, y: T + PH + 4, 'text-anchor': anchor, fill: '#333' }, g);
       el('tspan', { dy: '1em' }, tx, '#' + pts[xi][0]);
-      el('tspan', { x: xx, dy: '1.2em', fill: '#777' }, tx, pts[xi][3]);
+      el('tspan', { x: xx, dy: '1.2em', fill: '#777' }, tx, run(xi)[2]);
     }
     el('text', { 'class': 'minor', x: L + PW / 2, y: H - 4, 'text-anchor': 'middle', fill: '#555' }, s, 'run (in order; number and date)');
     if (all.range) {
@@ -164,9 +172,9 @@
     });
     all.changes.forEach(function (c) {
       if (c[0] < ia || c[0] > ib) return;
-      var xx = X(c[0]).toFixed(1), p = pts[c[0]];
+      var xx = X(c[0]).toFixed(1), p = run(c[0]);
       titled(el('line', { 'class': 'change', x1: xx, x2: xx, y1: T, y2: T + PH, stroke: c[1] ? VERMILION : GREEN, 'stroke-width': 2, 'stroke-dasharray': '6 4' }, s),
-        (c[1] ? 'regression ' : 'improvement ') + pct(c[2]) + ' at #' + p[0] + (p[2] ? ' (commit ' + p[2] + ')' : ''));
+        (c[1] ? 'regression ' : 'improvement ') + pct(c[2]) + ' at #' + p[0] + (p[1] ? ' (commit ' + p[1] + ')' : ''));
     });
     lines.slice().reverse().forEach(function (l) {
       var d = '', dots = '', pen = false;
@@ -241,8 +249,8 @@
   f.addEventListener('mousemove', function (e) {
     var i = at(e), r = f.getBoundingClientRect();
     if (i === null) return;
-    var p = pts[i];
-    tip.textContent = '#' + p[0] + ' · ' + p[3] + (p[2] ? ' · ' + p[2] : '') + (p[5] ? ' · ' + p[5] : '') + ' · ' + quantity(p[1]);
+    var p = run(i);
+    tip.textContent = '#' + p[0] + (p[2] ? ' · ' + p[2] : '') + (p[1] ? ' · ' + p[1] : '') + (p[4] ? ' · ' + p[4] : '') + ' · ' + quantity(pts[i][1]);
     tip.style.left = Math.max(0, Math.min(e.clientX - r.left + 12, r.width - 160)) + 'px';
     tip.style.top = (e.clientY - r.top - 30) + 'px';
     tip.hidden = false;
@@ -250,6 +258,7 @@
   f.addEventListener('mouseleave', function () { tip.hidden = true; });
   f.addEventListener('click', function (e) {
     var i = at(e);
-    if (i !== null) location.href = '../../runs/' + all.prefix + pts[i][4] + '/index.html';
+    var id = i === null ? null : run(i)[3];
+    if (id !== null) location.href = '../../runs/' + prefix + id + '/index.html';
   });
 })();

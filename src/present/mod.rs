@@ -34,7 +34,56 @@ pub fn time(ts: &str) -> String {
     }
 }
 
-pub use crate::model::params_text;
+/// A parameter set as `k=v k=v` (`—` when empty), each value as [`param_value`] writes it:
+/// the one way pages and reports write one (`model::params_text` keeps the raw values for the
+/// runner's and the statistics' own messages).
+pub fn params_text(params: &Params) -> String {
+    if params.is_empty() {
+        return "—".to_string();
+    }
+    params
+        .iter()
+        .map(|(k, v)| format!("{k}={}", param_value(k, v)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Parameters whose values are sizes, and the bytes one unit of the value is.
+pub const SIZE_PARAMS: &[(&str, f64)] = &[
+    ("object_size", 1.0),
+    ("object_size_bytes", 1.0),
+    ("object_size_mib", 1048576.0),
+    ("page_size", 1.0),
+    ("block_size", 1.0),
+    ("buffer_size", 1.0),
+    ("chunk_size", 1.0),
+    ("message_size", 1.0),
+    ("msg_size", 1.0),
+    ("payload_size", 1.0),
+    ("value_size", 1.0),
+    ("bs", 1.0),
+];
+
+/// The bytes a size parameter's value stands for (`object_size=1048576` → 1048576,
+/// `object_size_mib=4` → 4194304; any `*_bytes` key), `None` for any other parameter.
+pub fn param_bytes(key: &str, value: &str) -> Option<f64> {
+    let scale = SIZE_PARAMS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, s)| *s)
+        .or_else(|| key.ends_with("_bytes").then_some(1.0))?;
+    let v: f64 = value.trim().parse().ok()?;
+    (v.is_finite() && v >= 0.0).then_some(v * scale)
+}
+
+/// A parameter's value as a reader sees it: a size in binary units (`object_size=1048576` →
+/// `1 MiB`, `page_size=4096` → `4 KiB`), anything else as given.
+pub fn param_value(key: &str, value: &str) -> String {
+    match param_bytes(key, value) {
+        Some(b) => fmt_quantity(Some(b), "B"),
+        None => value.to_string(),
+    }
+}
 
 /// What the trials of one run have in common: parameters with one value across every trial
 /// are shown once in the run's header, so tables and chart titles name only what varies.
@@ -70,7 +119,7 @@ impl ParamLayout {
         let text: Vec<String> = params
             .iter()
             .filter(|(k, _)| !self.fixed.contains_key(*k))
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| format!("{k}={}", param_value(k, v)))
             .collect();
         if text.is_empty() {
             "—".to_string()

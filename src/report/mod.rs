@@ -14,7 +14,11 @@ fn layout(c: &Comparison) -> ParamLayout {
 }
 
 fn fixed_text(l: &ParamLayout) -> Option<String> {
-    let parts: Vec<String> = l.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let parts: Vec<String> = l
+        .fixed
+        .iter()
+        .map(|(k, v)| format!("{k}={}", crate::present::param_value(k, v)))
+        .collect();
     (!parts.is_empty()).then(|| parts.join(" "))
 }
 
@@ -307,7 +311,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                     format!("{} ({})", s.metric, s.unit)
                 },
                 s.arm.clone(),
-                crate::model::params_text(&s.params),
+                crate::present::params_text(&s.params),
                 s.points.len().to_string(),
                 fmt_value(s.points.last().map(|p| p.value)),
                 changes.join("; "),
@@ -813,7 +817,7 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
                 e.suite.clone(),
                 e.metric.clone(),
                 e.arm.clone(),
-                crate::model::params_text(&e.params),
+                crate::present::params_text(&e.params),
                 pct(e.sigma),
                 e.since_run.map_or(String::new(), |r| format!("#{r}")),
                 num(e.deltas),
@@ -866,7 +870,7 @@ pub fn alerts_by_commit(
                 .iter()
                 .take(3)
                 .map(|a| {
-                    let params = crate::model::params_text(&a.params);
+                    let params = crate::present::params_text(&a.params);
                     format!(
                         "{}{}{} {} [{}]",
                         a.metric,
@@ -942,7 +946,7 @@ pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayou
                 a.suite.clone(),
                 a.metric.clone(),
                 a.arm.clone(),
-                crate::model::params_text(&a.params),
+                crate::present::params_text(&a.params),
                 crate::present::signed_pct(a.magnitude),
                 if a.suspected_break {
                     "suspected break"

@@ -219,6 +219,12 @@ pub fn svg(t: &Trend) -> String {
     if lo > hi {
         (lo, hi) = (0.0, 1.0);
     }
+    // A flat series (every run 0 B, or one value) gets an axis a unit or 5 % around it, not
+    // ±1e-12 written in scientific notation.
+    if hi - lo <= hi.abs().max(lo.abs()) * 1e-9 {
+        let around = (hi.abs() * 0.05).max(if hi == 0.0 { 1.0 } else { 0.0 });
+        (lo, hi) = (lo - around, hi + around);
+    }
     let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.01).max(1e-12);
     let (lo, hi) = super::charts::drawable(lo - pad, hi + pad);
     // The axis's unit step (ms, MiB) and its ticks, in that step.
@@ -496,25 +502,18 @@ pub struct Overlay {
     pub points: Vec<(u64, f64)>,
 }
 
-/// The data of the series page's script, the only copy of the series on its page (the chart
-/// holds only its geometry):
-///
-/// ```text
-/// {"prefix": P, "unit": U, "steps": [[size in U, name], …] (units with prefixes),
-///  "from": index the chart starts at,
-///  "points": [[run_no, value, commit, date, run id without P, message], …],
-///  "range": [[min, max] or null, …] (only where some run has repeats that differ),
-///  "levels": [[first, end, level, band or 0], …], "changes": [[index, 1 if a regression,
-///  magnitude], …], "breaks": [index, …], "unstable": [[first, end], …], "notes": [index, …],
-///  "overlay": [{"label": L, "points": [[run_no, value], …]}, …]}
-/// ```
-///
-/// Marks are given by index into `points`. The script draws the chart again from it when the
-/// reader zooms to a range of runs, switches to a log scale or overlays the benchmark's other
-/// parameters, with every mark the chart has, and shows the nearest run on hover.
-pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
-    // Run ids of one suite share a long prefix (UUIDv7: the time comes first): said once.
-    let prefix = t.points.iter().map(|p| p.id).fold(None::<&str>, |acc, id| {
+/// The file beside a suite's series pages that holds what hover and zoom show of each run
+/// ([`runs_script`]), read by each of them with `<script src>` (which works from `file://`,
+/// where fetching JSON does not).
+pub const RUNS_FILE: &str = "runs.js";
+
+/// The suite's runs, once for all its series pages: `window.perfhouseRunsData = {"prefix": P,
+/// "runs": [[run_no, commit, date, run id without P, message], …]};`. A run's id is the link to its
+/// page (`runs/<P + id>/`); commits, dates and messages are what the tooltip and a zoomed
+/// view's axis say.
+pub fn runs_script(points: &[Point]) -> String {
+    // Run ids of one suite share a prefix (UUIDv7: the time comes first): said once.
+    let prefix = points.iter().map(|p| p.id).fold(None::<&str>, |acc, id| {
         Some(match acc {
             None => id,
             Some(a) => {
@@ -528,6 +527,42 @@ pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
         })
     });
     let prefix = prefix.unwrap_or("");
+    let mut s = String::with_capacity(64 + points.len() * 72);
+    s.push_str("window.perfhouseRunsData={\"prefix\":");
+    push_json_str(&mut s, prefix);
+    s.push_str(",\"runs\":[");
+    for (i, p) in points.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "[{}", p.run_no);
+        for text in [p.commit, p.date, &p.id[prefix.len()..], p.message] {
+            s.push(',');
+            push_json_str(&mut s, text);
+        }
+        s.push(']');
+    }
+    s.push_str("]};\n");
+    s
+}
+
+/// The data of the series page's script, the only copy of the series' values on its page
+/// (the chart holds only their geometry; what each run is comes from the suite's
+/// [`RUNS_FILE`]):
+///
+/// ```text
+/// {"unit": U, "steps": [[size in U, name], …] (units with prefixes),
+///  "from": index the chart starts at, "points": [[run_no, value], …],
+///  "range": [[min, max] or null, …] (only where some run has repeats that differ),
+///  "levels": [[first, end, level, band or 0], …], "changes": [[index, 1 if a regression,
+///  magnitude], …], "breaks": [index, …], "unstable": [[first, end], …], "notes": [index, …],
+///  "overlay": [{"label": L, "points": [[run_no, value], …]}, …]}
+/// ```
+///
+/// Marks are given by index into `points`. The script draws the chart again from it when the
+/// reader zooms to a range of runs, switches to a log scale or overlays the benchmark's other
+/// parameters, with every mark the chart has, and shows the nearest run on hover.
+pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
     let n = t.points.len();
     let list = |s: &mut String, items: &mut dyn Iterator<Item = String>| {
         s.push('[');
@@ -539,10 +574,8 @@ pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
         }
         s.push(']');
     };
-    let mut s = String::with_capacity(256 + n * 80);
-    s.push_str("{\"prefix\":");
-    push_json_str(&mut s, prefix);
-    s.push_str(",\"unit\":");
+    let mut s = String::with_capacity(256 + n * 20);
+    s.push_str("{\"unit\":");
     push_json_str(&mut s, t.unit);
     if let Some(steps) = crate::present::unit_ladder(t.unit) {
         s.push_str(",\"steps\":");
@@ -552,19 +585,14 @@ pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
         );
     }
     let _ = write!(s, ",\"from\":{}", t.from.min(n.saturating_sub(1)));
-    s.push_str(",\"points\":[");
-    for (i, p) in t.points.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        let _ = write!(s, "[{},{}", p.run_no, round5(p.value));
-        for text in [p.commit, p.date, &p.id[prefix.len()..], p.message] {
-            s.push(',');
-            push_json_str(&mut s, text);
-        }
-        s.push(']');
-    }
-    s.push(']');
+    s.push_str(",\"points\":");
+    list(
+        &mut s,
+        &mut t
+            .points
+            .iter()
+            .map(|p| format!("[{},{}]", p.run_no, round5(p.value))),
+    );
     let spread = t
         .points
         .iter()
@@ -804,10 +832,21 @@ mod tests {
         assert_eq!(v["unstable"], serde_json::json!([[6, 9]]));
         assert_eq!(v["levels"], serde_json::json!([[0, 5, 10, 0], [5, 10, 12, 0]]));
         assert!(v.get("range").is_none());
-        assert_eq!(v["prefix"], "r");
+        // The values only: what each run is lives in the suite's runs file, once.
+        assert_eq!(v["points"][3], serde_json::json!([103, 10]));
+        let runs = runs_script(&pts);
+        let runs: serde_json::Value = serde_json::from_str(
+            runs.strip_prefix("window.perfhouseRunsData=")
+                .unwrap()
+                .trim_end()
+                .strip_suffix(';')
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(runs["prefix"], "r");
         assert_eq!(
-            v["points"][3],
-            serde_json::json!([103, 10, "abc1234", "2026-12-01", "3", "Speed up the parser"])
+            runs["runs"][3],
+            serde_json::json!([103, "abc1234", "2026-12-01", "3", "Speed up the parser"])
         );
         assert_eq!(v["overlay"][0]["label"], "size=8");
         assert_eq!(

@@ -70,7 +70,7 @@ pub(crate) fn compare_pages(
             fixed_params: layout
                 .fixed
                 .iter()
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|(k, v)| format!("{k}={}", crate::present::param_value(k, v)))
                 .collect::<Vec<_>>()
                 .join(" "),
             rows: c

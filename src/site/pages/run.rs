@@ -95,8 +95,8 @@ pub struct RunPage {
     /// params (some row has params that vary).
     pub metric_arms: bool,
     pub metric_params: bool,
-    /// ... as one card per row on a phone (more than four columns), else a plain table
-    /// whose names wrap.
+    /// ... as one card per row on a phone (any column beside name, median and change), else
+    /// a plain table whose names wrap.
     pub metric_cards: bool,
     /// ... and n and the range (some metric has more than one trial).
     pub metric_spread: bool,
@@ -369,13 +369,20 @@ pub(crate) fn profile_views(
 
 /// The run's facts at the top of its page: id, times, source, status, commit, branch, host.
 fn run_meta(r: &RunRow) -> Vec<KeyValue> {
+    let once = time(&r.finished_at) == time(&r.started_at);
     let mut meta = vec![
         KeyValue {
             key: "run id".into(),
             value: r.run_id.clone(),
         },
+        // An imported result has one time for both: said once.
         KeyValue {
-            key: "started".into(),
+            key: if once {
+                "started and finished"
+            } else {
+                "started"
+            }
+            .into(),
             value: time(&r.started_at),
         },
         KeyValue {
@@ -391,6 +398,9 @@ fn run_meta(r: &RunRow) -> Vec<KeyValue> {
             value: r.status.clone(),
         },
     ];
+    if once {
+        meta.retain(|kv| kv.key != "finished");
+    }
     for (key, value) in [
         ("git commit", &r.git_commit),
         ("git branch", &r.git_branch),
@@ -483,7 +493,7 @@ pub(crate) fn run_page(
         let fixed: Vec<String> = layout
             .fixed
             .iter()
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| format!("{k}={}", crate::present::param_value(k, v)))
             .collect();
         meta.push(KeyValue {
             key: "params (all trials)".into(),
@@ -515,8 +525,9 @@ pub(crate) fn run_page(
         })
         .collect();
     // Columns that would say the same on every row (one arm, params that do not vary, one
-    // trial per metric, one direction) are left out: 1,000 asv runs' pages stay small. Up to
-    // four columns fit a phone as a table; more become one card per row.
+    // trial per metric, one direction) are left out: 1,000 asv runs' pages stay small. A
+    // table of names and figures alone (`table.figures`: the stylesheet aligns its columns, no
+    // class per cell) fits a phone; any other column makes it one card per row.
     let metric_arms = metric_medians.iter().any(|m| m.arm != "default");
     let metric_params = metric_medians
         .iter()
@@ -526,19 +537,7 @@ pub(crate) fn run_page(
     let metric_better = metric_medians
         .windows(2)
         .any(|w| w[0].better.as_str() != w[1].better.as_str());
-    let metric_cards = [
-        metric_arms,
-        metric_params,
-        metric_spread,
-        metric_spread,
-        metric_change,
-        metric_better,
-    ]
-    .iter()
-    .filter(|c| **c)
-    .count()
-        + 2
-        > 4;
+    let metric_cards = metric_arms || metric_params || metric_spread || metric_better;
 
     Ok(RunPage {
         chrome: crate::site::pages::Chrome::new(2, css, format!("{} #{}", r.suite, r.run_no))

@@ -208,6 +208,12 @@ pub(crate) fn history_pages(
                 .unwrap_or_default();
             render_series(suite, &dir, &layout, s, css, facts, &others)
         });
+        // What hover and zoom show of each run (commit, date, id, message), once per suite:
+        // every series page of it reads the same file.
+        w.put(
+            &format!("{dir}/{}", trend::RUNS_FILE),
+            suite_runs(&series, facts).as_bytes(),
+        )?;
         let mut links = Vec::new();
         for r in rendered {
             let r = r?;
@@ -232,6 +238,40 @@ pub(crate) fn history_pages(
         );
     }
     Ok((hrefs, headlines))
+}
+
+/// The suite's runs file ([`trend::runs_script`]): every run any of its series has.
+fn suite_runs(series: &[&crate::query::history::Series], facts: &RunFacts) -> String {
+    let mut runs: BTreeMap<u64, (&crate::query::history::Point, String, String)> =
+        BTreeMap::new();
+    for s in series {
+        for p in &s.points {
+            runs.entry(p.run_no).or_insert_with(|| {
+                (
+                    p,
+                    short_commit(&p.git_commit),
+                    p.started_at.get(..10).unwrap_or(&p.started_at).to_string(),
+                )
+            });
+        }
+    }
+    let points: Vec<trend::Point> = runs
+        .values()
+        .map(|(p, commit, date)| trend::Point {
+            value: p.value,
+            lo: None,
+            hi: None,
+            run_no: p.run_no,
+            commit,
+            date,
+            id: &p.run_id,
+            message: facts
+                .messages
+                .get(p.run_id.as_str())
+                .map_or("", String::as_str),
+        })
+        .collect();
+    trend::runs_script(&points)
 }
 
 /// Headline series shown per suite on the index.

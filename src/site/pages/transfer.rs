@@ -40,11 +40,8 @@ pub struct TransferPage {
     pub has_params: bool,
 }
 
-pub(crate) const SIZE_KEYS: &[(&str, f64)] = &[
-    ("object_size", 1.0),
-    ("object_size_bytes", 1.0),
-    ("object_size_mib", 1048576.0),
-];
+/// The parameters that give a transfer's object size.
+pub(crate) const SIZE_KEYS: &[&str] = &["object_size", "object_size_bytes", "object_size_mib"];
 
 /// The transfer page of a run whose metrics are in GB/s by object size (LMCache's transfer
 /// channel benchmark, the dd plan): GB/s vs object size and vs page size, a line per placement.
@@ -67,13 +64,14 @@ pub(crate) fn transfer_page(
     let mut pts = Vec::new();
     for m in medians.iter().filter(|m| m.unit == "GB/s") {
         let params = m.params.clone();
-        let size = SIZE_KEYS.iter().find_map(|(k, scale)| {
+        let size = SIZE_KEYS.iter().find_map(|k| {
             params
                 .get(*k)
-                .and_then(|v| v.parse::<f64>().ok())
-                .map(|v| v * scale)
+                .and_then(|v| crate::present::param_bytes(k, v))
         });
-        let page = params.get("page_size").and_then(|v| v.parse::<f64>().ok());
+        let page = params
+            .get("page_size")
+            .and_then(|v| crate::present::param_bytes("page_size", v));
         if size.is_none() && page.is_none() {
             continue;
         }
@@ -214,7 +212,7 @@ pub(crate) fn transfer_page(
     });
     let shown: Vec<&str> = SIZE_KEYS
         .iter()
-        .map(|(k, _)| *k)
+        .copied()
         .chain(["page_size", "numa"])
         .collect();
     let rows: Vec<TransferRow> = sorted
@@ -228,7 +226,7 @@ pub(crate) fn transfer_page(
                 .params
                 .iter()
                 .filter(|(k, _)| !shown.contains(&k.as_str()))
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|(k, v)| format!("{k}={}", crate::present::param_value(k, v)))
                 .collect::<Vec<_>>()
                 .join(" "),
             value: crate::present::sig3(p.value),
