@@ -891,4 +891,36 @@ mod tests {
         assert!(s.contains(">µs</text>"), "{s}");
         assert!(!s.contains("e-4"), "{s}");
     }
+
+    /// How long one chart and its data take (the book's comparison with plotters, design.md):
+    /// `cargo test --lib trend::tests::time_one_chart -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a timing, run by hand"]
+    fn time_one_chart() {
+        for n in [343usize, 1000] {
+            let ids: Vec<String> = (0..n).map(|i| format!("01a2-{i:08}")).collect();
+            let values: Vec<f64> = (0..n)
+                .map(|i| 4.8 + (i as f64 * 0.37).sin() * 0.1 + if i > n / 2 { 0.8 } else { 0.0 })
+                .collect();
+            let pts = points(&ids, &values);
+            let t = Trend {
+                unit: "s",
+                changes: &[(n / 2 + 1, true, 0.17)],
+                breaks: &[n / 4],
+                noise_band: Some(0.02),
+                unstable: &[(n / 3, n / 2)],
+                ..spec(&pts)
+            };
+            let reps = 50;
+            let start = std::time::Instant::now();
+            let mut bytes = 0;
+            for _ in 0..reps {
+                bytes = svg(&t).len() + data(&t, &[]).len();
+            }
+            eprintln!(
+                "{n} points: {:.3} ms per chart and its data, {bytes} bytes",
+                start.elapsed().as_secs_f64() * 1e3 / reps as f64
+            );
+        }
+    }
 }

@@ -88,16 +88,40 @@ pub struct Axis {
     pub text: TickText,
     /// The range starts at zero when every value is positive (throughput, GB/s).
     pub from_zero: bool,
+    /// The values' unit where it has steps (ms, s, B): a linear axis is then written in the
+    /// step that fits its range (`present::unit_step`: 20 ms, not 0.02 s) and its label says
+    /// which.
+    pub unit: String,
 }
 
 impl Axis {
+    /// A linear axis; a label ending in a unit with steps (`latency (s)`) is written in the
+    /// step its range fits (`latency (ms)`, ticks 20, 40 …).
     pub fn linear(label: impl Into<String>) -> Axis {
+        let label: String = label.into();
+        let (label, unit) = match label.strip_suffix(')').and_then(|l| l.rsplit_once(" (")) {
+            Some((text, unit)) if crate::present::unit_ladder(unit).is_some() => {
+                (text.to_string(), unit.to_string())
+            }
+            _ => (label, String::new()),
+        };
         Axis {
-            label: label.into(),
+            label,
             scale: Scale::Linear,
             text: TickText::Number,
             from_zero: true,
+            unit,
         }
+    }
+
+    /// The step a linear axis over `(lo, hi)` is written in (its size in the values' unit)
+    /// and the label that names it.
+    fn step(&self, (lo, hi): (f64, f64)) -> (f64, String) {
+        if self.unit.is_empty() || self.scale != Scale::Linear {
+            return (1.0, self.label.clone());
+        }
+        let (factor, name) = crate::present::unit_step(&self.unit, lo.abs().max(hi.abs()));
+        (factor, format!("{} ({name})", self.label))
     }
 
     pub fn log2(label: impl Into<String>, text: TickText) -> Axis {
@@ -106,6 +130,7 @@ impl Axis {
             scale: Scale::Log2,
             text,
             from_zero: false,
+            unit: String::new(),
         }
     }
 }
@@ -299,7 +324,8 @@ impl Chart {
                     .collect()
             }
             Scale::Linear => {
-                let t = ticks(x0, x1, n);
+                let (factor, _) = self.x.step((x0, x1));
+                let t = ticks(x0 / factor, x1 / factor, n);
                 let labels = match self.x.text {
                     TickText::Bytes => t
                         .iter()
@@ -307,15 +333,18 @@ impl Chart {
                         .collect(),
                     TickText::Number => tick_labels(&t),
                 };
-                t.into_iter().zip(labels).collect()
+                t.into_iter().map(|v| v * factor).zip(labels).collect()
             }
         }
     }
 
     fn svg(&self) -> String {
         let ((x0, x1), (y0, y1)) = self.ranges();
-        let yt = ticks(y0, y1, Y_TICKS);
+        let (y_factor, y_label) = self.y.step((y0, y1));
+        let (_, x_label) = self.x.step((x0, x1));
+        let yt: Vec<f64> = ticks(y0 / y_factor, y1 / y_factor, Y_TICKS);
         let y_labels = tick_labels(&yt);
+        let yt: Vec<f64> = yt.into_iter().map(|v| v * y_factor).collect();
         // Room for the y labels at a phone's text size (24 units) and the rotated axis label.
         let chars = y_labels.iter().map(|t| t.chars().count()).max().unwrap_or(1);
         let left = (32.0 + chars as f64 * 13.5).max(64.0);
@@ -360,9 +389,9 @@ impl Chart {
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">{}</text><text transform=\"translate(2 {:.1}) rotate(-90)\" dy=\".8em\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
             left + pw / 2.0,
             H - 6.0,
-            esc(&self.x.label),
+            esc(&x_label),
             TOP + ph / 2.0,
-            esc(&self.y.label)
+            esc(&y_label)
         );
         for r in &self.horizontal {
             let yy = py(r.at);
@@ -517,6 +546,7 @@ mod tests {
                 scale,
                 text: TickText::Number,
                 from_zero: false,
+                unit: String::new(),
             },
             y: Axis::linear("req/s"),
             lines: vec![Line {
@@ -612,6 +642,28 @@ mod tests {
         assert!(html.contains("<text class=\"minor\""));
         assert!(html.contains("a&lt;b") && !html.contains("a<b"));
         assert!(html.contains("<figcaption>Throughput vs load</figcaption>"));
+    }
+
+    /// An axis in seconds over 0–0.1 s is written in ms (issue 40: no 0.02 on an axis whose
+    /// unit has a step that reads better).
+    #[test]
+    fn an_axis_with_a_unit_is_written_in_its_step() {
+        let mut c = chart(Scale::Linear);
+        c.y = Axis::linear("mean observation (s)");
+        assert_eq!((c.y.label.as_str(), c.y.unit.as_str()), ("mean observation", "s"));
+        for l in &mut c.lines {
+            for p in &mut l.points {
+                p.y /= 1000.0;
+                p.lo = None;
+                p.hi = None;
+            }
+        }
+        c.horizontal.clear();
+        let svg = c.svg();
+        assert!(svg.contains(">mean observation (ms)</text>"), "{svg}");
+        assert!(svg.contains(">60</text>") && !svg.contains(">0.06</text>"), "{svg}");
+        // A unit without steps stays in the label as it is.
+        assert_eq!(Axis::linear("rate (req/s)").label, "rate (req/s)");
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod ingest_vllm;
 mod interop;
 mod kedro;
 mod nothing_lost;
+mod numbers;
 mod object_store;
 mod publish;
 mod reliability;

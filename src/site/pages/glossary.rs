@@ -102,6 +102,61 @@ pub const TERMS: &[(&str, &str, &str)] = &[
         "Pareto frontier",
         "The load levels no other level beats on both per-user and total output tokens per second.",
     ),
+    (
+        "local-sigma",
+        "local σ",
+        "The run-to-run noise of a series around one change point: the standard deviation of the relative differences between neighbouring runs in the levels on either side. A change must exceed it (and 2 %) to be called.",
+    ),
+    (
+        "threshold",
+        "threshold (±%)",
+        "How far a run, or a level, must move from the one before to count as a change: from the series' own σ (z·√2·σ for one run against the previous, so that 1 % of unchanged runs cross it), never below the ±2 % floor.",
+    ),
+    (
+        "history-floor",
+        "history floor",
+        "The smallest change a history calls on its own (4 %, as asv's default regression threshold is 5 %): a shift that passes every other test at the ±2 % floor but stays under it is kept as minor, and only many minor shifts one way at one commit make that commit worth a look.",
+    ),
+    (
+        "holm",
+        "Holm-adjusted p",
+        "A p-value corrected for testing many metrics at once (Holm's step-down method): the smallest p is multiplied by the number of tests, the next by one fewer, and so on, so that the chance of any false alarm among them stays at the level asked for.",
+    ),
+    (
+        "p-value",
+        "p (p-value)",
+        "The chance of a difference at least this large if nothing had changed: a Mann-Whitney U test between the two arms' trials, or a permutation test of a change point. Small is strong evidence (below 0.01 for a change point).",
+    ),
+    (
+        "cliffs-delta",
+        "Cliff's δ",
+        "How often a candidate trial beats a baseline trial, minus how often it loses, over every pair: from −1 (every candidate trial lower) to +1 (every one higher); 0 is complete overlap. It reads the size of a difference without assuming a distribution.",
+    ),
+    (
+        "ashmans-d",
+        "Ashman's D",
+        "How far apart two groups of values are, in their own spread: the difference of their means over their pooled standard deviation, √2·|μ₁ − μ₂| ÷ √(σ₁² + σ₂²). At 4 or more the values form two separate levels: a series that switches between them is called unstable rather than changed.",
+    ),
+    (
+        "recurs",
+        "recurs",
+        "A one-run dip or spike that the series has shown, as far and the same way, several times in its recent runs: its own noise, not a change, however far outside the σ band it lies.",
+    ),
+    (
+        "client-bound",
+        "client-bound",
+        "A load test whose Little's law ratio is under 0.9: the load generator, not the server, set the pace, so its latency and throughput say less about the server than they seem to.",
+    ),
+    (
+        "geometric-mean",
+        "geometric mean of changes",
+        "The average of several series' ratios taken by multiplying (the n-th root of their product), so that +10 % and −10 % do not cancel to zero; written as a change in percent.",
+    ),
+    (
+        "flamegraph",
+        "flamegraph (on-CPU, off-CPU, differential)",
+        "Stacks sampled during the run, merged: each box a function, its width the time in it and what it called. On-CPU counts samples while running; off-CPU weighs each switch-out by the time until the thread ran again; a differential one colours each box by how much it grew (red) or shrank (blue) against the baseline arm.",
+    ),
 ];
 
 #[derive(Template)]
