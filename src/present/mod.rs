@@ -404,6 +404,30 @@ pub fn url_segment(text: &str) -> String {
     out
 }
 
+/// A long name (asv's `module.Class.benchmark`, without spaces) as HTML that a narrow column
+/// wraps between its parts, never inside a word: escaped, with `<wbr>` after each `.` of a
+/// name longer than 24 characters, and after each `_` of a part still longer than 20. A short
+/// name is only escaped (a 1,000-run site writes a name per run page row).
+pub fn wrap_name(name: &str) -> String {
+    if name.chars().count() <= 24 {
+        return html_escape(name);
+    }
+    let parts: Vec<String> = name
+        .split('.')
+        .map(|part| {
+            if part.chars().count() > 20 {
+                part.split('_')
+                    .map(html_escape)
+                    .collect::<Vec<_>>()
+                    .join("_<wbr>")
+            } else {
+                html_escape(part)
+            }
+        })
+        .collect();
+    parts.join(".<wbr>")
+}
+
 /// `s` with the five characters HTML gives meaning escaped.
 pub fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -505,5 +529,44 @@ mod tests {
         assert_eq!(v(Some(0.0)), "0");
         assert_eq!(v(Some(4.33e-5)), "4.33e-5");
         assert_eq!(v(Some(12.0)), "12.00");
+    }
+
+    /// Long names wrap between their parts, never inside a word (issue 40 item 7).
+    #[test]
+    fn long_names_wrap_between_their_parts() {
+        use super::wrap_name;
+        assert_eq!(wrap_name("bench.time_series_0"), "bench.time_series_0");
+        assert_eq!(
+            wrap_name("benchmark_runner.RunnerTimeSuite.time_compute_bound_runner"),
+            "benchmark_runner.<wbr>RunnerTimeSuite.<wbr>time_<wbr>compute_<wbr>bound_<wbr>runner"
+        );
+        assert_eq!(
+            wrap_name("a<b>.cdefghijklmnopqrstuvwxyz"),
+            "a&lt;b&gt;.<wbr>cdefghijklmnopqrstuvwxyz"
+        );
+    }
+
+    #[test]
+    fn changes_params_and_counts_read_one_way() {
+        use super::{count, param_value, params_text, signed_pct, significant};
+        assert_eq!(signed_pct(-0.00004), "0.0%");
+        assert_eq!(signed_pct(0.066), "+6.6%");
+        assert_eq!(signed_pct(-0.052), "-5.2%");
+        assert_eq!(param_value("object_size", "1048576"), "1 MiB");
+        assert_eq!(param_value("page_size", "4096"), "4 KiB");
+        assert_eq!(param_value("object_size_mib", "4"), "4 MiB");
+        assert_eq!(param_value("payload_bytes", "65536"), "64 KiB");
+        assert_eq!(param_value("batch_size", "1024"), "1024");
+        assert_eq!(param_value("concurrency", "8"), "8");
+        let p: crate::model::Params = [
+            ("object_size".to_string(), "1048576".to_string()),
+            ("numa".to_string(), "interleave".to_string()),
+        ]
+        .into();
+        assert_eq!(params_text(&p), "numa=interleave object_size=1 MiB");
+        assert_eq!(count(1, "core"), "1 core");
+        assert_eq!(significant(130.34, 4), "130.3");
+        assert_eq!(significant(0.012345, 3), "0.0123");
+        assert_eq!(significant(1023.0, 3), "1023");
     }
 }

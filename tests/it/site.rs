@@ -497,8 +497,12 @@ fn transfer_page_draws_gbps_by_object_size_per_placement() {
     );
     // 4 rows per metric: 2 placements × 2 object sizes; 13.22 GB/s for 4 MiB objects, at
     // three significant digits.
-    assert_eq!(t.matches("<td>read_gbps.best</td>").count(), 4);
-    assert!(t.contains("<td class=\"num\">13.2</td>"));
+    assert_eq!(
+        t.matches("<td data-label=\"metric\">read_gbps.best</td>")
+            .count(),
+        4
+    );
+    assert!(t.contains("data-label=\"GB/s\">13.2</td>"));
 }
 
 /// The transfer table lists object sizes in numeric order: 4096, 65536, 1048576 (as text,

@@ -29,6 +29,8 @@ pub struct MetricMedianView {
     pub arm: String,
     pub params: String,
     pub name: String,
+    /// `name` as HTML that wraps between its parts (`present::wrap_name`).
+    pub name_html: String,
     pub unit: String,
     pub better: String,
     pub n: String,
@@ -600,6 +602,7 @@ pub(crate) fn run_page(
                 change: nav.change(&m.name, &m.arm, &m.params).unwrap_or_default(),
                 arm: arm_label(&m.arm),
                 params: layout.varying(&m.params),
+                name_html: crate::present::wrap_name(&m.name),
                 name: m.name,
                 unit: m.unit.clone(),
                 better: m.better.as_str().to_string(),

@@ -25,7 +25,16 @@ pub struct SeriesLink {
     pub latest: String,
     pub change: String,
     pub change_class: String,
+    /// The newest run against the one before (`+1.2%`), for series of two runs (a table row,
+    /// not a card: two points are no trend).
+    pub step: String,
 }
+
+/// Runs a series needs to be a card (a small trend) on its suite page; fewer are a table row.
+pub const CARD_RUNS: usize = 3;
+
+/// Cards on a suite page from which it offers a filter box.
+pub const FILTER_CARDS: usize = 9;
 
 /// The small multiples of one metric.
 pub struct MetricGroup {
@@ -52,6 +61,10 @@ pub struct SuitePage {
     pub groups: Vec<MetricGroup>,
     pub count: usize,
     pub once: Vec<OnceView>,
+    /// Series of two runs: a row each (value, change), linking their page.
+    pub two: Vec<SeriesLink>,
+    /// Enough cards for a filter box to help.
+    pub filter: bool,
 }
 
 pub struct ChangeView {
@@ -86,6 +99,8 @@ pub struct SeriesPage {
     pub chrome: crate::site::pages::Chrome,
     pub suite: String,
     pub metric: String,
+    /// `metric` as HTML that wraps between its parts (`present::wrap_name`).
+    pub metric_html: String,
     pub arm: String,
     pub params: String,
     pub unit: String,
@@ -221,15 +236,19 @@ pub(crate) fn history_pages(
             links.push(r.link);
             w.put(&r.path, r.html.as_bytes())?;
         }
+        let (cards, two): (Vec<SeriesLink>, Vec<SeriesLink>) =
+            links.into_iter().partition(|l| l.n >= CARD_RUNS);
         w.page(
             &format!("{dir}/index.html"),
             &SuitePage {
                 chrome: crate::site::pages::Chrome::new(2, css, format!("{suite}: series"))
                     .here(suite),
                 suite: suite.to_string(),
-                count: links.len(),
-                groups: group_by_metric(links),
+                count: cards.len(),
+                filter: cards.len() >= FILTER_CARDS,
+                groups: group_by_metric(cards),
                 once,
+                two,
             },
         )?;
         headlines.insert(
@@ -632,6 +651,10 @@ fn render_series(
             .unwrap_or_default(),
         change,
         change_class: class,
+        step: match values.as_slice() {
+            [.., a, b] if *a != 0.0 && a.is_finite() && b.is_finite() => signed_pct(b / a - 1.0),
+            _ => String::new(),
+        },
     };
     let points = point_rows(s, notes, commit_urls);
     let page = SeriesPage {
@@ -640,6 +663,7 @@ fn render_series(
             .here(s.metric.clone()),
         suite: suite.to_string(),
         metric: s.metric.clone(),
+        metric_html: crate::present::wrap_name(&s.metric),
         arm: s.arm.clone(),
         params,
         unit: s.unit.clone(),
