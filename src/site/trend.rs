@@ -181,7 +181,7 @@ pub fn default_from(t: &Trend) -> usize {
     let Some(&(start, end, newest, _)) = segs.last() else {
         return 0;
     };
-    if start == 0 || end - start < NEWEST_RUNS || !(newest > 0.0) {
+    if start == 0 || end - start < NEWEST_RUNS || newest.is_nan() || newest <= 0.0 {
         return 0;
     }
     let far = segs[..segs.len() - 1]
@@ -196,7 +196,11 @@ pub const NEWEST_RUNS: usize = 5;
 /// The chart as an SVG string: a small multiple (240 × 72, no text), or the series page's
 /// chart (720 × 340, scaled to the page by the stylesheet).
 pub fn svg(t: &Trend) -> String {
-    let (w, h) = if t.small { (240.0, 72.0) } else { (720.0, 340.0) };
+    let (w, h) = if t.small {
+        (240.0, 72.0)
+    } else {
+        (720.0, 340.0)
+    };
     let all = t.points.len();
     let from = t.from.min(all.saturating_sub(1));
     let pts = &t.points[from..];
@@ -271,7 +275,11 @@ pub fn svg(t: &Trend) -> String {
             s,
             "<text transform=\"translate(2 {:.1}) rotate(-90)\" dy=\".8em\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
             mt + ph / 2.0,
-            esc(if axis_unit.is_empty() { "value" } else { &axis_unit })
+            esc(if axis_unit.is_empty() {
+                "value"
+            } else {
+                &axis_unit
+            })
         );
         // x: five runs labelled with their number and date (a phone shows every other).
         for (j, i) in x_ticks(n).into_iter().enumerate() {
@@ -478,11 +486,7 @@ fn x_ticks(n: usize) -> Vec<usize> {
 /// The left margin that holds the y labels at a phone's text size (22 units: 11 px in a chart
 /// shown at half its width) and the rotated unit beside them.
 fn left_margin(labels: &[String]) -> f64 {
-    let chars = labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(1);
+    let chars = labels.iter().map(|l| l.chars().count()).max().unwrap_or(1);
     (30.0 + chars as f64 * 12.5).max(64.0)
 }
 
@@ -613,15 +617,21 @@ pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
     list(
         &mut s,
         &mut segments(t).into_iter().map(|(a, b, level, band)| {
-            format!("[{a},{b},{},{}]", round5(level), round5(band.unwrap_or(0.0)))
+            format!(
+                "[{a},{b},{},{}]",
+                round5(level),
+                round5(band.unwrap_or(0.0))
+            )
         }),
     );
     s.push_str(",\"changes\":");
     list(
         &mut s,
-        &mut t.changes.iter().filter(|c| c.0 < n).map(|&(i, regression, m)| {
-            format!("[{i},{},{}]", u8::from(regression), round5(m))
-        }),
+        &mut t
+            .changes
+            .iter()
+            .filter(|c| c.0 < n)
+            .map(|&(i, regression, m)| format!("[{i},{},{}]", u8::from(regression), round5(m))),
     );
     s.push_str(",\"breaks\":");
     list(
@@ -804,7 +814,8 @@ mod tests {
         assert_eq!(s.matches("<g class=\"minor\">").count(), 2);
         assert!(s.contains("regression +20.0% at #105 (commit abc1234)"));
         assert!(
-            s.contains("segment level (median) 10 ms<") && s.contains("segment level (median) 12 ms<")
+            s.contains("segment level (median) 10 ms<")
+                && s.contains("segment level (median) 12 ms<")
         );
         assert!(s.contains("noise band of this level: 12 ms ± 3.0%"));
         assert!(!s.contains("NaN"));
@@ -830,7 +841,10 @@ mod tests {
         assert_eq!(v["changes"], serde_json::json!([[5, 1, 0.2]]));
         assert_eq!(v["notes"], serde_json::json!([2]));
         assert_eq!(v["unstable"], serde_json::json!([[6, 9]]));
-        assert_eq!(v["levels"], serde_json::json!([[0, 5, 10, 0], [5, 10, 12, 0]]));
+        assert_eq!(
+            v["levels"],
+            serde_json::json!([[0, 5, 10, 0], [5, 10, 12, 0]])
+        );
         assert!(v.get("range").is_none());
         // The values only: what each run is lives in the suite's runs file, once.
         assert_eq!(v["points"][3], serde_json::json!([103, 10]));
@@ -876,10 +890,24 @@ mod tests {
         assert!(!s.contains("class=\"change\"") && !s.contains("class=\"break\""));
         assert!(s.contains("segment level (median) 6 ms<"));
         // The same level a factor 3 away, or a newest level of 4 runs: the whole series.
-        let near: Vec<f64> = (0..20).map(|i| if i < 12 { 0.018 } else { 0.006 }).collect();
+        let near: Vec<f64> = (0..20)
+            .map(|i| if i < 12 { 0.018 } else { 0.006 })
+            .collect();
         let near = points(&ids, &near);
-        assert_eq!(default_from(&Trend { breaks: &[12], ..spec(&near) }), 0);
-        assert_eq!(default_from(&Trend { breaks: &[16], ..spec(&pts) }), 0);
+        assert_eq!(
+            default_from(&Trend {
+                breaks: &[12],
+                ..spec(&near)
+            }),
+            0
+        );
+        assert_eq!(
+            default_from(&Trend {
+                breaks: &[16],
+                ..spec(&pts)
+            }),
+            0
+        );
     }
 
     /// Axis labels use the unit step that fits (no 1.70e-4 on a seconds axis).
@@ -887,7 +915,10 @@ mod tests {
     fn the_axis_is_scaled_to_a_unit_step() {
         let ids: Vec<String> = (0..5).map(|i| format!("r{i}")).collect();
         let pts = points(&ids, &[1.7e-4, 1.8e-4, 1.75e-4, 1.72e-4, 1.71e-4]);
-        let s = svg(&Trend { unit: "s", ..spec(&pts) });
+        let s = svg(&Trend {
+            unit: "s",
+            ..spec(&pts)
+        });
         assert!(s.contains(">µs</text>"), "{s}");
         assert!(!s.contains("e-4"), "{s}");
     }

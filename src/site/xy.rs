@@ -346,7 +346,11 @@ impl Chart {
         let y_labels = tick_labels(&yt);
         let yt: Vec<f64> = yt.into_iter().map(|v| v * y_factor).collect();
         // Room for the y labels at a phone's text size (24 units) and the rotated axis label.
-        let chars = y_labels.iter().map(|t| t.chars().count()).max().unwrap_or(1);
+        let chars = y_labels
+            .iter()
+            .map(|t| t.chars().count())
+            .max()
+            .unwrap_or(1);
         let left = (32.0 + chars as f64 * 13.5).max(64.0);
         let (pw, ph) = (W - left - RIGHT, H - TOP - BOTTOM);
         let px = |v: f64| left + (v - x0) / (x1 - x0) * pw;
@@ -595,7 +599,9 @@ mod tests {
         let attr = |name: &str| -> f64 {
             let rect = &svg[svg.find("<rect ").unwrap()..];
             let at = rect.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
-            rect[at..at + rect[at..].find('"').unwrap()].parse().unwrap()
+            rect[at..at + rect[at..].find('"').unwrap()]
+                .parse()
+                .unwrap()
         };
         (attr("x"), attr("width"))
     }
@@ -650,7 +656,10 @@ mod tests {
     fn an_axis_with_a_unit_is_written_in_its_step() {
         let mut c = chart(Scale::Linear);
         c.y = Axis::linear("mean observation (s)");
-        assert_eq!((c.y.label.as_str(), c.y.unit.as_str()), ("mean observation", "s"));
+        assert_eq!(
+            (c.y.label.as_str(), c.y.unit.as_str()),
+            ("mean observation", "s")
+        );
         for l in &mut c.lines {
             for p in &mut l.points {
                 p.y /= 1000.0;
@@ -661,7 +670,10 @@ mod tests {
         c.horizontal.clear();
         let svg = c.svg();
         assert!(svg.contains(">mean observation (ms)</text>"), "{svg}");
-        assert!(svg.contains(">60</text>") && !svg.contains(">0.06</text>"), "{svg}");
+        assert!(
+            svg.contains(">60</text>") && !svg.contains(">0.06</text>"),
+            "{svg}"
+        );
         // A unit without steps stays in the label as it is.
         assert_eq!(Axis::linear("rate (req/s)").label, "rate (req/s)");
     }

@@ -202,7 +202,14 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         fs::write(&f, format!("{{\"metrics\": [{}]}}", entries.join(","))).unwrap();
         ok(
             &wh,
-            &["ingest", "--suite", "step", "--commit", &format!("{run:040x}"), f.to_str().unwrap()],
+            &[
+                "ingest",
+                "--suite",
+                "step",
+                "--commit",
+                &format!("{run:040x}"),
+                f.to_str().unwrap(),
+            ],
         );
     }
     ok(&wh, &["site", "--out", site.to_str().unwrap()]);
@@ -510,7 +517,10 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         .iter()
         .filter(|l| l.contains("perfhouse-hidden-answer") && l.contains(" at 390px"))
         .collect();
-    assert!(hidden.is_empty(), "answer columns out of view on a phone: {hidden:#?}");
+    assert!(
+        hidden.is_empty(),
+        "answer columns out of view on a phone: {hidden:#?}"
+    );
 }
 
 /// A series page's data (`site::trend::data`), if it is one.

@@ -61,7 +61,9 @@ fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
     for page in fs::read_dir(&suite).unwrap().flatten() {
         let html = fs::read_to_string(page.path()).unwrap();
         // The suite's page and its runs file (`runs.js`, what each run is) aside.
-        if page.file_name() == "index.html" || !page.file_name().to_string_lossy().ends_with(".html") {
+        if page.file_name() == "index.html"
+            || !page.file_name().to_string_lossy().ends_with(".html")
+        {
             continue;
         }
         // Every absolute link is a commit of the history, under the dataset's commit URL.

@@ -63,7 +63,10 @@ fn offences(text: &str) -> Vec<String> {
                 .map_or(text.len(), |(i, _)| m.end() + i);
             out.push(format!(
                 "{name}: …{}…",
-                text[from..to].split_whitespace().collect::<Vec<_>>().join(" ")
+                text[from..to]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
             ));
         }
     }
@@ -123,9 +126,10 @@ fn every_page_report_and_table_writes_numbers_one_way() {
     assert!(pages > 100, "{pages} pages");
     // The PR report and the CLI tables, as their snapshots keep them.
     for snap in ["report_markdown", "compare_table", "history_table", "check"] {
-        let text =
-            fs::read_to_string(repo().join(Path::new("tests/snapshots").join(format!("{snap}.snap"))))
-                .unwrap();
+        let text = fs::read_to_string(
+            repo().join(Path::new("tests/snapshots").join(format!("{snap}.snap"))),
+        )
+        .unwrap();
         found.extend(offences(&text).into_iter().map(|o| format!("{snap}: {o}")));
     }
     found.truncate(40);

@@ -364,7 +364,10 @@ fn series_pages_mark_change_points_notes_and_open_alerts() {
     assert!(index.contains("href=\"feed.xml\""));
     // The dashboard's headline: run 12's median (130 + 0.1 + 0.2) against run 11's
     // (130 − 0.2 + 0.2): +0.23 %, inside the ±2 % floor (the series' own σ is smaller).
-    assert!(index.contains("<table class=\"headlines cards\">"), "{index}");
+    assert!(
+        index.contains("<table class=\"headlines cards\">"),
+        "{index}"
+    );
     assert!(index.contains("<td class=\"num\" data-label=\"value\">130 ms</td><td class=\"num\" data-label=\"vs previous run\">+0.2%</td><td class=\"verdict-unchanged\""), "{index}");
     assert!(
         fs::read_to_string(out.join("feed.xml"))

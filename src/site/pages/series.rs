@@ -261,8 +261,7 @@ pub(crate) fn history_pages(
 
 /// The suite's runs file ([`trend::runs_script`]): every run any of its series has.
 fn suite_runs(series: &[&crate::query::history::Series], facts: &RunFacts) -> String {
-    let mut runs: BTreeMap<u64, (&crate::query::history::Point, String, String)> =
-        BTreeMap::new();
+    let mut runs: BTreeMap<u64, (&crate::query::history::Point, String, String)> = BTreeMap::new();
     for s in series {
         for p in &s.points {
             runs.entry(p.run_no).or_insert_with(|| {
@@ -695,12 +694,20 @@ fn render_series(
 /// verdict's class. A change before a break is history of another benchmark (its code or the
 /// machine changed there): the card says the level since the break instead.
 fn latest_change(s: &crate::query::history::Series) -> (String, String) {
-    let last_break = s.breaks.iter().copied().filter(|&i| i < s.points.len()).max();
+    let last_break = s
+        .breaks
+        .iter()
+        .copied()
+        .filter(|&i| i < s.points.len())
+        .max();
     let index_of = |run_id: &str| s.points.iter().position(|p| p.run_id == run_id);
-    let current = s.changes.last().filter(|c| match (last_break, index_of(&c.run_id)) {
-        (Some(b), Some(i)) => i >= b,
-        _ => true,
-    });
+    let current = s
+        .changes
+        .last()
+        .filter(|c| match (last_break, index_of(&c.run_id)) {
+            (Some(b), Some(i)) => i >= b,
+            _ => true,
+        });
     match (current, last_break) {
         (Some(c), _) => (
             format!(
@@ -844,7 +851,11 @@ fn point_rows(
             value: fmt_quantity_digits(Some(p.value), &s.unit, 4),
             range: match (p.lo, p.hi) {
                 (Some(lo), Some(hi)) if lo != hi => {
-                    format!("{} – {}", fmt_quantity_digits(Some(lo), &s.unit, 4), fmt_quantity_digits(Some(hi), &s.unit, 4))
+                    format!(
+                        "{} – {}",
+                        fmt_quantity_digits(Some(lo), &s.unit, 4),
+                        fmt_quantity_digits(Some(hi), &s.unit, 4)
+                    )
                 }
                 _ => String::new(),
             },

@@ -283,7 +283,11 @@ fn notes(r: &RunRow, medians: &[MetricMedianRow], placements: &[&str]) -> Vec<St
     }
     let mut shares: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for m in medians.iter().filter(|m| m.name == "huge_page_share") {
-        if let Some(page) = m.params.get("page_size").and_then(|v| v.parse::<f64>().ok()) {
+        if let Some(page) = m
+            .params
+            .get("page_size")
+            .and_then(|v| v.parse::<f64>().ok())
+        {
             shares.entry(page as u64).or_default().push(m.median);
         }
     }
