@@ -511,8 +511,11 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
         .collect()
 }
 
-/// Closed-loop trials whose Little's-law ratio is below 0.9: the client, not the server, set
-/// the pace, so latency and throughput understate the server.
+/// A closed-loop trial whose Little's-law ratio is below this was paced by its client.
+pub const CLIENT_BOUND: f64 = 0.9;
+
+/// Closed-loop trials whose Little's-law ratio is below [`CLIENT_BOUND`]: the client, not the
+/// server, set the pace, so latency and throughput understate the server.
 fn client_bound(s: &Side) -> Vec<String> {
     let mut groups: BTreeMap<(&str, &crate::model::Params), Vec<f64>> = BTreeMap::new();
     for t in s.trials.iter().filter(|t| t.kept) {
@@ -524,7 +527,7 @@ fn client_bound(s: &Side) -> Vec<String> {
         .into_iter()
         .filter_map(|((arm, params), v)| {
             let m = median(&v)?;
-            (m < 0.9).then(|| format!(
+            (m < CLIENT_BOUND).then(|| format!(
                 "{}: {arm} at {} is client-bound: Little's-law ratio {:.2} < 0.9 (throughput × mean latency ÷ concurrency); the load generator, not the server, set the pace",
                 s.sel.label, params_text(params), m
             ))
