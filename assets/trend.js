@@ -122,9 +122,10 @@
       el('text', { x: L - 6, y: yy, dy: '.35em', 'text-anchor': 'end', fill: '#555' }, s, labels[k]);
     });
     el('text', { transform: 'translate(2 ' + (T + PH / 2) + ') rotate(-90)', dy: '.8em', 'text-anchor': 'middle', fill: '#555' }, s, (su[1] || 'value') + (log ? ' (log scale)' : ''));
-    var m = ib - ia + 1, k = Math.min(m, 5);
+    // Five labels, three under ten runs, as site::trend::svg places them.
+    var m = ib - ia + 1, k = m < 10 ? Math.min(m, 3) : 5;
     for (var j = 0, prev = -1; j < k; j++) {
-      var xi = ia + (k > 1 ? Math.floor(j * (m - 1) / (k - 1)) : 0);
+      var xi = ia + (k > 1 ? Math.round(j * (m - 1) / (k - 1)) : 0);
       if (xi === prev) continue;
       prev = xi;
       var g = el('g', j % 2 ? { 'class': 'minor' } : {}, s), xx = X(xi), anchor = m > 1 && xi === ia ? 'start' : m > 1 && xi === ib ? 'end' : 'middle';

@@ -473,11 +473,18 @@ pub fn svg(t: &Trend) -> String {
     s
 }
 
-/// The indices of the runs the x axis labels: five spread evenly (fewer runs: each).
+/// The indices of the runs the x axis labels: five spread evenly, three under ten runs (the
+/// first, the middle, the last), so that no two labels crowd each other.
 fn x_ticks(n: usize) -> Vec<usize> {
-    let k = n.clamp(1, 5);
+    let k = if n < 10 { n.clamp(1, 3) } else { 5 };
     let mut out: Vec<usize> = (0..k)
-        .map(|j| if k > 1 { j * (n - 1) / (k - 1) } else { 0 })
+        .map(|j| {
+            if k > 1 {
+                (j as f64 * (n - 1) as f64 / (k - 1) as f64).round() as usize
+            } else {
+                0
+            }
+        })
         .collect();
     out.dedup();
     out
