@@ -709,7 +709,8 @@ pub struct DemoArgs {
     #[arg(long, short, default_value = "site")]
     pub out: PathBuf,
     /// Skip running the bundled plans (datasets/plans/compressors.toml and transfer.toml,
-    /// ~15 s); each demo otherwise adds one run of each.
+    /// under a minute: the transfer plan is 24 trials of 1 GiB copied); each demo otherwise adds
+    /// one run of each.
     #[arg(long)]
     pub no_plans: bool,
 }
