@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Query, QueryError, lit};
-use crate::stats::changepoint::Options;
-use crate::stats::noise::{band, change_threshold, history_sigma};
+use crate::model::Params;
+use crate::stats::changepoint::{Evidence, Options};
+use crate::stats::noise::{ChangeRule, band, history_sigma};
 use crate::stats::verdict::Direction;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -49,12 +50,38 @@ pub struct Change {
     pub magnitude: f64,
     pub p_value: f64,
     /// The local run-to-run σ it was judged against (the runs next to it on both sides) and
-    /// the threshold that gave (`stats::noise::change_threshold`).
+    /// the threshold that gave (the series' `rule`).
     pub sigma: Option<f64>,
     pub threshold: f64,
     /// The change goes the wrong way for the metric's direction.
     pub regression: bool,
+    /// How sure, in the one short form (× local σ, runs on each side, p).
+    pub evidence: Evidence,
 }
+
+/// A move of a series' newest runs beyond the noise of its level, too recent to be a change
+/// point (`stats::changepoint::pending`): confirmed into one when the next runs stay at the
+/// new level (the detector then calls it, at the same run and with the same alert id),
+/// dropped when they return.
+#[derive(Debug, Clone, Serialize)]
+pub struct PendingChange {
+    /// Its first point (the first run at the new level) and that run.
+    pub start: usize,
+    pub run_id: String,
+    pub run_no: u64,
+    pub git_commit: Option<String>,
+    pub level_before: f64,
+    pub level_after: f64,
+    pub magnitude: f64,
+    pub sigma: Option<f64>,
+    pub threshold: f64,
+    pub regression: bool,
+    /// Runs at the new level so far, and how many more there make it a change point.
+    pub runs: usize,
+    pub needs: usize,
+    pub evidence: Evidence,
+}
+
 
 /// A stretch of a series that switches between two levels (`stats::changepoint::unstable`):
 /// a distribution change, shown once at its start; no change point is called inside it.
@@ -124,6 +151,12 @@ pub struct Series {
     /// Its levels between changes and breaks, each with its own noise (empty until change
     /// points are found).
     pub levels: Vec<Level>,
+    /// The magnitude a change point must pass against its local noise, and where that rule
+    /// came from (the default, or the suite's `change_threshold` label: `query::thresholds`).
+    pub rule: ChangeRule,
+    pub rule_source: super::thresholds::RuleSource,
+    /// A move of its newest runs beyond its noise, not a change point yet.
+    pub pending: Option<PendingChange>,
 }
 
 /// A segment's run-to-run noise (see `stats::noise`).
@@ -135,7 +168,7 @@ pub struct SeriesNoise {
     pub deltas: usize,
     /// ± relative band one unchanged run stays in at the 1 % target (z·σ, at least the floor).
     pub band: f64,
-    /// The smallest change a change point must show (1σ, at least the floor).
+    /// The smallest change a change point must show here (the series' rule at this σ).
     pub threshold: f64,
 }
 
@@ -179,6 +212,13 @@ pub fn find_all_changes(out: &mut [Series], opts: &Options) {
     // costs ~100× one without (every permutation runs), so each thread takes the next series
     // when it is free, not a fixed share.
     let found = crate::parallel::par_map(out, |s| changes_of(s, opts));
+    let mut newest: BTreeMap<String, u64> = BTreeMap::new();
+    for s in out.iter() {
+        if let Some(p) = s.points.last() {
+            let n = newest.entry(s.suite.clone()).or_default();
+            *n = (*n).max(p.run_no);
+        }
+    }
     for (s, (changes, unstable, minor)) in out.iter_mut().zip(found) {
         s.changes = changes;
         s.unstable = unstable;
@@ -187,6 +227,13 @@ pub fn find_all_changes(out: &mut [Series], opts: &Options) {
         if let Some(newest) = s.levels.last() {
             s.noise = newest.noise.or(s.noise);
         }
+        // Pending only where the series still runs: one that stopped (a benchmark removed or
+        // renamed, stale in `alerts`) will not confirm anything.
+        let last = s.points.last().map_or(0, |p| p.run_no);
+        let top = newest.get(&s.suite).copied().unwrap_or(last);
+        s.pending = (top.saturating_sub(last) < super::alerts::STALE_RUNS)
+            .then(|| s.pending_change(opts))
+            .flatten();
     }
 }
 
@@ -337,7 +384,11 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
     }
     let events = super::triage::latest_events(q).await?;
     let accepted = super::triage::accepted_of(&events);
+    let rules = super::thresholds::load(q).await?;
     for s in &mut out {
+        if let Some(r) = rules.get(&s.suite) {
+            (s.rule, s.rule_source) = r.rule(&s.metric);
+        }
         let key = (
             s.suite.clone(),
             s.metric.clone(),
@@ -345,6 +396,10 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
             s.params.clone(),
         );
         let new_baselines = accepted.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+        // A whole-run move accepted in triage (its alert names no series): an environment
+        // change at that run, so every series of the suite starts a new segment there.
+        let whole = (s.suite.clone(), String::new(), String::new(), Params::new());
+        let environment = accepted.get(&whole).map(Vec::as_slice).unwrap_or(&[]);
         // A suspected break stays one until triage rejects its break alert.
         let (rejected, suspected): (Vec<usize>, Vec<usize>) =
             suspected_breaks(&s.points).into_iter().partition(|&i| {
@@ -367,12 +422,22 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
                 a.version != b.version
                     || a.env_fingerprint != b.env_fingerprint
                     || new_baselines.contains(&b.run_id)
+                    || environment.contains(&b.run_id)
                     || s.suspected_breaks.contains(&i)
             })
             .collect();
         s.noise = s.segment_noise(s.points.len());
     }
     Ok(out)
+}
+
+/// A change of `magnitude` goes the wrong way for a series judged in `better`'s direction.
+pub fn worse(better: Direction, magnitude: f64) -> bool {
+    if better == Direction::HigherIsBetter {
+        magnitude < 0.0
+    } else {
+        magnitude > 0.0
+    }
 }
 
 /// [`Series::recurs`]: the runs it looks back over, the share of a departure an earlier run
@@ -428,6 +493,9 @@ impl Series {
             unstable: Vec::new(),
             minor: Vec::new(),
             levels: Vec::new(),
+            rule: ChangeRule::DEFAULT,
+            rule_source: super::thresholds::RuleSource::Default,
+            pending: None,
         }
     }
 
@@ -459,7 +527,7 @@ impl Series {
             sigma,
             deltas,
             band: band(sigma),
-            threshold: change_threshold(sigma),
+            threshold: self.rule.threshold(Some(sigma)),
         })
     }
 
@@ -524,6 +592,43 @@ impl Series {
                 e.signum() == d.signum() && e.abs() >= RECUR_SHARE * d.abs()
             })
             .count()
+    }
+
+    /// The pending change at its newest runs (`stats::changepoint::pending` over its newest
+    /// level), unless the series switches between two levels now or the move is a one-run
+    /// departure it has shown before ([`Series::recurs`]).
+    fn pending_change(&self, opts: &Options) -> Option<PendingChange> {
+        let level = self.levels.last()?;
+        if self.unstable_now().is_some() {
+            return None;
+        }
+        let values: Vec<f64> = self.points[level.start..].iter().map(|p| p.value).collect();
+        let opts = Options {
+            rule: self.rule,
+            ..opts.clone()
+        };
+        let found = crate::stats::changepoint::pending(&values, &opts)?;
+        let start = level.start + found.start;
+        let runs = self.points.len() - start;
+        if runs == 1 && self.recurs(start) >= RECURS {
+            return None;
+        }
+        let p = &self.points[start];
+        Some(PendingChange {
+            start,
+            run_id: p.run_id.clone(),
+            run_no: p.run_no,
+            git_commit: p.git_commit.clone(),
+            level_before: found.level_before,
+            level_after: found.level_after,
+            magnitude: found.magnitude,
+            sigma: found.sigma,
+            threshold: found.threshold,
+            regression: worse(self.better, found.magnitude),
+            runs,
+            needs: opts.min_size - runs,
+            evidence: Evidence::new(found.magnitude, found.sigma, found.before, runs, None),
+        })
     }
 
     /// The noise that applies at point `i`: of the level holding it.
@@ -595,7 +700,11 @@ fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Ve
     for w in bounds.windows(2) {
         let (from, to) = (w[0], w[1]);
         let values: Vec<f64> = s.points[from..to].iter().map(|p| p.value).collect();
-        let found = detect_all(&values, opts);
+        let opts = Options {
+            rule: s.rule,
+            ..opts.clone()
+        };
+        let found = detect_all(&values, &opts);
         for u in &found.unstable {
             let p = &s.points[from + u.start];
             spans.push(UnstableSpan {
@@ -614,11 +723,6 @@ fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Ve
         }
         let change = |c: &crate::stats::changepoint::ChangePoint| {
             let p = &s.points[from + c.index];
-            let worse = if s.better == crate::stats::verdict::Direction::HigherIsBetter {
-                c.magnitude < 0.0
-            } else {
-                c.magnitude > 0.0
-            };
             Change {
                 run_id: p.run_id.clone(),
                 run_no: p.run_no,
@@ -631,7 +735,8 @@ fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Ve
                 p_value: c.p_value,
                 sigma: c.sigma,
                 threshold: c.threshold,
-                regression: worse,
+                regression: worse(s.better, c.magnitude),
+                evidence: Evidence::new(c.magnitude, c.sigma, c.before, c.after, Some(c.p_value)),
             }
         };
         changes.extend(found.changes.iter().map(change));

@@ -19,8 +19,10 @@ pub mod holistic;
 pub mod noise;
 pub mod samples;
 pub mod slo;
+pub mod thresholds;
 pub mod sweep;
 pub mod triage;
+pub mod whole_run;
 pub mod udf;
 
 /// The view definitions, in creation order (later views build on earlier ones).

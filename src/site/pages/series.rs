@@ -302,6 +302,19 @@ fn dashboard(
                         ),
                     )
                 }
+                Some(p) if p != 0.0 && s.pending.is_some() => {
+                    let pc = s.pending.as_ref().expect("checked");
+                    (
+                        format!("{:+.1}%", (latest / p - 1.0) * 100.0),
+                        if pc.regression {
+                            "pending regression"
+                        } else {
+                            "pending improvement"
+                        },
+                        "verdict-inconclusive",
+                        crate::present::pending_text(pc, &s.unit, &format!(" from #{}", pc.run_no)),
+                    )
+                }
                 Some(p) if p != 0.0 => {
                     let d = latest / p - 1.0;
                     let t = threshold.unwrap_or(crate::stats::noise::FLOOR);
