@@ -427,6 +427,7 @@ async fn cmd_history(cx: &mut Ctx<'_>, args: &crate::cli::HistoryArgs) -> Result
         series.retain(|s| {
             !s.changes.is_empty()
                 || s.pending.is_some()
+                || !s.drifts.is_empty()
                 || !s.unstable.is_empty()
                 || !s.suspected_breaks.is_empty()
         });

@@ -157,6 +157,31 @@ pub struct Series {
     pub rule_source: super::thresholds::RuleSource,
     /// A move of its newest runs beyond its noise, not a change point yet.
     pub pending: Option<PendingChange>,
+    /// Stretches that drifted one way run after run (`stats::changepoint::drifts`): each one
+    /// finding, with its total and span, never a chain of change points.
+    pub drifts: Vec<DriftSpan>,
+}
+
+/// A monotone drift of a series over a span of runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct DriftSpan {
+    /// Its first point and one past its last.
+    pub start: usize,
+    pub end: usize,
+    /// Its first and last run.
+    pub run_id: String,
+    pub run_no: u64,
+    pub git_commit: Option<String>,
+    pub last_run_no: u64,
+    /// The fitted line's value at its first and last run, and to / from − 1.
+    pub from: f64,
+    pub to: f64,
+    pub total: f64,
+    /// Runs it spans, and the change points it would have been cut into.
+    pub runs: usize,
+    pub steps: usize,
+    /// It goes the wrong way for the metric.
+    pub regression: bool,
 }
 
 /// A segment's run-to-run noise (see `stats::noise`).
@@ -219,10 +244,11 @@ pub fn find_all_changes(out: &mut [Series], opts: &Options) {
             *n = (*n).max(p.run_no);
         }
     }
-    for (s, (changes, unstable, minor)) in out.iter_mut().zip(found) {
-        s.changes = changes;
-        s.unstable = unstable;
-        s.minor = minor;
+    for (s, found) in out.iter_mut().zip(found) {
+        s.changes = found.changes;
+        s.unstable = found.unstable;
+        s.minor = found.minor;
+        s.drifts = found.drifts;
         s.levels = s.levels();
         if let Some(newest) = s.levels.last() {
             s.noise = newest.noise.or(s.noise);
@@ -496,6 +522,7 @@ impl Series {
             rule: ChangeRule::DEFAULT,
             rule_source: super::thresholds::RuleSource::Default,
             pending: None,
+            drifts: Vec::new(),
         }
     }
 
@@ -599,7 +626,10 @@ impl Series {
     /// departure it has shown before ([`Series::recurs`]).
     fn pending_change(&self, opts: &Options) -> Option<PendingChange> {
         let level = self.levels.last()?;
-        if self.unstable_now().is_some() {
+        // While it switches between two levels, or drifts to date (the drift is the finding,
+        // and its level lags behind the newest runs), no pending change.
+        let n = self.points.len();
+        if self.unstable_now().is_some() || self.drifts.last().is_some_and(|d| d.end == n) {
             return None;
         }
         let values: Vec<f64> = self.points[level.start..].iter().map(|p| p.value).collect();
@@ -609,7 +639,7 @@ impl Series {
         };
         let found = crate::stats::changepoint::pending(&values, &opts)?;
         let start = level.start + found.start;
-        let runs = self.points.len() - start;
+        let runs = n - start;
         if runs == 1 && self.recurs(start) >= RECURS {
             return None;
         }
@@ -690,37 +720,50 @@ pub fn detect_all(values: &[f64], opts: &Options) -> crate::stats::changepoint::
     crate::stats::changepoint::detect(values, opts)
 }
 
-/// The change points and unstable stretches of `s`, searched within each segment (points of
-/// one benchmark version on one machine), never across a break.
-fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Vec<Change>) {
-    let bounds = s.bounds();
-    let mut changes = Vec::new();
-    let mut minor = Vec::new();
-    let mut spans = Vec::new();
-    for w in bounds.windows(2) {
+/// What `history` finds in one series, every segment searched on its own.
+struct Found {
+    changes: Vec<Change>,
+    unstable: Vec<UnstableSpan>,
+    minor: Vec<Change>,
+    drifts: Vec<DriftSpan>,
+}
+
+/// The change points, unstable stretches and drifts of `s`, searched within each segment
+/// (points of one benchmark version on one machine), never across a break.
+fn changes_of(s: &Series, opts: &Options) -> Found {
+    let mut out = Found {
+        changes: Vec::new(),
+        unstable: Vec::new(),
+        minor: Vec::new(),
+        drifts: Vec::new(),
+    };
+    let opts = Options {
+        rule: s.rule,
+        ..opts.clone()
+    };
+    for w in s.bounds().windows(2) {
         let (from, to) = (w[0], w[1]);
         let values: Vec<f64> = s.points[from..to].iter().map(|p| p.value).collect();
-        let opts = Options {
-            rule: s.rule,
-            ..opts.clone()
-        };
         let found = detect_all(&values, &opts);
-        for u in &found.unstable {
-            let p = &s.points[from + u.start];
-            spans.push(UnstableSpan {
-                start: from + u.start,
-                end: from + u.end,
+        out.unstable
+            .extend(found.unstable.iter().map(|u| unstable_span(s, from, u)));
+        out.drifts.extend(found.drifts.iter().map(|d| {
+            let (p, last) = (&s.points[from + d.start], &s.points[from + d.end - 1]);
+            DriftSpan {
+                start: from + d.start,
+                end: from + d.end,
                 run_id: p.run_id.clone(),
                 run_no: p.run_no,
                 git_commit: p.git_commit.clone(),
-                low: u.modes.low,
-                high: u.modes.high,
-                low_share: u.modes.low_share,
-                ashman_d: u.modes.ashman_d,
-                switches: u.switches,
-                ongoing: from + u.end == s.points.len(),
-            });
-        }
+                last_run_no: last.run_no,
+                from: d.from,
+                to: d.to,
+                total: d.total,
+                runs: d.end - d.start,
+                steps: d.steps,
+                regression: worse(s.better, d.total),
+            }
+        }));
         let change = |c: &crate::stats::changepoint::ChangePoint| {
             let p = &s.points[from + c.index];
             Change {
@@ -739,10 +782,32 @@ fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Ve
                 evidence: Evidence::new(c.magnitude, c.sigma, c.before, c.after, Some(c.p_value)),
             }
         };
-        changes.extend(found.changes.iter().map(change));
-        minor.extend(found.minor.iter().map(change));
+        out.changes.extend(found.changes.iter().map(change));
+        out.minor.extend(found.minor.iter().map(change));
     }
-    (changes, spans, minor)
+    out
+}
+
+/// An unstable stretch `u` of the segment of `s` starting at point `from`.
+fn unstable_span(
+    s: &Series,
+    from: usize,
+    u: &crate::stats::changepoint::Unstable,
+) -> UnstableSpan {
+    let p = &s.points[from + u.start];
+    UnstableSpan {
+        start: from + u.start,
+        end: from + u.end,
+        run_id: p.run_id.clone(),
+        run_no: p.run_no,
+        git_commit: p.git_commit.clone(),
+        low: u.modes.low,
+        high: u.modes.high,
+        low_share: u.modes.low_share,
+        ashman_d: u.modes.ashman_d,
+        switches: u.switches,
+        ongoing: from + u.end == s.points.len(),
+    }
 }
 
 #[cfg(test)]

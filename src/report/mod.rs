@@ -262,6 +262,18 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                         c.threshold * 100.0
                     )
                 })
+                .chain(s.drifts.iter().map(|d| {
+                    format!(
+                        "{} drift from #{}{} to #{}: {:+.1}% over {} runs (one finding, not {} change points)",
+                        if d.regression { "regressing" } else { "improving" },
+                        d.run_no,
+                        at(&d.git_commit),
+                        d.last_run_no,
+                        d.total * 100.0,
+                        d.runs,
+                        d.steps
+                    )
+                }))
                 .chain(s.pending.iter().map(|p| {
                     let here = format!(" at #{}{}", p.run_no, at(&p.git_commit));
                     crate::present::pending_text(p, &s.unit, &here)

@@ -571,6 +571,194 @@ pub struct Detection {
     /// own: not called alone, but many of them one way at one commit make that commit relevant
     /// (`query::alerts::by_commit`).
     pub minor: Vec<ChangePoint>,
+    /// Stretches that drift one way run after run, reported once ([`drifts`]) instead of as
+    /// the chain of change points binary segmentation cuts them into.
+    pub drifts: Vec<Drift>,
+}
+
+/// A monotone drift: over `start..end` the series follows a line better than the staircase
+/// of change points that cut it ([`drifts`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Drift {
+    pub start: usize,
+    /// One past its last point.
+    pub end: usize,
+    /// The fitted line's value at its first and last point.
+    pub from: f64,
+    pub to: f64,
+    /// to / from − 1: the drift's total over its span.
+    pub total: f64,
+    /// The change points it stands for (cut by binary segmentation into a staircase).
+    pub steps: usize,
+}
+
+/// Fewest runs a drift spans.
+pub const MIN_DRIFT_RUNS: usize = 20;
+
+/// Splits `changes` into the changes that are steps and the drifts: each maximal chain of
+/// consecutive changes of one sign is judged over its span (from the change before it, or the
+/// start, to the change after it, or the end) by the Bayesian information criterion of two
+/// fits: the staircase its changes make (a level between each, a position for each change)
+/// and one straight line (2 parameters). Where the line fits at least as well, the series
+/// drifted: one [`Drift`] with its total and span, no change points. A real step leaves a
+/// line far worse (its residuals are the step); a slow drift cut into steps leaves a
+/// staircase hardly better than the line, with many more parameters. The drift's total must
+/// reach `rule`'s floor and the span [`MIN_DRIFT_RUNS`].
+pub fn drifts(
+    series: &[f64],
+    changes: Vec<ChangePoint>,
+    rule: ChangeRule,
+) -> (Vec<ChangePoint>, Vec<Drift>) {
+    let mut is_step = vec![true; changes.len()];
+    let mut found = Vec::new();
+    let mut k = 0;
+    while k < changes.len() {
+        let sign = changes[k].magnitude.signum();
+        let mut j = k;
+        while j + 1 < changes.len() && changes[j + 1].magnitude.signum() == sign {
+            j += 1;
+        }
+        chain(series, &changes, k, j + 1, rule, &mut is_step, &mut found);
+        k = j + 1;
+    }
+    found.sort_by_key(|d| d.start);
+    let kept = changes
+        .into_iter()
+        .zip(is_step)
+        .filter_map(|(c, step)| step.then_some(c))
+        .collect();
+    (kept, found)
+}
+
+/// Judges the chain `changes[k..j]` (one sign): a drift over its span, or else, with three
+/// changes or more, its largest change stays a step and the chains on either side of it are
+/// judged again (a steady trend with one real break is the break and a drift or two).
+fn chain(
+    series: &[f64],
+    changes: &[ChangePoint],
+    k: usize,
+    j: usize,
+    rule: ChangeRule,
+    is_step: &mut [bool],
+    found: &mut Vec<Drift>,
+) {
+    if k >= j {
+        return;
+    }
+    let start = if k == 0 { 0 } else { changes[k - 1].index };
+    let end = changes.get(j).map_or(series.len(), |c| c.index);
+    let cuts: Vec<usize> = changes[k..j].iter().map(|c| c.index).collect();
+    let sign = changes[k].magnitude.signum();
+    let smooth = changes[k..j]
+        .iter()
+        .all(|c| !sharp(series, start, end, c));
+    if let Some(d) = smooth
+        .then(|| drift_over(series, start, end, &cuts, sign, rule))
+        .flatten()
+    {
+        is_step[k..j].iter_mut().for_each(|s| *s = false);
+        found.push(d);
+        return;
+    }
+    if j - k >= 3 {
+        let largest = (k..j)
+            .max_by(|&a, &b| {
+                changes[a]
+                    .magnitude
+                    .abs()
+                    .total_cmp(&changes[b].magnitude.abs())
+            })
+            .expect("non-empty");
+        chain(series, changes, k, largest, rule, is_step, found);
+        chain(series, changes, largest + 1, j, rule, is_step, found);
+    }
+}
+
+/// The drift over `series[start..end]` where a line fits it at least as well (by BIC) as the
+/// staircase with steps at `cuts`, moving the `sign` way by at least `rule`'s floor.
+fn drift_over(
+    series: &[f64],
+    start: usize,
+    end: usize,
+    cuts: &[usize],
+    sign: f64,
+    rule: ChangeRule,
+) -> Option<Drift> {
+    let x = &series[start..end];
+    let n = x.len();
+    if n < MIN_DRIFT_RUNS {
+        return None;
+    }
+    let (a, b) = least_squares_line(x);
+    let line_sse: f64 = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v - (a + b * i as f64)).powi(2))
+        .sum();
+    let bounds: Vec<usize> = std::iter::once(start)
+        .chain(cuts.iter().copied())
+        .chain(std::iter::once(end))
+        .collect();
+    let steps_sse: f64 = bounds
+        .windows(2)
+        .map(|w| {
+            let seg = &series[w[0]..w[1]];
+            let m = mean(seg).unwrap_or(0.0);
+            seg.iter().map(|v| (v - m).powi(2)).sum::<f64>()
+        })
+        .sum();
+    let bic = |sse: f64, params: usize| {
+        let nf = n as f64;
+        nf * (sse.max(f64::MIN_POSITIVE) / nf).ln() + params as f64 * nf.ln()
+    };
+    let (from, to) = (a, a + b * (n - 1) as f64);
+    let total = to / from - 1.0;
+    let line_wins = bic(line_sse, 2) <= bic(steps_sse, 2 * cuts.len() + 1);
+    (line_wins && total.signum() == sign && total.abs() >= rule.floor && from > 0.0).then_some(
+        Drift {
+            start,
+            end,
+            from,
+            to,
+            total,
+            steps: cuts.len(),
+        },
+    )
+}
+
+/// Runs on each side of a change whose medians [`sharp`] compares.
+const JUMP_RUNS: usize = 10;
+
+/// Whether the change `c` within `series[start..end]` is a sharp step: the medians of the
+/// [`JUMP_RUNS`] runs on each side of it differ by more than the change's own threshold beyond
+/// what a line through the span predicts over those runs. A drift cut into steps moves as much
+/// between neighbouring windows as its slope says; a real step jumps there, whatever the
+/// trend around it.
+fn sharp(series: &[f64], start: usize, end: usize, c: &ChangePoint) -> bool {
+    let w = JUMP_RUNS.min(c.index - start).min(end - c.index);
+    if w == 0 {
+        return true;
+    }
+    let (_, slope) = least_squares_line(&series[start..end]);
+    let before = super::median(&series[c.index - w..c.index]).unwrap_or(f64::NAN);
+    let after = super::median(&series[c.index..c.index + w]).unwrap_or(f64::NAN);
+    let excess = (after - before - slope * w as f64) / before.abs();
+    !(excess.abs() < c.threshold)
+}
+
+/// The ordinary least-squares line through `(i, x[i])`: (intercept, slope).
+fn least_squares_line(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let mx = (n - 1.0) / 2.0;
+    let my = x.iter().sum::<f64>() / n;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, v) in x.iter().enumerate() {
+        let d = i as f64 - mx;
+        sxy += d * (v - my);
+        sxx += d * d;
+    }
+    let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    (my - b * mx, b)
 }
 
 /// The change points of one segment as `history` calls them, and where it is unstable.
@@ -591,10 +779,11 @@ pub struct Detection {
 pub fn detect(series: &[f64], opts: &Options) -> Detection {
     let n = series.len();
     let cuts = e_divisive(series, opts);
-    let changes = eliminate(series, cuts.clone(), opts.rule);
+    let (changes, drifts) = drifts(series, eliminate(series, cuts.clone(), opts.rule), opts.rule);
     let minor = eliminate(series, cuts, opts.rule.minor())
         .into_iter()
         .filter(|m| !changes.iter().any(|c| c.index == m.index))
+        .filter(|m| !drifts.iter().any(|d| (d.start..d.end).contains(&m.index)))
         .collect();
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(changes.iter().map(|c| c.index))
@@ -614,6 +803,7 @@ pub fn detect(series: &[f64], opts: &Options) -> Detection {
         changes,
         unstable,
         minor,
+        drifts,
     }
 }
 
@@ -1094,6 +1284,49 @@ mod tests {
         let mut small = quiet;
         small.push(101.0);
         assert_eq!(pending(&small, &opts), None);
+    }
+
+    /// A slow drift of +8 % over 120 runs (1 % noise): binary segmentation cuts it into steps,
+    /// the line fits better than their staircase: one drift of about +8 % over the 120 runs,
+    /// no change point. A real +8 % step halfway stays a change point, no drift.
+    #[test]
+    fn a_slow_drift_is_one_drift_not_a_chain_of_change_points() {
+        for seed in 0..5u64 {
+            let mut rng = Rng::new(300 + seed);
+            let s: Vec<f64> = (0..120)
+                .map(|i| 100.0 * (1.0 + 0.08 * i as f64 / 119.0) * (1.0 + 0.01 * rng.normal()))
+                .collect();
+            let opts = Options { seed, ..Options::default() };
+            let d = detect(&s, &opts);
+            assert!(d.changes.is_empty(), "seed {seed}: {:?}", d.changes);
+            assert_eq!(d.drifts.len(), 1, "seed {seed}: {d:?}");
+            let drift = d.drifts[0];
+            assert_eq!((drift.start, drift.end), (0, 120));
+            assert!((drift.total - 0.08).abs() < 0.015, "seed {seed}: {drift:?}");
+            assert!(d.minor.is_empty(), "{:?}", d.minor);
+            let step: Vec<f64> = (0..120)
+                .map(|i| (if i >= 60 { 108.0 } else { 100.0 }) * (1.0 + 0.01 * rng.normal()))
+                .collect();
+            let d = detect(&step, &opts);
+            assert_eq!(d.changes.iter().map(|c| c.index).collect::<Vec<_>>(), [60]);
+            assert!(d.drifts.is_empty(), "{d:?}");
+        }
+        // A steady +16 % over 240 runs with one real +15 % step at run 120: the step stays a
+        // change point, the trend on either side is drift, not a chain of steps.
+        let mut rng = Rng::new(77);
+        let s: Vec<f64> = (0..240)
+            .map(|i| {
+                let step = if i >= 120 { 1.15 } else { 1.0 };
+                100.0 * step * (1.0 + 0.16 * i as f64 / 239.0) * (1.0 + 0.01 * rng.normal())
+            })
+            .collect();
+        let d = detect(&s, &Options::default());
+        assert_eq!(
+            d.changes.iter().map(|c| c.index).collect::<Vec<_>>(),
+            [120],
+            "{d:?}"
+        );
+        assert!(!d.drifts.is_empty(), "{d:?}");
     }
 
     /// A +6 % excursion of 5 runs comes back: no change (a pair of opposite changes within 10
