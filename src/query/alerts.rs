@@ -274,12 +274,8 @@ fn found_in(s: &Series) -> Vec<Found<'_>> {
 fn whole_run_of(wholes: &[super::whole_run::WholeRun], s: &Series, run_id: &str) -> Option<String> {
     wholes
         .iter()
-        .filter(|w| super::whole_run::alerting(w) && w.suite == s.suite && w.run_id == run_id)
-        .find(|w| {
-            w.members
-                .iter()
-                .any(|m| m.metric == s.metric && m.arm == s.arm && m.params == s.params)
-        })
+        .filter(|w| super::whole_run::alerting(w) && w.run_id == run_id)
+        .find(|w| w.moved(s))
         .map(|w| whole_run_alert_id(&w.suite, &w.run_id))
 }
 
@@ -704,7 +700,11 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
             g.whole_run = Some(w.evidence.clone());
             g.whole_run_id = Some(w.alert_id.clone());
         }
-        g.evidence = g.alerts.first().map_or(String::new(), |a| a.evidence.clone());
+        // A whole-run move's words are the entry's evidence; else its worst member's.
+        g.evidence = match &g.whole_run {
+            Some(w) => w.clone(),
+            None => g.alerts.first().map_or(String::new(), |a| a.evidence.clone()),
+        };
         out.push(g);
     }
     // Newest first; stale ones (no recent run of any member series) after all others.

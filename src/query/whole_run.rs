@@ -81,6 +81,15 @@ pub struct WholeRun {
 }
 
 impl WholeRun {
+    /// Whether the series `s` is one of its movers.
+    pub fn moved(&self, s: &Series) -> bool {
+        s.suite == self.suite
+            && self
+                .members
+                .iter()
+                .any(|m| m.metric == s.metric && m.arm == s.arm && m.params == s.params)
+    }
+
     /// The finding in one line: "29 of 38 series −98.4% … −22.9%: whole run moved: environment?
     /// pending (1 run so far)".
     pub fn text(&self) -> String {
@@ -122,7 +131,7 @@ struct Tally<'a> {
 
 /// Every whole-run move of `series` (change points found: their levels are read), oldest
 /// first within a suite.
-pub fn find(series: &[Series]) -> Vec<WholeRun> {
+pub fn find<'a>(series: impl IntoIterator<Item = &'a Series>) -> Vec<WholeRun> {
     let mut runs: BTreeMap<(&str, &str), Tally> = BTreeMap::new();
     for s in series {
         for (i, level) in (1..s.points.len()).filter_map(|i| level_before(s, i).map(|l| (i, l))) {

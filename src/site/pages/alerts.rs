@@ -143,7 +143,15 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
         (0, i) => format!("{i} series improved{minor}"),
         (r, i) => format!("{} series: {r} regressed, {i} improved{minor}", r + i),
     };
-    let change = if c.series == 1 {
+    // A whole-run move: its own words say what moved (the entry's evidence); the members
+    // listed are the series whose move is also beyond their own noise.
+    let moved = match &c.whole_run {
+        Some(_) => format!("{moved}, beyond their own noise, in a whole run that moved"),
+        None => moved,
+    };
+    let change = if c.whole_run.is_some() {
+        String::new()
+    } else if c.series == 1 {
         pct(c.geomean)
     } else {
         format!(
