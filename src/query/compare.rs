@@ -472,6 +472,8 @@ pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
                 r.reason,
                 p_text(running)
             );
+        } else if !r.reason.contains(&p_text(running)) {
+            r.reason = format!("{}; {} {}", r.reason, r.test.as_str(), p_text(running));
         }
     }
 }
@@ -1212,7 +1214,10 @@ pub(crate) mod tests {
         assert!(one.opening().is_empty());
         assert_eq!(one.p_heading(), "p");
         assert_eq!(one.rows[0].decisive_p(), Some(0.01));
-        assert_eq!(one.rows[0].reason, "CI beyond", "no family, nothing added");
+        assert_eq!(
+            one.rows[0].reason, "CI beyond; Mann-Whitney p = 0.010",
+            "one test: its own p, named once"
+        );
     }
 
     /// One trial on a side: no test at all, said once, up front (not "Welch decides").
