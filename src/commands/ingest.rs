@@ -51,12 +51,7 @@ impl IngestOptions {
                 bail!("--label/--param `{}` {p}", short(k));
             }
         }
-        let rule = crate::query::thresholds::LABEL;
-        if let Some((_, v)) = a.labels.iter().find(|(k, _)| k == rule)
-            && let Err(e) = crate::query::thresholds::SuiteRules::parse(v)
-        {
-            bail!("--label {rule}={v}: {e}");
-        }
+        crate::query::thresholds::check_labels(&a.labels).map_err(anyhow::Error::msg)?;
         Ok(IngestOptions {
             paths: a.paths.clone(),
             format: a.format,

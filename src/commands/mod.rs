@@ -146,6 +146,7 @@ pub fn run(cli: Cli) -> Result<()> {
         .context("starting the async runtime")?;
     // The runner drives processes from this thread and samples on the runtime's workers.
     if let Command::Run(args) = &cli.command {
+        crate::query::thresholds::check_labels(&args.labels).map_err(anyhow::Error::msg)?;
         let (wh, remote) = writable(&cli)?;
         let opts = crate::runner::RunOptions {
             plan: args.plan.clone(),

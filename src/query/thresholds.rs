@@ -1,8 +1,8 @@
 //! The change rule of each series (`stats::noise::ChangeRule`: how many local σs, and the
 //! smallest magnitude, a change point must show), set per suite or per metric by the
 //! `change_threshold` label, as a suite's SLOs are set by its `slo` label: the newest run of
-//! the suite that carries the label says it (`perfhouse ingest --label change_threshold=…`, a
-//! plan's `[labels]`), and it holds until a newer run says otherwise.
+//! the suite that carries the label says it (`perfhouse ingest --label change_threshold=…`,
+//! `perfhouse run PLAN --label …`), and it holds until a newer run says otherwise.
 //!
 //! The label is a comma-separated list of `[METRIC=]SPEC`, SPEC one or both of `Kσ` (or
 //! `Ksigma`) and `F%`, separated by a space or `/`:
@@ -99,6 +99,17 @@ impl SuiteRules {
             (None, Some(_)) => (suite, RuleSource::Suite),
             (None, None) => (suite, RuleSource::Default),
         }
+    }
+}
+
+/// Checks the `change_threshold` label among `labels` (`--label K=V` pairs) before a run is
+/// stored: `Err` names the label, the entry and what was expected.
+pub fn check_labels(labels: &[(String, String)]) -> Result<(), String> {
+    match labels.iter().find(|(k, _)| k == LABEL) {
+        Some((_, v)) => SuiteRules::parse(v)
+            .map(|_| ())
+            .map_err(|e| format!("--label {LABEL}={v}: {e}")),
+        None => Ok(()),
     }
 }
 
