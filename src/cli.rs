@@ -49,7 +49,7 @@ pub enum Command {
     /// The plan declares the suite, arms, a parameter matrix, repeats and their order
     /// (interleaved A,B,A,B / shuffled / sequential), warm-ups, cold-start discard, the
     /// setup/ready/command/teardown commands, timeouts, sampling, profiling, files to collect and
-    /// metrics to extract; see the README's "Plans" section and datasets/plans/. Every command
+    /// metrics to extract; see the book's "Plans" chapter (docs/src/plans.md) and datasets/plans/. Every command
     /// runs in its own process group with PERFHOUSE_TRIAL_ID set; no process of a trial
     /// outlives it. A failed trial is recorded (exit code, stderr tail) and the run goes on.
     #[command(

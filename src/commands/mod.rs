@@ -28,7 +28,7 @@ pub use ingest::{IngestOptions, IngestOutcome, ingest};
 fn open_warehouse(cli: &Cli) -> Result<Warehouse> {
     if remote::is_url(&cli.warehouse.to_string_lossy()) {
         bail!(
-            "{}: `perfhouse {}` works on a warehouse directory only; on an object store: ingest, run, import, query, compare, report, history, site, sweep, alerts, noise, changepoints, check and gc (see the README's \"Object storage\")",
+            "{}: `perfhouse {}` works on a warehouse directory only; on an object store: ingest, run, import, query, compare, report, history, site, sweep, alerts, noise, changepoints, check and gc (see the book's \"Object storage\" chapter, docs/src/object-storage.md)",
             cli.warehouse.display(),
             cli.command.name()
         );

@@ -317,6 +317,13 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
     })
 }
 
+/// Whether a line that does not parse ends where the writer stopped: JSON cut at its end
+/// (`{"a": 39`, `…"value":3951.`), which is a cut-short last line if nothing follows it,
+/// rather than a malformed record (an error in its middle).
+fn cut_short(e: &serde_json::Error, text: &str) -> bool {
+    e.classify() == serde_json::error::Category::Eof || e.column() >= text.trim_end().len()
+}
+
 /// One record: by [`fast::record`] when the line is as aiperf writes it, else by serde_json
 /// (which then also phrases the error of a line that is wrong).
 fn parse_record(text: &str) -> Result<Record, serde_json::Error> {
@@ -444,9 +451,7 @@ impl Block {
                         return;
                     }
                 },
-                Err(e) if e.classify() == serde_json::error::Category::Eof => {
-                    out.pending = Some((line_no, e.to_string()))
-                }
+                Err(e) if cut_short(&e, text) => out.pending = Some((line_no, e.to_string())),
                 Err(e) => {
                     out.error = Some(IngestError::Parse {
                         path: path.to_path_buf(),
@@ -684,9 +689,7 @@ pub fn stream_jsonl_serial(
                 let r = record_to_request(rec, path, line_no)?;
                 take(r, &mut out, &mut batch, chunk, sink)?;
             }
-            Err(e) if e.classify() == serde_json::error::Category::Eof => {
-                pending = Some((line_no, e))
-            }
+            Err(e) if cut_short(&e, text) => pending = Some((line_no, e)),
             Err(e) => {
                 return Err(IngestError::Parse {
                     path: path.to_path_buf(),
@@ -944,5 +947,22 @@ mod tests {
         let ok = parse(&text).unwrap();
         assert_eq!((ok.requests.len(), ok.warnings.len()), (2, 1));
         assert!(ok.warnings[0].starts_with("t.jsonl:4: last line is cut short"));
+    }
+
+    /// A writer killed inside a number leaves `…"value":3951.`: invalid JSON, not an early end
+    /// to serde_json, but cut where the line ends, so a cut-short last line all the same; the
+    /// same bytes with a record after them are an error, naming the line.
+    #[test]
+    fn a_last_line_cut_inside_a_number_is_cut_short() {
+        let good = r#"{"metadata":{"request_start_ns":1},"metrics":{}}"#;
+        let cut = r#"{"metadata":{"request_start_ns":2},"metrics":{"request_latency":{"value":3951."#;
+        let ok = parse(&format!("{good}\n{cut}")).unwrap();
+        assert_eq!((ok.requests.len(), ok.warnings.len()), (1, 1));
+        assert!(ok.warnings[0].starts_with("t.jsonl:2: last line is cut short"));
+        let e = parse(&format!("{good}\n{cut}\n{good}\n")).unwrap_err().to_string();
+        assert!(e.starts_with("t.jsonl:2: "), "{e}");
+        let bad = r#"{"metadata":{"request_start_ns":2},"metrics":{"x":1.2.3},"y":1}"#;
+        let e = parse(&format!("{good}\n{bad}")).unwrap_err().to_string();
+        assert!(e.starts_with("t.jsonl:2: ") && e.contains("expected one aiperf record"), "{e}");
     }
 }

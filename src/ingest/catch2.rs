@@ -4,11 +4,13 @@
 //! mean, low mean, high mean; std dev, low std dev, high std dev.
 //!
 //! Each benchmark is one trial; the arm is its name (a long name wrapped onto the second line
-//! is joined with a space) and param `test_case` is the test case (and its sections, joined
+//! is joined with a space, and so is one whose start Catch2 2.13 prints alone on the line
+//! before the numbers) and param `test_case` is the test case (and its sections, joined
 //! with ` / `) it ran in, so one name in two test cases stays two series. Metrics, normalised
 //! to ns (lower is better): `mean_time`, `mean_time_low`, `mean_time_high` (Catch2's bootstrap
 //! bounds of the mean), `std_dev_time`, `std_dev_time_low`, `std_dev_time_high`. Samples,
-//! iterations and the estimated run time are not kept. The `-r xml` reporter's output is
+//! iterations and the estimated run time are not kept. A benchmark that threw
+//! (`<name>  Benchmark failed (<why>)`) is a failed trial without figures. The `-r xml` reporter's output is
 //! format `catch2-xml` ([`super::catch2_xml`]), which lands the same figures under the same
 //! names.
 
@@ -24,6 +26,9 @@ use crate::model::Better;
 static FIRST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(.*?)\s+(\d+)\s+(\d+)\s+([\d.]+(?:e[-+]?\d+)?) (ns|us|ms|s)\s*$").unwrap()
 });
+/// `<name>   Benchmark failed (<why>)`: a benchmark that threw, in place of its figures.
+static FAILED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(.*?)\s+Benchmark failed \((.*)\)\s*$").unwrap());
 static TRIPLE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(.*?)\s*([\d.]+(?:e[-+]?\d+)?) (ns|us|ms|s)\s+([\d.]+(?:e[-+]?\d+)?) (ns|us|ms|s)\s+([\d.]+(?:e[-+]?\d+)?) (ns|us|ms|s)\s*$")
         .unwrap()
@@ -57,6 +62,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     let mut trials = Vec::new();
     let mut test_case: Option<String> = None;
     let mut in_table = false;
+    // The start of a long name that Catch2 printed on a line of its own, before the line that
+    // ends the name and holds samples, iterations and the estimate.
+    let mut name_start: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -80,6 +88,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             continue;
         }
         if !in_table || line.trim().is_empty() || is_rule(line, '-') {
+            name_start.clear();
             i += 1;
             continue;
         }
@@ -88,7 +97,22 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             i += 1;
             continue;
         }
+        if let Some(failed) = FAILED.captures(line) {
+            name_start.push(failed.get(1).map_or("", |m| m.as_str()).trim());
+            let mut t = ParsedTrial {
+                arm: Some(std::mem::take(&mut name_start).join(" ")),
+                failed: true,
+                ..Default::default()
+            };
+            if let Some(tc) = &test_case {
+                t.params.insert("test_case".to_string(), tc.clone());
+            }
+            trials.push(t);
+            i += 1;
+            continue;
+        }
         let Some(first) = FIRST.captures(line) else {
+            name_start.push(line.trim());
             i += 1;
             continue;
         };
@@ -105,7 +129,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             .get(i + 2)
             .and_then(|l| triple(l))
             .ok_or_else(|| expected(i + 2, "std dev, low std dev and high std dev"))?;
-        let mut name = first[1].trim().to_string();
+        let mut name = std::mem::take(&mut name_start)
+            .into_iter()
+            .chain([first[1].trim()])
+            .collect::<Vec<_>>()
+            .join(" ");
         if !more.is_empty() {
             name = format!("{name} {more}");
         }

@@ -354,8 +354,9 @@ mod tests {
     use super::*;
 
     /// Catch2 v2's shape (`XmlReporter::testRunStarting`/`testGroupStarting`: `<Catch>`, then
-    /// `<Group>`); no real v2 file was found (tests/fixtures/catch2/README.md), the first
-    /// benchmark's numbers are those of a v2 run quoted in a project's build script.
+    /// `<Group>`), written by hand (a real one, Catch2 2.13.10's, is made here and tested in
+    /// tests/it/made_here.rs); the first benchmark's numbers are those of a v2 run quoted in a
+    /// project's build script.
     const V2: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <Catch name="Test">
   <Group name="Test">

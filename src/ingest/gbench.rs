@@ -304,21 +304,21 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
                 Better::Lower,
             ));
         }
-        if let Some(v) = r.items_per_second {
-            metrics.push(metric(
-                format!("items_per_second{suffix}"),
-                v,
-                "items/s",
-                Better::Higher,
-            ));
-        }
-        if let Some(v) = r.bytes_per_second {
-            metrics.push(metric(
-                format!("bytes_per_second{suffix}"),
-                v,
-                "B/s",
-                Better::Higher,
-            ));
+        // A rate is better higher; its spread across repetitions (stddev, and the cv, a
+        // fraction like every figure of a `percentage` row) is better lower.
+        let rate = |unit: &'static str| match (time_unit, r.aggregate_name.as_deref()) {
+            ("ratio", _) => ("ratio", Better::Lower),
+            (_, Some("stddev")) => (unit, Better::Lower),
+            _ => (unit, Better::Higher),
+        };
+        for (name, value, unit) in [
+            ("items_per_second", r.items_per_second, "items/s"),
+            ("bytes_per_second", r.bytes_per_second, "B/s"),
+        ] {
+            if let Some(v) = value {
+                let (unit, better) = rate(unit);
+                metrics.push(metric(format!("{name}{suffix}"), v, unit, better));
+            }
         }
         if metrics.is_empty() {
             left_out.push((

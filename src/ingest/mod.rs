@@ -47,6 +47,7 @@ registry! {
     pytest_benchmark,
     lmcache,
     perf_script,
+    perf_stat,
     folded,
 }
 

@@ -1,5 +1,5 @@
 //! The plan file (TOML): what to run, how often, in which order, what to measure.
-//! `perfhouse run --help` and the README document every key; unknown keys are errors.
+//! `perfhouse run --help` and the book (docs/src/plans.md) document every key; unknown keys are errors.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

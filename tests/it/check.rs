@@ -29,7 +29,7 @@ fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>) {
 }
 
 fn one_run(wh: &Path) -> String {
-    let a = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let a = our_aiperf();
     ok(wh, &["ingest", "--suite", "s", a.to_str().unwrap()]);
     scalar(wh, "select run_id from runs")
         .as_str()
@@ -38,10 +38,9 @@ fn one_run(wh: &Path) -> String {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn check_finds_orphans_and_damage() {
     let wh = tempfile::tempdir().unwrap();
-    let a = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let a = our_aiperf();
     ok(wh.path(), &["ingest", "--suite", "s", a.to_str().unwrap()]);
     let out = ok(wh.path(), &["check"]);
     assert!(out.contains(": 0 problems"), "{out}");
@@ -78,7 +77,6 @@ fn check_finds_orphans_and_damage() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn foreign_schemas_are_named_by_check_and_refused_by_compact_without_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path();
@@ -130,7 +128,6 @@ fn foreign_schemas_are_named_by_check_and_refused_by_compact_without_a_panic() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn a_runs_file_without_input_digest_or_of_zero_bytes_is_a_problem_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path();
@@ -155,7 +152,6 @@ fn a_runs_file_without_input_digest_or_of_zero_bytes_is_a_problem_not_a_panic() 
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn check_lists_every_leftover_and_gc_removes_them_but_spares_a_live_writer() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path();
@@ -164,7 +160,7 @@ fn check_lists_every_leftover_and_gc_removes_them_but_spares_a_live_writer() {
     // A writer that died at each step of the protocol:
     fs::write(wh.join("trials/suite=s/dead.parquet.tmp"), b"half").unwrap();
     let other = tempfile::tempdir().unwrap();
-    let b = sample("aiperf/profile_export.docs-example.jsonl");
+    let b = our_aiperf();
     ok(
         other.path(),
         &["ingest", "--suite", "s", b.to_str().unwrap()],
@@ -202,7 +198,9 @@ fn check_lists_every_leftover_and_gc_removes_them_but_spares_a_live_writer() {
     for needle in [
         "leftover: ",
         "dead.parquet.tmp: not a landed file",
-        "dead-p0.parquet: 2 rows of runs that never committed",
+        // The orphan holds the requests of one ingest of our_aiperf(): its 20 records
+        // (`wc -l tests/fixtures/aiperf-made-here/profile_export.jsonl`).
+        "dead-p0.parquet: 20 rows of runs that never committed",
         ".inflight/dead-run: a run being written, or one whose writer died",
         ".inflight/live-run: a run being written",
         "blobs/ab/abcd: a kept input no committed run refers to",

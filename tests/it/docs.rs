@@ -85,3 +85,102 @@ fn every_cli_example_in_the_book_and_readme_names_a_real_command_and_flag() {
         .unwrap();
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
 }
+
+/// The long flags of `perfhouse ARGS --help`, without --help and --version.
+fn help_flags(args: &[&str]) -> std::collections::BTreeSet<String> {
+    let help = perfhouse_out(args);
+    let flag = regex::Regex::new(r"(?m)^\s+(?:-\w, )?(--[a-z][a-z0-9-]*)").unwrap();
+    flag.captures_iter(&help)
+        .map(|c| c[1].to_string())
+        .filter(|f| f != "--help" && f != "--version")
+        .collect()
+}
+
+/// The book's CLI chapter (docs/src/cli.md) is the one synopsis (the README links it): each
+/// subcommand `--help` lists has its line(s), each of its flags is there, and the synopsis
+/// names no flag that `--help` does not have; the `global:` line holds the global options.
+#[test]
+fn the_cli_chapter_synopsis_is_the_help_of_every_subcommand() {
+    let text = std::fs::read_to_string(repo().join("docs/src/cli.md")).unwrap();
+    let block = text.split("```").nth(1).expect("the synopsis block");
+    let mut synopsis: std::collections::BTreeMap<String, String> = Default::default();
+    let mut current = String::new();
+    for line in block.lines() {
+        if let Some(rest) = line.strip_prefix("perfhouse ") {
+            current = rest.split_whitespace().next().unwrap().to_string();
+        } else if line.starts_with("global:") {
+            current = "global".into();
+        } else if !line.starts_with(' ') {
+            current.clear();
+        }
+        if !current.is_empty() {
+            // Trailing `# comments` explain; only the usage before them counts.
+            let usage = line.split(" # ").next().unwrap();
+            let entry = synopsis.entry(current.clone()).or_default();
+            entry.push_str(usage);
+            entry.push(' ');
+        }
+    }
+    let flags_in = |s: &str| -> std::collections::BTreeSet<String> {
+        let flag = regex::Regex::new(r"--[a-z][a-z0-9-]*").unwrap();
+        flag.find_iter(s).map(|m| m.as_str().to_string()).collect()
+    };
+    let global = help_flags(&["--help"]);
+    let mut wrong = Vec::new();
+    let in_book = flags_in(synopsis.get("global").map_or("", String::as_str));
+    if in_book != global {
+        wrong.push(format!("global: --help has {global:?}, the chapter {in_book:?}"));
+    }
+    for sub in subcommands() {
+        let Some(line) = synopsis.get(&sub) else {
+            wrong.push(format!("{sub}: no synopsis line"));
+            continue;
+        };
+        let help: std::collections::BTreeSet<String> =
+            help_flags(&[&sub, "--help"]).difference(&global).cloned().collect();
+        let book = flags_in(line);
+        for f in help.difference(&book) {
+            wrong.push(format!("{sub}: {f} is in --help, not in the chapter"));
+        }
+        for f in book.difference(&help) {
+            wrong.push(format!("{sub}: {f} is in the chapter, not in --help"));
+        }
+    }
+    assert!(wrong.is_empty(), "docs/src/cli.md vs --help:\n{}", wrong.join("\n"));
+}
+
+/// Every format the adapter registry reads is named in the book's format chapter and in the
+/// CLI chapter's `F:` list, and those lists name no format the registry lacks.
+#[test]
+fn every_registered_format_is_in_the_book_and_the_cli_chapter() {
+    let names: Vec<String> = perfhouse::ingest::Format::all()
+        .iter()
+        .map(|f| f.name().to_string())
+        .collect();
+    let formats = std::fs::read_to_string(repo().join("docs/src/formats.md")).unwrap();
+    let cli = std::fs::read_to_string(repo().join("docs/src/cli.md")).unwrap();
+    let f_list: Vec<String> = cli
+        .lines()
+        .skip_while(|l| !l.starts_with("F: "))
+        .take_while(|l| l.starts_with("F: ") || l.trim_start().starts_with("| "))
+        .flat_map(|l| l.trim_start_matches("F: ").split('|'))
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    let mut wrong = Vec::new();
+    for n in &names {
+        let named = [format!("**{n}**"), format!("`--format {n}`"), format!("`{n}`")];
+        if !named.iter().any(|m| formats.contains(m.as_str())) {
+            wrong.push(format!("{n}: not in docs/src/formats.md (as **{n}** or `{n}`)"));
+        }
+        if !f_list.contains(n) {
+            wrong.push(format!("{n}: not in docs/src/cli.md's F: list"));
+        }
+    }
+    for n in &f_list {
+        if !names.contains(n) {
+            wrong.push(format!("{n}: in docs/src/cli.md's F: list, not a registered format"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::s3::S3;
-use common::{fixture, ok, sample, skip};
+use common::{fixture, ok, our_aiperf, skip};
 
 /// The engine-side computation, hand-written over the committed views: per trial, measured
 /// requests, the median latency of the completed ones, completed ÷ measured window.
@@ -87,8 +87,9 @@ fn py(python: &Path, env: &[(&str, &str)], script: &str, args: &[&str]) -> Strin
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// A warehouse of real captures: aiperf's multi-run (6 trials) and an aiperf export in a suite
-/// whose name needs percent-encoding in its partition directory.
+/// A warehouse of real captures: aiperf's multi-run (6 trials) and an aiperf export (ours: 1
+/// trial with measured requests) in a suite whose name needs percent-encoding in its partition
+/// directory.
 fn warehouse(dir: &Path) -> PathBuf {
     let wh = dir.join("wh");
     ok(
@@ -100,7 +101,7 @@ fn warehouse(dir: &Path) -> PathBuf {
             &fixture("aiperf-multirun"),
         ],
     );
-    let sample = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let sample = our_aiperf();
     ok(
         &wh,
         &[
@@ -152,7 +153,7 @@ fn compacted_file_url_warehouse(dir: &Path) -> (String, Vec<Row>) {
             &fixture("aiperf-multirun"),
         ],
     );
-    let sample = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let sample = our_aiperf();
     for arm in ["a", "b"] {
         ok(
             wh,
@@ -202,7 +203,6 @@ fn compacted_file_url_warehouse(dir: &Path) -> (String, Vec<Row>) {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn spark_and_duckdb_read_a_warehouse_directory_through_its_ddl_with_the_same_figures() {
     let Some(python) = python() else {
         skip(
@@ -296,7 +296,6 @@ fn spark_and_duckdb_read_a_warehouse_directory_through_its_ddl_with_the_same_fig
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn duckdb_reads_a_bucket_through_httpfs_with_the_same_figures() {
     let Some(python) = python() else {
         skip(
@@ -331,7 +330,7 @@ fn duckdb_reads_a_bucket_through_httpfs_with_the_same_figures() {
             &fixture("aiperf-multirun"),
         ],
     );
-    let sample = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let sample = our_aiperf();
     s3.ok(
         t,
         url,

@@ -1,4 +1,6 @@
-//! aiperf JSONL ingest through the real binary, on the shared samples and on damaged copies.
+//! aiperf JSONL ingest through the real binary: on aiperf's own published samples (the docs
+//! example, an old-schema excerpt; in the shared fixtures folder), on an export made here
+//! (`our_aiperf`) and on damaged copies of it.
 
 use crate::common;
 
@@ -86,10 +88,9 @@ fn old_schema_excerpt() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn same_input_twice_adds_nothing_and_says_so() {
     let wh = tempfile::tempdir().unwrap();
-    let file = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let file = our_aiperf();
     let args = ["ingest", "--suite", "old", file.to_str().unwrap()];
     let first = ok(wh.path(), &args);
     let second = ok(wh.path(), &args);
@@ -98,7 +99,8 @@ fn same_input_twice_adds_nothing_and_says_so() {
     let id = first.split_whitespace().nth(2).unwrap();
     assert!(second.contains(id));
     assert_eq!(scalar(wh.path(), "select count(*) from runs"), 1);
-    assert_eq!(scalar(wh.path(), "select count(*) from requests"), 14);
+    // Its 20 records (`wc -l tests/fixtures/aiperf-made-here/profile_export.jsonl`), once.
+    assert_eq!(scalar(wh.path(), "select count(*) from requests"), 20);
     // A different option is a different ingest.
     let third = ok(
         wh.path(),
@@ -116,18 +118,16 @@ fn same_input_twice_adds_nothing_and_says_so() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn malformed_middle_line_names_file_and_line_and_lands_nothing() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let text =
-        fs::read_to_string(sample("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
+    let text = fs::read_to_string(our_aiperf()).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines[6] = r#"{"metadata": {"timestamp_ns": 12, oops"#;
     let bad = dir.path().join("profile_export.jsonl");
     fs::write(&bad, lines.join("\n") + "\n").unwrap();
     // A good file in the same batch must not land either.
-    let good = sample("aiperf/profile_export.docs-example.jsonl");
+    let good = our_aiperf();
     let o = perfhouse(
         wh.path(),
         &[
@@ -168,13 +168,15 @@ fn missing_field_is_named() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn truncated_final_line_keeps_complete_records_with_one_warning() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let text =
-        fs::read_to_string(sample("aiperf/profile_export.v0-excerpt.jsonl")).unwrap();
-    let cut = &text[..text.trim_end().len() - 40]; // the last record loses its tail, no newline
+    let text = fs::read_to_string(our_aiperf()).unwrap();
+    // The last record loses its tail after its last comma, no newline. (Cut 40 bytes short,
+    // as before, it would end inside a number, `"value":3951.`, which serde_json reports as an
+    // invalid number, not as an early end, and the ingest refuses the file.)
+    let text = text.trim_end();
+    let cut = &text[..=text.rfind(',').unwrap()];
     let file = dir.path().join("profile_export.jsonl");
     fs::write(&file, cut).unwrap();
     let o = perfhouse(
@@ -184,16 +186,17 @@ fn truncated_final_line_keeps_complete_records_with_one_warning() {
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     assert_eq!(err.matches("warning:").count(), 1, "{err}");
-    assert!(err.contains(":14: last line is cut short"), "{err}");
-    assert_eq!(scalar(wh.path(), "select count(*) from requests"), 13);
+    // 20 lines (`wc -l tests/fixtures/aiperf-made-here/profile_export.jsonl`): the 20th is
+    // cut, the 19 before it land.
+    assert!(err.contains(":20: last line is cut short"), "{err}");
+    assert_eq!(scalar(wh.path(), "select count(*) from requests"), 19);
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn hive_style_directories_give_arm_params_and_repeat() {
     let wh = tempfile::tempdir().unwrap();
     let root = tempfile::tempdir().unwrap();
-    let src = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let src = our_aiperf();
     for (arm, r) in [("a", 0), ("b", 0), ("a", 1)] {
         let d = root
             .path()
@@ -276,13 +279,12 @@ fn bad_flag_values_are_usage_errors() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn keep_going_lands_the_good_files_and_lists_the_bad() {
     let wh = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("profile_export.jsonl");
     fs::write(&bad, "{\"metadata\": oops}\n{}\n").unwrap();
-    let good = sample("aiperf/profile_export.docs-example.jsonl");
+    let good = our_aiperf();
     let o = perfhouse(
         wh.path(),
         &[
@@ -295,8 +297,9 @@ fn keep_going_lands_the_good_files_and_lists_the_bad() {
         ],
     );
     assert_eq!(o.status.code(), Some(1));
+    // The good file's 20 records (`wc -l tests/fixtures/aiperf-made-here/profile_export.jsonl`).
     assert!(
-        stdout(&o).contains("1 trials, 2 requests"),
+        stdout(&o).contains("1 trials, 20 requests"),
         "{}",
         stdout(&o)
     );
@@ -306,5 +309,5 @@ fn keep_going_lands_the_good_files_and_lists_the_bad() {
         "{err}"
     );
     assert!(err.contains(&format!("{}:1:", bad.display())), "{err}");
-    assert_eq!(scalar(wh.path(), "select count(*) from requests"), 2);
+    assert_eq!(scalar(wh.path(), "select count(*) from requests"), 20);
 }

@@ -38,7 +38,6 @@ fn py(warehouse: &Path, code: &str) -> String {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn duckdb_and_pyarrow_read_what_perfhouse_wrote() {
     let wh = tempfile::tempdir().unwrap();
     let site = tempfile::tempdir().unwrap();
@@ -55,7 +54,7 @@ fn duckdb_and_pyarrow_read_what_perfhouse_wrote() {
         ],
     );
     // A suite name that needs percent-encoding in its partition directory.
-    let sample = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let sample = our_aiperf();
     ok(
         wh.path(),
         &[

@@ -30,6 +30,8 @@ mod ingest_streaming;
 mod ingest_vllm;
 mod interop;
 mod kedro;
+mod made_here;
+mod made_here_b;
 mod nothing_lost;
 mod object_store;
 mod publish;

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::s3::S3;
-use common::{sample, stderr, stdout};
+use common::{our_aiperf, stderr, stdout};
 
 /// Files of a built site, less the builder's cache.
 fn walkdir_files(dir: &std::path::Path) -> usize {
@@ -45,13 +45,12 @@ const PER_TRIAL: &str = "SELECT trial_id, requests, latency_p50_ms, latency_p99_
                          FROM trial_figures ORDER BY trial_id";
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn a_bucket_warehouse_ingests_queries_and_builds_the_site_as_a_directory_does() {
     let Some(s3) = S3::start("bench") else { return };
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     let url = "s3://bench/team/perf";
-    let sample = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let sample = our_aiperf();
     let sample = sample.to_str().unwrap();
     let o = s3.ok(t, url, &["ingest", "--suite", "llm", sample]);
     assert!(
@@ -495,13 +494,12 @@ fn a_batch_whose_first_run_is_already_in_the_bucket_keeps_the_rest_through_gc() 
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn a_file_url_is_an_object_store_warehouse_with_the_same_protocol() {
     // `file://` goes through object_store's local store: claims, create-only puts, no locks.
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("bucket");
     let url = format!("file://{}", dir.display());
-    let sample = sample("aiperf/profile_export.v0-excerpt.jsonl");
+    let sample = our_aiperf();
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_perfhouse"))
             .env_remove("PERFHOUSE_WAREHOUSE")

@@ -145,11 +145,10 @@ fn demo_site_links_every_run_page_with_medians() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn hostile_names_are_escaped_and_stay_inside_the_output() {
     let wh = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
-    let sample = sample("aiperf/profile_export.docs-example.jsonl");
+    let sample = our_aiperf();
     ok(
         wh.path(),
         &[
@@ -187,11 +186,10 @@ fn hostile_names_are_escaped_and_stay_inside_the_output() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
 fn notes_show_on_the_run_page() {
     let wh = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
-    let sample = sample("aiperf/profile_export.docs-example.jsonl");
+    let sample = our_aiperf();
     let log = ok(
         wh.path(),
         &[

@@ -12,6 +12,16 @@ pub fn sample(name: &str) -> PathBuf {
     fixture_path(&format!("tests/fixtures/samples/{name}"))
 }
 
+/// An aiperf per-request export this project made (tests/fixtures/aiperf-made-here/README.md:
+/// the first 20 records of a bundled Dynamo capture, 16 warm-up and 4 measured, no errors), in
+/// the repository: for tests that need "an aiperf file", so they run on any clone. Its facts,
+/// counted with jq over the file: 20 records, 4 of them `profiling`, none with an error.
+pub fn our_aiperf() -> PathBuf {
+    let p = repo().join("tests/fixtures/aiperf-made-here/profile_export.jsonl");
+    assert!(p.is_file(), "{}: missing from the repository", p.display());
+    p
+}
+
 /// A repository-relative fixture path (`tests/fixtures/…`, `datasets/kedro-asv/…`), from the
 /// third-party fixtures folder beside the clone when it holds it, else from the repository
 /// (`perfhouse::fixtures::resolve_fixture`, the one resolver). A test reading a third-party file
