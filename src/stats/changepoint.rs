@@ -1171,7 +1171,7 @@ mod tests {
 
     /// A year of quiet runs (σ 1 %), a −18 % step at run 100, 60 quiet runs at the new level,
     /// then 40 runs switching among three levels (σ of their deltas ≈ 15 %). The step is
-    /// judged by the noise around it: local σ ≈ 1 %, so the threshold is 3σ ≈ 3 % (not the
+    /// judged by the noise around it: local σ ≈ 1 %, so the threshold is 2.75σ ≈ 3 % (not the
     /// 45 % the newest runs' σ would give), and the step is called at 100 with the levels
     /// 100 → 82.
     #[test]
@@ -1244,7 +1244,7 @@ mod tests {
     }
 
     /// 40 quiet runs at 100 (σ 1 %), then one at 110: a pending change of one run (+10 %,
-    /// beyond 3σ). Two more at 110 confirm it: the detector calls a change point at 40 and
+    /// beyond 2.75σ). Two more at 110 confirm it: the detector calls a change point at 40 and
     /// nothing is pending. Two more at 100 instead drop it: no change, nothing pending.
     #[test]
     fn a_pending_change_is_confirmed_by_two_runs_at_the_new_level_and_dropped_by_two_at_the_old()

@@ -154,11 +154,11 @@ pub fn band(sigma: f64) -> f64 {
 /// per series); this magnitude filter only drops significant changes too small to matter
 /// against the noise **around them** ([`local_sigma`]). Tuned with `benches/changepoints.sh`
 /// (BENCHMARKS.md, "Floors that follow the noise").
-pub const CHANGE_SIGMAS: f64 = 3.0;
+pub const CHANGE_SIGMAS: f64 = 2.75;
 
 /// The smallest change history calls whatever the noise, by default: small, because the
 /// noise-scaled part does the work (a persistent 3.5 % step on a series with 1 % run-to-run
-/// noise is 3.5σ, and is called; on a series with 5 % noise a change must reach 15 %). A
+/// noise is 3.5σ, and is called; on a series with 5 % noise a change must reach 13.75 %). A
 /// comparison of two runs uses the same ±2 % [`FLOOR`].
 pub const CHANGE_FLOOR: f64 = FLOOR;
 
@@ -201,7 +201,7 @@ impl ChangeRule {
         }
     }
 
-    /// In words: `3σ, at least 2%`.
+    /// In words: `2.75σ, at least 2%`.
     pub fn describe(&self) -> String {
         format!(
             "{}σ, at least {}",

@@ -130,7 +130,7 @@ fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
     }
 
     // Across the whole suite: every change is at least the threshold of the noise around it
-    // (3σ of the run-to-run deltas next to it, at least 2 %), which the change reports, and the
+    // (2.75σ of the run-to-run deltas next to it, at least 2 %), which the change reports, and the
     // big real step at #13 (commit b482aaa7c2, +43 % to +500 % in many benchmarks) is found
     // at that commit.
     let all: serde_json::Value = serde_json::from_str(&ok(

@@ -211,7 +211,7 @@ fn a_commit_moving_most_unrelated_series_one_way_is_a_suspected_environment_chan
     let e = env[0];
     assert!(e["git_commit"].as_str().unwrap().starts_with("da5ac2ec68"));
     assert_eq!(e["environment"], "suspected");
-    // 18 alerts (17 improved) and 2 minor changes (beyond 2σ, under the series' 3σ rule).
+    // 18 alerts (17 improved) and 2 minor changes (beyond 2σ, under the series' 2.75σ rule).
     assert_eq!(
         (e["series"].as_u64(), e["improvements"].as_u64()),
         (Some(18), Some(17))

@@ -30,7 +30,7 @@ pub const TERMS: &[(&str, &str, &str)] = &[
     (
         "change-point",
         "change point",
-        "A run from which a series holds a new level: the shift must exceed 3σ of the series' own run-to-run noise around it and at least 2 % (a suite can set its own rule with the `change_threshold` label) and pass a permutation test (p < 0.01). Vermilion when the figure got worse, green when it got better. Its evidence reads `3.5σ · 64 runs before, 36 after · p = 0.005`.",
+        "A run from which a series holds a new level: the shift must exceed 2.75σ of the series' own run-to-run noise around it and at least 2 % (a suite can set its own rule with the `change_threshold` label) and pass a permutation test (p < 0.01). Vermilion when the figure got worse, green when it got better. Its evidence reads `3.5σ · 64 runs before, 36 after · p = 0.005`.",
     ),
     (
         "break",
