@@ -124,7 +124,11 @@ pub fn pending_text(p: &crate::query::history::PendingChange, unit: &str, at: &s
     };
     format!(
         "pending {}{at}: {:+.1}% ({} run{} so far; {}): confirmed when {more} {stay} beyond ±{:.1}% of {}, dropped when {they}",
-        if p.regression { "regression" } else { "improvement" },
+        if p.regression {
+            "regression"
+        } else {
+            "improvement"
+        },
         p.magnitude * 100.0,
         p.runs,
         if p.runs == 1 { "" } else { "s" },

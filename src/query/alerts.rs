@@ -72,7 +72,13 @@ pub const REJECT_BREAK: &str = "invalid";
 
 /// The id of a whole-run move's alert (`query::whole_run`): the suite and the run.
 pub fn whole_run_alert_id(suite: &str, run_id: &str) -> String {
-    alert_id(suite, "", "", &Params::new(), &format!("whole-run\u{1f}{run_id}"))
+    alert_id(
+        suite,
+        "",
+        "",
+        &Params::new(),
+        &format!("whole-run\u{1f}{run_id}"),
+    )
 }
 
 /// What an alert is about.
@@ -333,7 +339,12 @@ fn triaged_only(
         let known = run_nos.get(e.run_id.as_str()).copied();
         let top = newest.get(&e.suite).copied();
         let last = last_seen
-            .get(&(e.suite.as_str(), e.metric.as_str(), e.arm.as_str(), &e.params))
+            .get(&(
+                e.suite.as_str(),
+                e.metric.as_str(),
+                e.arm.as_str(),
+                &e.params,
+            ))
             .copied();
         let kind = if id == break_alert_id(&e.suite, &e.metric, &e.arm, &e.params, &e.run_id) {
             AlertKind::SuspectedBreak
@@ -703,7 +714,10 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
         // A whole-run move's words are the entry's evidence; else its worst member's.
         g.evidence = match &g.whole_run {
             Some(w) => w.clone(),
-            None => g.alerts.first().map_or(String::new(), |a| a.evidence.clone()),
+            None => g
+                .alerts
+                .first()
+                .map_or(String::new(), |a| a.evidence.clone()),
         };
         out.push(g);
     }

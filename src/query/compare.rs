@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Query;
 use crate::model::params_text;
-use crate::stats::verdict::{Direction, Judged, Verdict, VerdictOptions, change_pct, judge, p_text};
+use crate::stats::verdict::{
+    Direction, Judged, Verdict, VerdictOptions, change_pct, judge, p_text,
+};
 use crate::stats::{mean, median};
 
 pub use super::samples::{CompareError, RunInfo, Selection, resolve};
@@ -216,7 +218,11 @@ impl Comparison {
             return Vec::new();
         }
         let range = o.change_range.map_or(String::new(), |(lo, hi)| {
-            format!("; changes {} … {}", change_pct(1.0 + lo), change_pct(1.0 + hi))
+            format!(
+                "; changes {} … {}",
+                change_pct(1.0 + lo),
+                change_pct(1.0 + hi)
+            )
         });
         let mut out = vec![format!(
             "{} rows: {} improved, {} regressed, {} inconclusive, {} unchanged{range}",
@@ -543,13 +549,12 @@ fn overall(rows: &[Row]) -> Overall {
         unchanged: count(Verdict::Unchanged),
         inconclusive: count(Verdict::Inconclusive),
         geomean_ratio: mean(&logs).map(f64::exp),
-        change_range: judged
-            .iter()
-            .filter_map(|r| r.ratio)
-            .map(|x| x - 1.0)
-            .fold(None, |acc: Option<(f64, f64)>, d| {
+        change_range: judged.iter().filter_map(|r| r.ratio).map(|x| x - 1.0).fold(
+            None,
+            |acc: Option<(f64, f64)>, d| {
                 Some(acc.map_or((d, d), |(lo, hi)| (lo.min(d), hi.max(d))))
-            }),
+            },
+        ),
         corrected_over: rows.iter().filter(|r| r.p_adjusted.is_some()).count(),
         multiple_comparisons: "holm",
         small_samples: small_samples(&judged),
@@ -1189,17 +1194,30 @@ pub(crate) mod tests {
             assert_eq!(r.verdict, Verdict::Inconclusive);
             assert!((r.decisive_p().unwrap() - 0.24).abs() < 1e-12, "{r:?}");
             assert!(
-                r.reason
-                    .contains("over the 12 tests of this comparison the Holm-adjusted p = 0.240 ≥ 0.05"),
+                r.reason.contains(
+                    "over the 12 tests of this comparison the Holm-adjusted p = 0.240 ≥ 0.05"
+                ),
                 "{}",
                 r.reason
             );
         }
-        let flat = c.rows.iter().find(|r| r.metric == "latency_p50_ms").unwrap();
+        let flat = c
+            .rows
+            .iter()
+            .find(|r| r.metric == "latency_p50_ms")
+            .unwrap();
         assert_eq!(flat.decisive_p(), Some(1.0));
-        assert!(flat.reason.ends_with("the Holm-adjusted p = 1.000"), "{}", flat.reason);
+        assert!(
+            flat.reason.ends_with("the Holm-adjusted p = 1.000"),
+            "{}",
+            flat.reason
+        );
         assert_eq!(c.p_heading(), "Holm-adjusted p");
-        let tps = c.summaries.iter().find(|s| s.metric == "throughput_rps").unwrap();
+        let tps = c
+            .summaries
+            .iter()
+            .find(|s| s.metric == "throughput_rps")
+            .unwrap();
         assert_eq!((tps.better, tps.worse, tps.params_compared), (7, 0, 7));
         assert!((tps.sign_p - 0.015_625).abs() < 1e-15);
         assert_eq!(

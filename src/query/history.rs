@@ -82,7 +82,6 @@ pub struct PendingChange {
     pub evidence: Evidence,
 }
 
-
 /// A stretch of a series that switches between two levels (`stats::changepoint::unstable`):
 /// a distribution change, shown once at its start; no change point is called inside it.
 #[derive(Debug, Clone, Serialize)]
@@ -789,11 +788,7 @@ fn changes_of(s: &Series, opts: &Options) -> Found {
 }
 
 /// An unstable stretch `u` of the segment of `s` starting at point `from`.
-fn unstable_span(
-    s: &Series,
-    from: usize,
-    u: &crate::stats::changepoint::Unstable,
-) -> UnstableSpan {
+fn unstable_span(s: &Series, from: usize, u: &crate::stats::changepoint::Unstable) -> UnstableSpan {
     let p = &s.points[from + u.start];
     UnstableSpan {
         start: from + u.start,

@@ -19,11 +19,11 @@ pub mod holistic;
 pub mod noise;
 pub mod samples;
 pub mod slo;
-pub mod thresholds;
 pub mod sweep;
+pub mod thresholds;
 pub mod triage;
-pub mod whole_run;
 pub mod udf;
+pub mod whole_run;
 
 /// The view definitions, in creation order (later views build on earlier ones).
 pub const VIEWS: &[(&str, &str)] = &[

@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::samples::{CompareError, RunInfo, Selection, load_samples};
+use super::thresholds::RuleSource;
 use super::{Query, history};
 use crate::model::Params;
-use super::thresholds::RuleSource;
 use crate::stats::noise::{ChangeRule, Source, Threshold, aa_threshold, two_run_threshold};
 
 /// (suite, metric, arm, params).

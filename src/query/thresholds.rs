@@ -224,7 +224,11 @@ mod tests {
             e.starts_with("\"time_load=six%\": \"six%\": a floor between 0 and 100 %"),
             "{e}"
         );
-        assert!(SuiteRules::parse("3").unwrap_err().contains("expected `Kσ`"));
+        assert!(
+            SuiteRules::parse("3")
+                .unwrap_err()
+                .contains("expected `Kσ`")
+        );
         assert!(SuiteRules::parse("0σ").is_err());
         assert!(SuiteRules::parse("time_load=").is_err());
     }

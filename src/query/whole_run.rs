@@ -115,7 +115,11 @@ impl WholeRun {
             "{} of {} series {} {:+.1}% … {:+.1}%: {what}{recurs}",
             self.moved,
             self.comparable,
-            if self.regression { "regressed" } else { "improved" },
+            if self.regression {
+                "regressed"
+            } else {
+                "improved"
+            },
             self.min * 100.0,
             self.max * 100.0
         )
@@ -183,7 +187,10 @@ fn level_before(s: &Series, i: usize) -> Option<(f64, Option<f64>)> {
     if s.breaks.contains(&i) {
         return None;
     }
-    let l = s.levels.iter().find(|l| (l.start..l.end).contains(&(i - 1)))?;
+    let l = s
+        .levels
+        .iter()
+        .find(|l| (l.start..l.end).contains(&(i - 1)))?;
     if l.value == 0.0 || !l.value.is_finite() {
         return None;
     }

@@ -875,7 +875,11 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
                 num(e.deltas),
                 pct(e.two_runs),
                 pct(Some(e.change_threshold)),
-                format!("{} ({})", e.change_rule.describe(), e.change_rule_from.name()),
+                format!(
+                    "{} ({})",
+                    e.change_rule.describe(),
+                    e.change_rule_from.name()
+                ),
                 e.unstable_since.map_or(String::new(), |r| format!("#{r}")),
                 e.calibration_run.map_or(String::new(), |r| format!("#{r}")),
                 num(e.calibration_trials),
@@ -997,8 +1001,19 @@ pub fn alerts_by_commit(
 pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayout) -> String {
     use crate::query::alerts::AlertKind;
     let header = [
-        "alert", "state", "suite", "metric", "arm", "params", "change", "kind", "run", "commit",
-        "evidence", "note", "whole_run",
+        "alert",
+        "state",
+        "suite",
+        "metric",
+        "arm",
+        "params",
+        "change",
+        "kind",
+        "run",
+        "commit",
+        "evidence",
+        "note",
+        "whole_run",
     ];
     let folded = |a: &&crate::query::alerts::Alert| {
         layout == TextLayout::Table && a.kind == AlertKind::Pending && a.whole_run.is_some()
@@ -1063,7 +1078,13 @@ mod tests {
         let table = super::table(&c, false);
         let header = table.lines().find(|l| l.starts_with("metric")).unwrap();
         assert!(header.contains("Holm-adjusted p"), "{header}");
-        let line = |m: &str| table.lines().find(|l| l.starts_with(m)).unwrap().to_string();
+        let line = |m: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(m))
+                .unwrap()
+                .to_string()
+        };
         assert!(line("a (ms)").contains(" 0.003  regressed"), "{table}");
         assert!(line("b (ms)").contains(" 0.400  inconclusive"), "{table}");
         assert!(table.contains("the Holm-adjusted p = 0.003"), "{table}");
@@ -1071,7 +1092,10 @@ mod tests {
         for md in [super::markdown(&c), super::pr_markdown(&c, None)] {
             assert!(md.contains("| 95% CI | Holm-adjusted p |"), "{md}");
             assert!(md.contains("| 0.003 |") && md.contains("| 0.400 |"), "{md}");
-            assert!(!md.contains("| 0.001 |"), "the unadjusted p is not the column: {md}");
+            assert!(
+                !md.contains("| 0.001 |"),
+                "the unadjusted p is not the column: {md}"
+            );
         }
         assert!(super::pr_html(&c, None, "").contains("<th>Holm-adjusted p</th>"));
     }

@@ -447,7 +447,12 @@ fn run_findings(history: &[crate::query::history::Series]) -> BTreeMap<String, V
             .take(3)
             .filter_map(|s| {
                 let p = s.pending.as_ref()?;
-                Some(format!("{} {:+.1}% ({})", s.metric, p.magnitude * 100.0, p.evidence.text()))
+                Some(format!(
+                    "{} {:+.1}% ({})",
+                    s.metric,
+                    p.magnitude * 100.0,
+                    p.evidence.text()
+                ))
             })
             .collect();
         out.entry(run.to_string()).or_default().push(format!(

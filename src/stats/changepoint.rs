@@ -58,7 +58,13 @@ impl serde::Serialize for Evidence {
 }
 
 impl Evidence {
-    pub fn new(magnitude: f64, sigma: Option<f64>, before: usize, after: usize, p: Option<f64>) -> Evidence {
+    pub fn new(
+        magnitude: f64,
+        sigma: Option<f64>,
+        before: usize,
+        after: usize,
+        p: Option<f64>,
+    ) -> Evidence {
         Evidence {
             sigmas: sigma.filter(|s| *s > 0.0).map(|s| magnitude.abs() / s),
             before,
@@ -71,9 +77,7 @@ impl Evidence {
         let sigmas = self
             .sigmas
             .map_or("σ unknown".to_string(), |x| format!("{x:.1}σ"));
-        let p = self
-            .p
-            .map_or("pending".to_string(), super::verdict::p_text);
+        let p = self.p.map_or("pending".to_string(), super::verdict::p_text);
         format!(
             "{sigmas} · {} run{} before, {} after · {p}",
             self.before,
@@ -366,7 +370,12 @@ pub fn change_points(series: &[f64], opts: &Options) -> Vec<ChangePoint> {
 
 /// The change points at `cuts` of `series[..end]`, each with the levels of the segments it
 /// separates, its local noise and the threshold `rule` gives that noise.
-fn describe(series: &[f64], cuts: &[(usize, f64)], end: usize, rule: ChangeRule) -> Vec<ChangePoint> {
+fn describe(
+    series: &[f64],
+    cuts: &[(usize, f64)],
+    end: usize,
+    rule: ChangeRule,
+) -> Vec<ChangePoint> {
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(cuts.iter().map(|c| c.0))
         .chain(std::iter::once(end))
@@ -649,9 +658,7 @@ fn chain(
     let end = changes.get(j).map_or(series.len(), |c| c.index);
     let cuts: Vec<usize> = changes[k..j].iter().map(|c| c.index).collect();
     let sign = changes[k].magnitude.signum();
-    let smooth = changes[k..j]
-        .iter()
-        .all(|c| !sharp(series, start, end, c));
+    let smooth = changes[k..j].iter().all(|c| !sharp(series, start, end, c));
     if let Some(d) = smooth
         .then(|| drift_over(series, start, end, &cuts, sign, rule))
         .flatten()
@@ -779,7 +786,11 @@ fn least_squares_line(x: &[f64]) -> (f64, f64) {
 pub fn detect(series: &[f64], opts: &Options) -> Detection {
     let n = series.len();
     let cuts = e_divisive(series, opts);
-    let (changes, drifts) = drifts(series, eliminate(series, cuts.clone(), opts.rule), opts.rule);
+    let (changes, drifts) = drifts(
+        series,
+        eliminate(series, cuts.clone(), opts.rule),
+        opts.rule,
+    );
     let minor = eliminate(series, cuts, opts.rule.minor())
         .into_iter()
         .filter(|m| !changes.iter().any(|c| c.index == m.index))
@@ -1227,7 +1238,13 @@ mod tests {
             let s: Vec<f64> = (0..100)
                 .map(|i| (if i >= 64 { 103.5 } else { 100.0 }) * (1.0 + 0.01 * rng.normal()))
                 .collect();
-            let d = detect(&s, &Options { seed, ..Options::default() });
+            let d = detect(
+                &s,
+                &Options {
+                    seed,
+                    ..Options::default()
+                },
+            );
             if d.changes.len() == 1 && d.changes[0].index.abs_diff(64) <= 1 {
                 called += 1;
             }
@@ -1236,8 +1253,18 @@ mod tests {
         let false_alarms = (0..200u64)
             .filter(|&seed| {
                 let mut rng = Rng::new(5000 + seed);
-                let s: Vec<f64> = (0..100).map(|_| 100.0 * (1.0 + 0.01 * rng.normal())).collect();
-                !detect(&s, &Options { seed, ..Options::default() }).changes.is_empty()
+                let s: Vec<f64> = (0..100)
+                    .map(|_| 100.0 * (1.0 + 0.01 * rng.normal()))
+                    .collect();
+                !detect(
+                    &s,
+                    &Options {
+                        seed,
+                        ..Options::default()
+                    },
+                )
+                .changes
+                .is_empty()
             })
             .count();
         assert!(false_alarms <= 2, "{false_alarms} of 200 A/A series");
@@ -1247,10 +1274,11 @@ mod tests {
     /// beyond 2.75σ). Two more at 110 confirm it: the detector calls a change point at 40 and
     /// nothing is pending. Two more at 100 instead drop it: no change, nothing pending.
     #[test]
-    fn a_pending_change_is_confirmed_by_two_runs_at_the_new_level_and_dropped_by_two_at_the_old()
-    {
+    fn a_pending_change_is_confirmed_by_two_runs_at_the_new_level_and_dropped_by_two_at_the_old() {
         let mut rng = Rng::new(21);
-        let quiet: Vec<f64> = (0..40).map(|_| 100.0 * (1.0 + 0.01 * rng.normal())).collect();
+        let quiet: Vec<f64> = (0..40)
+            .map(|_| 100.0 * (1.0 + 0.01 * rng.normal()))
+            .collect();
         let opts = Options::default();
         let mut s = quiet.clone();
         s.push(110.0);
@@ -1274,7 +1302,11 @@ mod tests {
             "{d:?}"
         );
         assert_eq!(pending(&confirmed[40..], &opts), None);
-        assert_eq!(pending(&confirmed, &opts), None, "3 runs beyond: the detector's");
+        assert_eq!(
+            pending(&confirmed, &opts),
+            None,
+            "3 runs beyond: the detector's"
+        );
         // Back at the old level for two runs: dropped.
         let mut dropped = quiet.clone();
         dropped.extend([110.0, 100.3, 99.8]);
@@ -1296,7 +1328,10 @@ mod tests {
             let s: Vec<f64> = (0..120)
                 .map(|i| 100.0 * (1.0 + 0.08 * i as f64 / 119.0) * (1.0 + 0.01 * rng.normal()))
                 .collect();
-            let opts = Options { seed, ..Options::default() };
+            let opts = Options {
+                seed,
+                ..Options::default()
+            };
             let d = detect(&s, &opts);
             assert!(d.changes.is_empty(), "seed {seed}: {:?}", d.changes);
             assert_eq!(d.drifts.len(), 1, "seed {seed}: {d:?}");

@@ -388,7 +388,10 @@ fn a_suite_sets_its_own_change_rule_and_noise_shows_the_effective_one() {
     assert_eq!(g["change_rule_from"], "metric");
     assert_eq!(g["change_rule"]["floor"], 0.08);
     assert_eq!(g["change_rule"]["sigmas"], 2.0);
-    assert_eq!(g["change_threshold"], 0.08, "2σ of 0.5 % is under the floor");
+    assert_eq!(
+        g["change_threshold"], 0.08,
+        "2σ of 0.5 % is under the floor"
+    );
     let f = of("flat");
     assert_eq!(f["change_rule_from"], "suite");
     assert_eq!(f["change_rule"]["floor"], 0.01);
@@ -396,7 +399,11 @@ fn a_suite_sets_its_own_change_rule_and_noise_shows_the_effective_one() {
     assert!(table.contains("2σ, at least 8% (metric)"), "{table}");
     // A value that does not parse is refused, saying which entry and what was expected.
     let file = dir.path().join("m.json");
-    std::fs::write(&file, r#"{"metrics": [{"name": "x", "value": 1, "unit": "ms"}]}"#).unwrap();
+    std::fs::write(
+        &file,
+        r#"{"metrics": [{"name": "x", "value": 1, "unit": "ms"}]}"#,
+    )
+    .unwrap();
     let o = perfhouse(
         dir.path(),
         &[
@@ -443,13 +450,27 @@ fn a_pending_change_is_confirmed_by_two_more_runs_and_dropped_by_two_at_the_old_
     let h = history(dir.path());
     assert!(h["changes"].as_array().unwrap().is_empty());
     let p = &h["pending"];
-    assert_eq!((p["run_no"].as_u64(), p["runs"].as_u64(), p["needs"].as_u64()), (Some(41), Some(1), Some(2)));
+    assert_eq!(
+        (
+            p["run_no"].as_u64(),
+            p["runs"].as_u64(),
+            p["needs"].as_u64()
+        ),
+        (Some(41), Some(1), Some(2))
+    );
     assert_eq!(p["regression"], true);
     assert_eq!(p["evidence"]["after"], 1);
-    assert!(p["evidence"]["text"].as_str().unwrap().ends_with("40 runs before, 1 after · pending"), "{p}");
+    assert!(
+        p["evidence"]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("40 runs before, 1 after · pending"),
+        "{p}"
+    );
     let table = ok(dir.path(), &["history", "--changes-only"]);
     assert!(
-        table.contains("pending regression at #41") && table.contains("confirmed when 2 more runs stay beyond"),
+        table.contains("pending regression at #41")
+            && table.contains("confirmed when 2 more runs stay beyond"),
         "{table}"
     );
     let a = alerts(dir.path());
@@ -466,7 +487,10 @@ fn a_pending_change_is_confirmed_by_two_more_runs_and_dropped_by_two_at_the_old_
     assert_eq!(c.len(), 1);
     assert_eq!(c[0]["run_no"], 41);
     let a = alerts(dir.path());
-    assert_eq!((a[0]["kind"].as_str(), a[0]["alert_id"].as_str()), (Some("change"), Some(id.as_str())));
+    assert_eq!(
+        (a[0]["kind"].as_str(), a[0]["alert_id"].as_str()),
+        (Some("change"), Some(id.as_str()))
+    );
     // Dropped: two back at the old level.
     let dir = tempfile::tempdir().unwrap();
     let wh = Warehouse::open(dir.path()).unwrap();
@@ -474,6 +498,9 @@ fn a_pending_change_is_confirmed_by_two_more_runs_and_dropped_by_two_at_the_old_
     run_with_metrics(&wh, 41, &[("gbps", 12.02)]);
     run_with_metrics(&wh, 42, &[("gbps", 11.97)]);
     let h = history(dir.path());
-    assert!(h["pending"].is_null() && h["changes"].as_array().unwrap().is_empty(), "{h}");
+    assert!(
+        h["pending"].is_null() && h["changes"].as_array().unwrap().is_empty(),
+        "{h}"
+    );
     assert!(alerts(dir.path()).is_empty());
 }

@@ -148,7 +148,10 @@ fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
             let t = c["threshold"].as_f64().unwrap();
             let rule = perfhouse::stats::noise::ChangeRule::DEFAULT;
             assert!(t >= rule.floor, "{c}");
-            assert!((t - rule.threshold(c["sigma"].as_f64())).abs() < 1e-12, "{c}");
+            assert!(
+                (t - rule.threshold(c["sigma"].as_f64())).abs() < 1e-12,
+                "{c}"
+            );
             assert!(m >= t - 1e-12, "{} {c}: {m} < threshold {t}", s["metric"]);
             n += 1;
             if c["run_no"] == 13 && c["git_commit"].as_str().unwrap().starts_with("b482aaa7c2") {
@@ -453,7 +456,10 @@ fn a_commit_entry_is_triaged_whole() {
 /// alerts folded into it) and on its commit's entry; its own series say pending where their
 /// move is beyond their own noise.
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn the_newest_kedro_run_is_one_whole_run_move_pending() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");
@@ -464,16 +470,15 @@ fn the_newest_kedro_run_is_one_whole_run_move_pending() {
     );
     let alerts: Vec<serde_json::Value> =
         serde_json::from_str(&ok(&wh, &["alerts", "--format", "json"])).unwrap();
-    let whole: Vec<&serde_json::Value> = alerts
-        .iter()
-        .filter(|a| a["kind"] == "whole_run")
-        .collect();
+    let whole: Vec<&serde_json::Value> =
+        alerts.iter().filter(|a| a["kind"] == "whole_run").collect();
     assert_eq!(whole.len(), 1, "{whole:#?}");
     let w = whole[0];
     assert_eq!(w["run_no"], 343);
     let words = w["evidence"].as_str().unwrap();
     assert!(
-        words.contains("series improved") && words.contains("whole run moved: environment? pending (1 run so far"),
+        words.contains("series improved")
+            && words.contains("whole run moved: environment? pending (1 run so far"),
         "{words}"
     );
     // Most of the run's series, each beyond its own noise.
@@ -486,16 +491,25 @@ fn the_newest_kedro_run_is_one_whole_run_move_pending() {
         .iter()
         .filter(|a| a["kind"] == "pending" && a["whole_run"] == id)
         .collect();
-    assert!(!members.is_empty(), "its series' pending alerts point at it");
+    assert!(
+        !members.is_empty(),
+        "its series' pending alerts point at it"
+    );
     // The table: one line for the run, the members folded.
     let table = ok(&wh, &["alerts"]);
     assert_eq!(table.matches("whole run moved").count(), 1, "{table}");
     assert!(!table.contains("pending improvement"), "{table}");
-    assert!(table.contains("pending ones folded into their whole-run moves"), "{table}");
+    assert!(
+        table.contains("pending ones folded into their whole-run moves"),
+        "{table}"
+    );
     // Its commit's entry says so.
     let by_commit: Vec<serde_json::Value> =
         serde_json::from_str(&ok(&wh, &["alerts", "--by", "commit", "--format", "json"])).unwrap();
     let e = by_commit.iter().find(|e| e["run_no"] == 343).unwrap();
     assert_eq!(e["whole_run_id"], id);
-    assert!(e["why"].as_str().unwrap().contains("whole run moved"), "{e}");
+    assert!(
+        e["why"].as_str().unwrap().contains("whole run moved"),
+        "{e}"
+    );
 }

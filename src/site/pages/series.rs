@@ -762,15 +762,31 @@ fn change_rows(
                 href: format!("../../runs/{}/index.html", d.run_id),
                 run: format!("#{}–#{}", d.run_no, d.last_run_no),
                 commit: short_commit(&d.git_commit),
-                commit_href: crate::site::pages::commit_href(commit_urls, &d.run_id, d.git_commit.as_deref()),
+                commit_href: crate::site::pages::commit_href(
+                    commit_urls,
+                    &d.run_id,
+                    d.git_commit.as_deref(),
+                ),
                 before: fmt_value(Some(d.from)),
                 after: fmt_value(Some(d.to)),
                 change: format!("{:+.1}%", d.total * 100.0),
-                p: format!("a line over {} runs fits better than {} steps", d.runs, d.steps),
-                class: if d.regression { "verdict-regressed" } else { "verdict-improved" }.into(),
+                p: format!(
+                    "a line over {} runs fits better than {} steps",
+                    d.runs, d.steps
+                ),
+                class: if d.regression {
+                    "verdict-regressed"
+                } else {
+                    "verdict-improved"
+                }
+                .into(),
                 kind: format!(
                     "drift: {} over {} runs, one finding",
-                    if d.regression { "regressing" } else { "improving" },
+                    if d.regression {
+                        "regressing"
+                    } else {
+                        "improving"
+                    },
                     d.runs
                 ),
             },
@@ -783,7 +799,11 @@ fn change_rows(
                 href: format!("../../runs/{}/index.html", p.run_id),
                 run: format!("#{}", p.run_no),
                 commit: short_commit(&p.git_commit),
-                commit_href: crate::site::pages::commit_href(commit_urls, &p.run_id, p.git_commit.as_deref()),
+                commit_href: crate::site::pages::commit_href(
+                    commit_urls,
+                    &p.run_id,
+                    p.git_commit.as_deref(),
+                ),
                 before: fmt_value(Some(p.level_before)),
                 after: fmt_value(Some(p.level_after)),
                 change: format!("{:+.1}%", p.magnitude * 100.0),
