@@ -750,7 +750,7 @@ fn sharp(series: &[f64], start: usize, end: usize, c: &ChangePoint) -> bool {
     let before = super::median(&series[c.index - w..c.index]).unwrap_or(f64::NAN);
     let after = super::median(&series[c.index..c.index + w]).unwrap_or(f64::NAN);
     let excess = (after - before - slope * w as f64) / before.abs();
-    !(excess.abs() < c.threshold)
+    excess.is_nan() || excess.abs() >= c.threshold
 }
 
 /// The ordinary least-squares line through `(i, x[i])`: (intercept, slope).

@@ -147,7 +147,7 @@ fn every_fixture_is_detected_as_its_own_format() {
             continue;
         }
         let got = perfhouse::ingest::detect(path).map(|f| f.name().to_string());
-        match expect(&rel) {
+        match expect(rel) {
             Expect::Skip => continue,
             Expect::Format(f) => {
                 checked += 1;
