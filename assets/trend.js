@@ -165,6 +165,14 @@
       if (u[0] >= ia) titled(el('line', { 'class': 'distribution-change', x1: x0.toFixed(1), x2: x0.toFixed(1), y1: T, y2: T + PH, stroke: '#cc79a7', 'stroke-width': 2, 'stroke-dasharray': '1 3' }, s),
         'distribution change at #' + pts[u[0]][0] + ': unstable from here');
     });
+    // Drifts: each the sloped line it is, cut to the view.
+    (all.drifts || []).forEach(function (d) {
+      var a = d[0], last = d[1] - 1, fit = function (i) { return d[2] + (d[3] - d[2]) * (i - a) / Math.max(1, last - a); };
+      var i0 = Math.max(a, ia), i1 = Math.min(last, ib);
+      if (i1 < i0 || !ok(fit(i0), log) || !ok(fit(i1), log)) return;
+      titled(el('line', { 'class': 'drift', x1: X(i0).toFixed(1), x2: X(i1).toFixed(1), y1: Y(fit(i0)).toFixed(1), y2: Y(fit(i1)).toFixed(1), stroke: d[4] ? VERMILION : GREEN, 'stroke-width': 3, 'stroke-opacity': 0.8 }, s),
+        'drift ' + pct(d[3] / d[2] - 1) + ' from #' + pts[a][0] + ' to #' + pts[last][0] + ': one finding, not a chain of change points');
+    });
     all.breaks.forEach(function (i) {
       if (i <= ia || i > ib) return;
       var xx = X(i - 0.5).toFixed(1);

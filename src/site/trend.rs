@@ -52,6 +52,9 @@ pub struct Trend<'a> {
     /// Stretches that switch between two levels (first index, one past the last): shaded,
     /// and marked once at their start as a distribution change.
     pub unstable: &'a [(usize, usize)],
+    /// Drifts (first index, one past the last, fitted value at each end, is a regression):
+    /// drawn as the sloped line they are, one finding, not a staircase of change points.
+    pub drifts: &'a [Drift],
     /// A small multiple: no axes text, no hover marks.
     pub small: bool,
     /// The first point shown (0: the whole series): the series page starts at its newest
@@ -60,6 +63,10 @@ pub struct Trend<'a> {
 }
 
 use super::xy::{BLUE, GREEN, ORANGE, VERMILION};
+
+/// A drift as the chart draws it: (first index, one past the last, fitted value at the first
+/// and at the last point, is a regression).
+pub type Drift = (usize, usize, f64, f64, bool);
 use crate::present::html_escape as esc;
 
 /// Round tick values covering [lo, hi]: steps of 1, 2 or 5 × 10^k, about `n` of them.
@@ -380,6 +387,25 @@ pub fn svg(t: &Trend) -> String {
             t.points[a].run_no
         );
     }
+    // Drifts: the sloped line each is, over the part of it in view.
+    for &(a, b, from_v, to_v, regression) in t.drifts.iter().filter(|d| d.1 > d.0 && d.1 > from) {
+        let (first, last) = (a.max(from), b.min(all) - 1);
+        // The fitted line between its ends, cut at the view's first run.
+        let at =
+            |i: usize| from_v + (to_v - from_v) * (i - a) as f64 / (last.max(a + 1) - a) as f64;
+        let _ = write!(
+            s,
+            "<line class=\"drift\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\" stroke-opacity=\"0.8\"><title>drift {} from #{} to #{}: one finding, not a chain of change points</title></line>",
+            x((first - from) as f64),
+            x((last - from) as f64),
+            y(if first == a { from_v } else { at(first) }),
+            y(to_v),
+            if regression { VERMILION } else { GREEN },
+            crate::present::signed_pct(to_v / from_v - 1.0),
+            t.points[a].run_no,
+            t.points[last].run_no
+        );
+    }
     // A break before the first run shown is where the view starts: no line.
     for &i in t.breaks {
         let Some(li) = shown(i).filter(|&li| li > 0) else {
@@ -566,7 +592,8 @@ pub fn runs_script(points: &[Point]) -> String {
 ///  "from": index the chart starts at, "points": [[run_no, value], …],
 ///  "range": [[min, max] or null, …] (only where some run has repeats that differ),
 ///  "levels": [[first, end, level, band or 0], …], "changes": [[index, 1 if a regression,
-///  magnitude], …], "breaks": [index, …], "unstable": [[first, end], …], "notes": [index, …],
+///  magnitude], …], "drifts": [[first, end, fitted value at first, at last, 1 if a
+///  regression], …], "breaks": [index, …], "unstable": [[first, end], …], "notes": [index, …],
 ///  "overlay": [{"label": L, "points": [[run_no, value], …]}, …]}
 /// ```
 ///
@@ -639,6 +666,21 @@ pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
             .iter()
             .filter(|c| c.0 < n)
             .map(|&(i, regression, m)| format!("[{i},{},{}]", u8::from(regression), round5(m))),
+    );
+    s.push_str(",\"drifts\":");
+    list(
+        &mut s,
+        &mut t.drifts.iter().filter(|d| d.0 < n && d.1 > d.0).map(
+            |&(a, b, from, to, regression)| {
+                format!(
+                    "[{a},{},{},{},{}]",
+                    b.min(n),
+                    round5(from),
+                    round5(to),
+                    u8::from(regression)
+                )
+            },
+        ),
     );
     s.push_str(",\"breaks\":");
     list(
@@ -766,6 +808,7 @@ mod tests {
             noise_band: None,
             bands: &[],
             unstable: &[],
+            drifts: &[],
             small: false,
             from: 0,
         }

@@ -123,6 +123,8 @@ pub struct RunPage {
     pub transfer: bool,
     /// The run sweeps load: it has a sweep page.
     pub sweep: bool,
+    /// What history found about the run as a whole (a whole-run move, pending changes).
+    pub findings: Vec<String>,
 }
 
 /// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
@@ -588,6 +590,7 @@ pub(crate) fn run_page(
         better_all: metric_medians
             .first()
             .map_or(String::new(), |m| m.better.as_str().to_string()),
+        findings: nav.findings.clone(),
         metric_medians: metric_medians
             .into_iter()
             .map(|m| MetricMedianView {
