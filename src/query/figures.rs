@@ -96,6 +96,52 @@ pub const FIGURES: &[Figure] = &[
         decimals: 3,
         ..fig("littles_law_ratio", "", Info, "Little's law ratio")
     },
+    // The measured command's resource usage (runner trials: `wait4`'s rusage, the trial
+    // cgroup's memory.peak; `model::Usage`). Wall, CPU and peak RSS are judged; the parts of
+    // the CPU time, the cgroup's peak (page cache included), context switches and page
+    // faults are shown beside them, not judged.
+    fig("wall_ms", "ms", Lower, "wall (ms)"),
+    fig("cpu_ms", "ms", Lower, "CPU user+sys (ms)"),
+    Figure {
+        history: false,
+        run_page: false,
+        ..fig("user_cpu_ms", "ms", Info, "user CPU (ms)")
+    },
+    Figure {
+        history: false,
+        run_page: false,
+        ..fig("system_cpu_ms", "ms", Info, "system CPU (ms)")
+    },
+    Figure {
+        decimals: 0,
+        ..fig("peak_rss_bytes", "B", Lower, "peak RSS (B)")
+    },
+    Figure {
+        decimals: 0,
+        history: false,
+        run_page: false,
+        ..fig("cgroup_memory_peak_bytes", "B", Info, "cgroup memory peak (B)")
+    },
+    Figure {
+        decimals: 0,
+        history: false,
+        ..fig("voluntary_ctx_switches", "", Info, "voluntary context switches")
+    },
+    Figure {
+        decimals: 0,
+        history: false,
+        ..fig("involuntary_ctx_switches", "", Info, "involuntary context switches")
+    },
+    Figure {
+        decimals: 0,
+        history: false,
+        ..fig("major_faults", "", Info, "major page faults")
+    },
+    Figure {
+        decimals: 0,
+        history: false,
+        ..fig("minor_faults", "", Info, "minor page faults")
+    },
 ];
 
 /// The figure named `name`, if it is one.

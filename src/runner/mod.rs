@@ -969,6 +969,7 @@ impl<'a> TrialRun<'a> {
         let r = self.step(exec::Step::Command, &command, logs, timeout, self.cx.cancel)?;
         self.trial.finished_at_us = Some(now_us());
         self.trial.wall_ns = Some(r.wall.as_nanos() as i64);
+        self.trial.usage = r.usage;
         self.trial.exit_code = r.code;
         if let Some(s) = sampler {
             self.data.cpu_samples = s.stop(self.cx.rt);

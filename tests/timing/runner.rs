@@ -513,3 +513,87 @@ command = "env -i setsid bash -c 'exec -a {token} sleep 300' < /dev/null > /dev/
     assert!(survivors.is_empty(), "{survivors:?}");
     assert_eq!(scalar(&wh, "select containment from trials"), "cgroup");
 }
+
+/// `tests/fixtures/alloc.c` built with gcc.
+fn build_alloc(dir: &Path) -> PathBuf {
+    let bin = dir.join("perfhouse-alloc");
+    let st = Command::new("gcc")
+        .args(["-O1", "-o"])
+        .arg(&bin)
+        .arg(repo().join("tests/fixtures/alloc.c"))
+        .status()
+        .expect("gcc runs");
+    assert!(st.success());
+    bin
+}
+
+#[test]
+fn a_trial_that_touches_256_mib_records_the_peak_rss_usr_bin_time_reports() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let alloc = build_alloc(dir.path());
+    // What /usr/bin/time -f %M (KiB, from wait4's ru_maxrss) says of the same program.
+    let time = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(&alloc)
+        .arg("256")
+        .output();
+    let Some(time) = time.ok().filter(|o| o.status.success()) else {
+        common::skip("time", "/usr/bin/time is not installed (Debian's `time`)");
+        return;
+    };
+    let kib: f64 = String::from_utf8_lossy(&time.stderr)
+        .trim()
+        .parse()
+        .expect("a number of KiB");
+    let plan = write_plan(
+        dir.path(),
+        &format!(
+            r#"
+suite = "memory"
+[run]
+repeats = 2
+command = "{a} 256"
+"#,
+            a = alloc.display()
+        ),
+    );
+    let wh = dir.path().join("wh");
+    ok(&wh, &["run", plan.to_str().unwrap()]);
+    let rows = query(
+        &wh,
+        "select peak_rss_bytes, user_cpu_ms, system_cpu_ms, cpu_ms, wall_ms, minor_faults, \
+         major_faults, voluntary_ctx_switches, involuntary_ctx_switches, cgroup_memory_peak_bytes \
+         from trial_figures order by trial_id",
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for r in &rows {
+        let peak = r["peak_rss_bytes"].as_f64().unwrap();
+        let want = kib * 1024.0;
+        assert!(
+            (peak / want - 1.0).abs() <= 0.02,
+            "peak RSS {peak} B vs /usr/bin/time's {want} B"
+        );
+        assert!(peak >= 256.0 * 1048576.0, "{peak} B: 256 MiB were touched");
+        // 65,536 pages of 4 KiB touched: as many minor faults at least (fewer with huge pages).
+        let minor = r["minor_faults"].as_f64().unwrap();
+        assert!(minor >= 1000.0, "minor faults {minor}");
+        let (user, sys, cpu) = (
+            r["user_cpu_ms"].as_f64().unwrap(),
+            r["system_cpu_ms"].as_f64().unwrap(),
+            r["cpu_ms"].as_f64().unwrap(),
+        );
+        assert!((user + sys - cpu).abs() < 1e-6, "{r:?}");
+        assert!(
+            cpu > 0.0 && cpu <= r["wall_ms"].as_f64().unwrap() * 1.05,
+            "{r:?}"
+        );
+        assert!(r["major_faults"].as_f64().is_some(), "{r:?}");
+        assert!(r["voluntary_ctx_switches"].as_f64().is_some(), "{r:?}");
+        assert!(r["involuntary_ctx_switches"].as_f64().is_some(), "{r:?}");
+        // The trial cgroup's peak where the memory controller is on: at least the 256 MiB.
+        if let Some(cg) = r.get("cgroup_memory_peak_bytes").and_then(|v| v.as_f64()) {
+            assert!(cg >= 256.0 * 1048576.0, "cgroup memory.peak {cg}");
+        }
+    }
+}
