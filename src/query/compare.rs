@@ -137,6 +137,9 @@ pub struct Comparison {
     pub flags: Vec<String>,
     /// Findings from the figures (latency decomposition, knee, cold starts).
     pub diagnoses: Vec<String>,
+    /// Per arm × params with two or more measures of the work (wall time, CPU time,
+    /// instruction counts): which one decided (`query::measures`).
+    pub decisions: Vec<super::measures::Decision>,
 }
 
 impl Comparison {
@@ -245,9 +248,23 @@ pub async fn compare(
                     arm.clone(),
                     params.clone(),
                 );
-                let t = opts.noise.threshold(&key, va.len(), vb.len(), same_run);
-                vo.threshold = t.value.max(opts.verdict.threshold);
-                (t.source.name(), t.source.describe())
+                // Each measure at its own floor: an instruction count's is a tenth of the
+                // time floor (`figures::floor_scale`).
+                let scale = super::figures::floor_scale(name);
+                let floor = opts.verdict.threshold.max(crate::stats::noise::FLOOR) * scale;
+                let t = opts
+                    .noise
+                    .threshold_at_least(&key, va.len(), vb.len(), same_run, floor);
+                vo.threshold = t.value.max(floor);
+                let source = match t.source {
+                    crate::stats::noise::Source::Floor if scale != 1.0 => format!(
+                        "±{} floor of an instruction count (a tenth of the time floor): too \
+                         little history, no calibration",
+                        crate::stats::verdict::band_pct(floor)
+                    ),
+                    _ => t.source.describe(),
+                };
+                (t.source.name(), source)
             };
             let j: Judged = judge(va, vb, *dir, &vo);
             rows.push(Row {
@@ -339,7 +356,9 @@ pub async fn compare(
     {
         diagnoses.push(format!("capacity at SLO ({}): {}", sweep.slo, shift.text));
     }
+    let decisions = super::measures::decisions(&rows);
     Ok(Comparison {
+        decisions,
         baseline: a.sel,
         candidate: b.sel,
         threshold: opts.verdict.threshold,

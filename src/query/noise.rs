@@ -150,9 +150,23 @@ impl NoiseModel {
 
     /// The threshold for comparing `n1` vs `n2` trials of the series `key`, with its source.
     pub fn threshold(&self, key: &Key, n1: usize, n2: usize, same_run: bool) -> Threshold {
+        self.threshold_at_least(key, n1, n2, same_run, crate::stats::noise::FLOOR)
+    }
+
+    /// [`NoiseModel::threshold`] with the measure's own floor in place of the ±2 % one (an
+    /// instruction count's is lower: `figures::floor_scale`): what the series' noise gives,
+    /// at least `floor`, and `floor` where nothing is known.
+    pub fn threshold_at_least(
+        &self,
+        key: &Key,
+        n1: usize,
+        n2: usize,
+        same_run: bool,
+        floor: f64,
+    ) -> Threshold {
         let hist = || {
             self.history.get(key).map(|&(sigma, deltas)| Threshold {
-                value: two_run_threshold(sigma),
+                value: crate::stats::noise::two_run_threshold_above(sigma, floor),
                 source: Source::History { deltas, sigma },
             })
         };
@@ -160,7 +174,7 @@ impl NoiseModel {
         let cal = || {
             self.calibration.get(key).and_then(|(run_no, pool)| {
                 calibrated(pool, n1, n2).map(|value| Threshold {
-                    value: value.max(crate::stats::noise::FLOOR),
+                    value: value.max(floor),
                     source: Source::Calibration {
                         run_no: *run_no,
                         per_side: pool.len() / 2,
@@ -173,7 +187,10 @@ impl NoiseModel {
         } else {
             hist().or_else(cal)
         };
-        found.unwrap_or_else(Threshold::floor)
+        found.unwrap_or(Threshold {
+            value: floor,
+            source: crate::stats::noise::Source::Floor,
+        })
     }
 
     /// A digest of everything the model knows of one suite: what a comparison within it can

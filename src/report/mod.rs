@@ -106,6 +106,12 @@ pub fn table(c: &Comparison, color: bool) -> String {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     let _ = writeln!(out, "\noverall: {}", c.overall.line());
+    if !c.decisions.is_empty() {
+        let _ = writeln!(out, "\nwhich measure decided:");
+        for d in &c.decisions {
+            let _ = writeln!(out, "  {} {}: {}", d.arm, params(&d.params), d.text);
+        }
+    }
     if !c.summaries.is_empty() {
         let _ = writeln!(out, "\nacross params:");
         for s in &c.summaries {
@@ -189,6 +195,7 @@ pub fn markdown(c: &Comparison) -> String {
         // geometric mean.
         md_escape(&c.overall.line())
     );
+    out.push_str(&decided_md(c, &params));
     let _ = writeln!(
         out,
         "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |"
@@ -218,6 +225,26 @@ pub fn markdown(c: &Comparison) -> String {
         );
     }
     let _ = writeln!(out, "\n</details>");
+    out
+}
+
+/// Which measure of the work decided, per arm × params (`query::measures`), as Markdown
+/// bullets under a bold title; empty where the comparison has no two such measures.
+fn decided_md(c: &Comparison, params: &dyn Fn(&crate::model::Params) -> String) -> String {
+    if c.decisions.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("**Which measure decided** (each judged by its own noise)\n\n");
+    for d in &c.decisions {
+        let _ = writeln!(
+            out,
+            "- {} {}: {}",
+            md_escape(&d.arm),
+            md_escape(&params(&d.params)),
+            md_escape(&d.text)
+        );
+    }
+    out.push('\n');
     out
 }
 
@@ -417,6 +444,7 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     // benchstat's summary line: judged rows, improved / regressed / unchanged / inconclusive,
     // the geometric mean and the correction.
     let _ = writeln!(head, "{}.\n", md_escape(&c.overall.line()));
+    head.push_str(&decided_md(c, &params));
     let line = |r: &Row| md_row(r, &params(&r.params));
     let header = "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
     let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
