@@ -179,7 +179,11 @@ pub fn run(cli: Cli) -> Result<()> {
             labels: args.labels.iter().cloned().collect(),
         };
         let outcome = crate::runner::calibrate(&wh, runtime.handle(), &opts, cli.quiet)?;
-        return finish_run(&outcome, cli.quiet);
+        finish_run(&outcome, cli.quiet)?;
+        if let Some(run_id) = &outcome.run_id {
+            calibration_noise(&cli, &wh, &runtime, run_id)?;
+        }
+        return Ok(());
     }
     if let Command::Bisect(args) = &cli.command {
         let wh = open_warehouse(&cli)?;
@@ -963,6 +967,33 @@ fn record_report_alerts(
         n += 1;
     }
     Ok(n)
+}
+
+/// After `calibrate`: each measure's A/A noise side by side, printed (unless `--quiet`) and
+/// kept as a note of the calibration run (its page shows it).
+fn calibration_noise(
+    cli: &Cli,
+    wh: &Warehouse,
+    runtime: &tokio::runtime::Runtime,
+    run_id: &str,
+) -> Result<()> {
+    let list = runtime.block_on(async {
+        let q = Query::open_with(wh, &query::slo::Slos::default()).await?;
+        anyhow::Ok(crate::query::noise::calibration_noise(&q, run_id).await?)
+    })?;
+    if list.is_empty() {
+        return Ok(());
+    }
+    let table = report::calibration_noise(&list, report::TextLayout::Table);
+    if !cli.quiet {
+        print!("\nA/A noise per measure:\n{table}");
+    }
+    wh.annotate(
+        run_id,
+        &format!("A/A noise per measure:\n{table}"),
+        crate::model::now_us(),
+    )?;
+    Ok(())
 }
 
 /// The end of `run` and `calibrate`: warnings, the report (always for a dry run's schedule),

@@ -153,7 +153,7 @@ pub struct Measure {
     /// `[valgrind]` trials and iai-callgrind files; `instructions_u`, of `[counters]` trials
     /// and `perf stat -e instructions:u` files).
     pub name: &'static str,
-    /// What it counts, in words (the report's "decided by" line).
+    /// What it counts, in words.
     pub what: &'static str,
     /// Its floor as a share of the comparison's (`--threshold`, at least ±2 %): 1 for times,
     /// [`COUNT_FLOOR_SCALE`] for instruction counts.

@@ -588,6 +588,11 @@ pub fn detect_all(values: &[f64], opts: &Options) -> crate::stats::changepoint::
 /// The change points and unstable stretches of `s`, searched within each segment (points of
 /// one benchmark version on one machine), never across a break.
 fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Vec<Change>) {
+    // Each measure at its own floor: an instruction count's is a tenth of the time floor.
+    let opts = &Options {
+        floor_scale: super::figures::floor_scale(&s.metric),
+        ..opts.clone()
+    };
     let bounds = s.bounds();
     let mut changes = Vec::new();
     let mut minor = Vec::new();

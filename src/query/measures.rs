@@ -64,10 +64,17 @@ pub fn decisions(rows: &[Row]) -> Vec<Decision> {
         .into_iter()
         .filter(|g| g.2.len() >= 2)
         .map(|(arm, params, mut rs)| {
+            // Equal thresholds (two counts at their floor): the registry's order, which
+            // puts the exact count (instructions) before the estimate made of it.
+            let rank = |r: &Row| {
+                super::figures::MEASURES
+                    .iter()
+                    .position(|m| m.name == r.metric)
+            };
             rs.sort_by(|a, b| {
                 a.threshold
                     .total_cmp(&b.threshold)
-                    .then_with(|| a.metric.cmp(&b.metric))
+                    .then_with(|| rank(a).cmp(&rank(b)))
             });
             let called: Vec<&&Row> = rs
                 .iter()
@@ -94,10 +101,9 @@ pub fn decisions(rows: &[Row]) -> Vec<Decision> {
                 .collect();
             let text = match decider {
                 Some(d) => format!(
-                    "{} by {} ({}: {} beyond its ±{} noise, from {}){}; {}",
+                    "{} by {} ({}, beyond its ±{} noise from {}){}; {}",
                     d.verdict,
                     d.metric,
-                    measure(&d.metric).map_or("", |m| m.what),
                     crate::present::pct(d.ratio),
                     crate::stats::verdict::band_pct(d.threshold),
                     d.threshold_from,
@@ -175,6 +181,7 @@ mod tests {
             row("wall_ms", Verdict::Inconclusive, 1.012, 0.062),
             row("instructions", Verdict::Regressed, 1.010, 0.002),
             row("cpu_ms", Verdict::Inconclusive, 1.02, 0.041),
+            row("estimated_cycles", Verdict::Regressed, 1.010, 0.002),
             // Not a measure of the work: left out.
             row("peak_rss_bytes", Verdict::Unchanged, 1.0, 0.02),
         ];
@@ -183,13 +190,34 @@ mod tests {
         assert_eq!(d[0].decided_by.as_deref(), Some("instructions"));
         assert_eq!(d[0].verdict, Verdict::Regressed);
         let order: Vec<&str> = d[0].measures.iter().map(|m| m.metric.as_str()).collect();
-        assert_eq!(order, ["instructions", "cpu_ms", "wall_ms"]);
+        assert_eq!(order, ["instructions", "estimated_cycles", "cpu_ms", "wall_ms"]);
         assert_eq!(
             d[0].text,
-            "regressed by instructions (instructions (valgrind): +1.0% beyond its ±0.2% noise, \
-             from calibration); cpu_ms inconclusive (+2.0%, noise ±4.1% from calibration), \
+            "regressed by instructions (+1.0%, beyond its ±0.2% noise from calibration); \
+             estimated_cycles regressed (+1.0%, noise ±0.2% from calibration), \
+             cpu_ms inconclusive (+2.0%, noise ±4.1% from calibration), \
              wall_ms inconclusive (+1.2%, noise ±6.2% from calibration)"
         );
+    }
+
+    #[test]
+    fn history_calls_a_one_percent_step_of_an_instruction_count_not_of_a_time() {
+        // 20 runs at 1e9 instructions, 20 at +1 %, each moved by a few instructions.
+        let values: Vec<f64> = (0..40)
+            .map(|i| if i < 20 { 1e9 } else { 1.01e9 } + f64::from(i % 3) * 7.0)
+            .collect();
+        let at = |metric: &str| {
+            let opts = crate::stats::changepoint::Options {
+                floor_scale: super::super::figures::floor_scale(metric),
+                ..Default::default()
+            };
+            crate::stats::changepoint::detect(&values, &opts).changes
+        };
+        let c = at("instructions");
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].index, 20);
+        // A time's change floor is 4 %: the same step is no change of wall time.
+        assert!(at("wall_ms").is_empty());
     }
 
     #[test]

@@ -864,6 +864,42 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
     w
 }
 
+/// `perfhouse calibrate`'s table: each measure's A/A noise side by side (wall time, CPU time,
+/// instructions, peak RSS, …), with the smallest change a comparison of the calibration's
+/// size can call by it.
+pub fn calibration_noise(list: &[crate::query::noise::MeasureNoise], layout: TextLayout) -> String {
+    let pct = |v: f64| format!("{:.3}", v * 100.0);
+    let header = [
+        "params", "measure", "unit", "trials", "median", "cv_pct", "aa_pct", "floor_pct",
+        "callable_pct",
+    ];
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|m| {
+            vec![
+                crate::model::params_text(&m.params),
+                m.metric.clone(),
+                m.unit.clone(),
+                m.trials.to_string(),
+                fmt_value(Some(m.median)),
+                pct(m.cv),
+                m.aa.map_or(String::new(), pct),
+                pct(m.floor),
+                pct(m.callable),
+            ]
+        })
+        .collect();
+    let mut w = grid(&header, &rows, layout);
+    if layout == TextLayout::Table {
+        let per_side = list.first().map_or(0, |m| m.per_side);
+        let _ = writeln!(
+            w,
+            "cv = standard deviation ÷ mean of the arm's and its A/A copy's trials pooled; aa = A/A threshold at {per_side} vs {per_side} trials (99th percentile of |median ratio − 1| over 2,000 random splits); floor = the measure's own (±0.2 % for instruction counts, ±2 % otherwise); callable = the smallest change a comparison of {per_side} vs {per_side} trials calls by this measure"
+        );
+    }
+    w
+}
+
 /// `perfhouse alerts --by commit` as text: one line per commit, newest first.
 pub fn alerts_by_commit(
     list: &[crate::query::alerts::CommitAlert],

@@ -33,6 +33,9 @@ pub struct Options {
     /// Fewest points on either side of a change.
     pub min_size: usize,
     pub seed: u64,
+    /// The series' floors ([`CHANGE_FLOOR`], and the ±2 % one of minor changes) scaled: 1 but
+    /// for instruction counts, whose noise is near 0 (`query::figures::floor_scale`).
+    pub floor_scale: f64,
 }
 
 impl Default for Options {
@@ -44,6 +47,7 @@ impl Default for Options {
             permutations: 199,
             min_size: 3,
             seed: 0x5eed,
+            floor_scale: 1.0,
         }
     }
 }
@@ -538,10 +542,11 @@ pub struct Detection {
 pub fn detect(series: &[f64], opts: &Options) -> Detection {
     let n = series.len();
     let cuts = e_divisive(series, opts);
-    let changes = eliminate(series, cuts.clone(), CHANGE_FLOOR);
-    let minor = eliminate(series, cuts, super::noise::FLOOR)
+    let change_floor = CHANGE_FLOOR * opts.floor_scale;
+    let changes = eliminate(series, cuts.clone(), change_floor);
+    let minor = eliminate(series, cuts, super::noise::FLOOR * opts.floor_scale)
         .into_iter()
-        .filter(|m| m.magnitude.abs() < CHANGE_FLOOR && !changes.iter().any(|c| c.index == m.index))
+        .filter(|m| m.magnitude.abs() < change_floor && !changes.iter().any(|c| c.index == m.index))
         .collect();
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(changes.iter().map(|c| c.index))
