@@ -969,8 +969,8 @@ fn record_report_alerts(
     Ok(n)
 }
 
-/// After `calibrate`: each measure's A/A noise side by side, printed (unless `--quiet`) and
-/// kept as a note of the calibration run (its page shows it).
+/// After `calibrate`: each measure's A/A noise side by side, printed as a table (unless
+/// `--quiet`) and kept in a sentence as a note of the calibration run (its page shows it).
 fn calibration_noise(
     cli: &Cli,
     wh: &Warehouse,
@@ -990,7 +990,7 @@ fn calibration_noise(
     }
     wh.annotate(
         run_id,
-        &format!("A/A noise per measure:\n{table}"),
+        &report::calibration_noise_note(&list),
         crate::model::now_us(),
     )?;
     Ok(())

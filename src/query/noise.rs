@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::samples::{CompareError, RunInfo, Selection, load_samples};
 use super::{Query, history};
 use crate::model::Params;
-use crate::stats::noise::{Source, Threshold, aa_threshold, two_run_threshold};
+use crate::stats::noise::{Source, Threshold, aa_threshold};
 
 /// (suite, metric, arm, params).
 pub type Key = (String, String, String, Params);
@@ -225,7 +225,13 @@ impl NoiseModel {
                     since_run: h.and(since).map(|s| s.0),
                     unstable_since: since.and_then(|s| s.1),
                     deltas: h.map(|h| h.1),
-                    two_runs: h.map(|h| two_run_threshold(h.0)),
+                    // At the measure's own floor (an instruction count's is lower).
+                    two_runs: h.map(|h| {
+                        crate::stats::noise::two_run_threshold_above(
+                            h.0,
+                            crate::stats::noise::FLOOR * super::figures::floor_scale(&k.1),
+                        )
+                    }),
                     calibration_run: c.map(|c| c.0),
                     calibration_trials: c.map(|c| c.1.len()),
                     aa_3v3: c.and_then(|c| calibrated(&c.1, 3, 3)),

@@ -900,6 +900,37 @@ pub fn calibration_noise(list: &[crate::query::noise::MeasureNoise], layout: Tex
     w
 }
 
+/// [`calibration_noise`] in one paragraph, for the calibration run's notes (its page shows
+/// notes as text): "A/A noise per measure at 10 vs 10 trials (CV; A/A threshold; smallest
+/// callable change): wall_ms 27.8 %, ±37.4 %, ±37.4 %; …".
+pub fn calibration_noise_note(list: &[crate::query::noise::MeasureNoise]) -> String {
+    let pct = |v: f64| crate::present::fixed(v * 100.0, 3);
+    let per_side = list.first().map_or(0, |m| m.per_side);
+    let parts: Vec<String> = list
+        .iter()
+        .map(|m| {
+            let params = crate::model::params_text(&m.params);
+            format!(
+                "{}{} {} %, {}, ±{} %",
+                if m.params.is_empty() {
+                    String::new()
+                } else {
+                    format!("{params} ")
+                },
+                m.metric,
+                pct(m.cv),
+                m.aa.map_or("—".to_string(), |a| format!("±{} %", pct(a))),
+                pct(m.callable)
+            )
+        })
+        .collect();
+    format!(
+        "A/A noise per measure at {per_side} vs {per_side} trials (CV; A/A threshold; smallest \
+         change a comparison of that size can call): {}",
+        parts.join("; ")
+    )
+}
+
 /// `perfhouse alerts --by commit` as text: one line per commit, newest first.
 pub fn alerts_by_commit(
     list: &[crate::query::alerts::CommitAlert],

@@ -340,4 +340,15 @@ better = "lower"
     assert!(e["aa_3v3"].as_f64().unwrap() > 0.0);
     let h = ok(wh.path(), &["history", "--format", "json"]);
     assert!(!h.contains("\"us\""), "{h}");
+    // Each measure's noise side by side, kept as a note of the calibration run: the command's
+    // wall and CPU time and peak RSS (its resource usage) beside the plan's metric.
+    let note = common::scalar(
+        wh.path(),
+        "select text from annotations where text like 'A/A noise per measure%'",
+    );
+    let note = note.as_str().unwrap();
+    assert!(note.starts_with("A/A noise per measure at 10 vs 10 trials"), "{note}");
+    for m in ["wall_ms ", "cpu_ms ", "peak_rss_bytes ", "; us "] {
+        assert!(note.contains(m), "{m} in {note}");
+    }
 }
