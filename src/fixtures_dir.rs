@@ -17,7 +17,8 @@ pub fn third_party_fixtures(repo: &std::path::Path) -> Option<std::path::PathBuf
         Some(d) if !d.is_empty() => std::path::PathBuf::from(d),
         _ => repo.join(BESIDE_THE_CLONE),
     };
-    dir.is_dir().then(|| std::fs::canonicalize(&dir).unwrap_or(dir))
+    dir.is_dir()
+        .then(|| std::fs::canonicalize(&dir).unwrap_or(dir))
 }
 
 /// A fixture by its repository-relative path (`tests/fixtures/catch2/x.xml`,

@@ -208,7 +208,9 @@ mod tests {
             "bmf",
         ];
         let p = Path::new("fuzz");
-        let files = roots.iter().flat_map(|root| dirs.iter().map(move |d| root.join(d)));
+        let files = roots
+            .iter()
+            .flat_map(|root| dirs.iter().map(move |d| root.join(d)));
         for dir in files {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;

@@ -554,6 +554,15 @@ pub(crate) async fn profiles(query: &Query, run_id: &str) -> Result<Profiles, Si
     Ok(out)
 }
 
+/// (baseline arm, candidate arm, their comparison).
+pub(crate) type ArmComparison = (String, String, crate::query::compare::Comparison);
+
+/// Whether a run's trials vary a load parameter over three or more values (then it has a
+/// sweep page), from the parameters the site already read.
+pub(crate) fn sweeps_load(trials: &[TrialRow]) -> bool {
+    crate::query::sweep::load_param(trials.iter().map(|t| &t.params)).is_some()
+}
+
 /// The A/B comparisons of run `r`'s arms: the arm that ran first is the baseline, each other
 /// arm a candidate, through the same comparison as `perfhouse compare`.
 pub(crate) async fn comparisons(
@@ -561,7 +570,7 @@ pub(crate) async fn comparisons(
     r: &RunRow,
     arms: &[String],
     opts: &crate::query::compare::CompareOptions,
-) -> Result<Vec<crate::site::pages::compare::ArmComparison>, SiteError> {
+) -> Result<Vec<ArmComparison>, SiteError> {
     use crate::query::compare::{RunInfo, Selection};
     let mut out = Vec::new();
     let Some((first, rest)) = arms.split_first() else {
@@ -595,7 +604,7 @@ pub(crate) struct RunLoad {
     pub(crate) scrape: Vec<ScrapeRow>,
     pub(crate) sweep: Option<crate::query::sweep::Sweep>,
     pub(crate) profiles: Profiles,
-    pub(crate) comparisons: Vec<crate::site::pages::compare::ArmComparison>,
+    pub(crate) comparisons: Vec<ArmComparison>,
 }
 
 /// Reads what run `r`'s pages show (each part only where the prefetch says the run has it).
@@ -620,7 +629,7 @@ pub(crate) async fn run(
         } else {
             Vec::new()
         },
-        sweep: if crate::site::pages::sweep::sweeps_load(trials) {
+        sweep: if sweeps_load(trials) {
             crate::query::sweep::sweep(query, &r.run_id, None).await?
         } else {
             None

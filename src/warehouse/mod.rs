@@ -799,6 +799,7 @@ impl Warehouse {
             return Ok(0);
         }
         let ids: std::collections::HashSet<&str> = new.iter().map(|r| r.run_id.as_str()).collect();
+        bundle.refuse_compacted()?;
         // `Table::ALL` ends with `runs`: every other table's files land first.
         for table in Table::ALL {
             for (suite, path, name) in bundle.files_of_runs(table, |id| ids.contains(id))? {
@@ -814,6 +815,30 @@ impl Warehouse {
             }
         }
         Ok(new.len())
+    }
+
+    /// Import copies a bundle's files whole, each named for its run; a compacted bundle's
+    /// `compact-…` files hold many runs, so it is refused, naming one, rather than "imported"
+    /// with nothing copied.
+    fn refuse_compacted(&self) -> Result<()> {
+        for table in Table::ALL {
+            let files = self.table_files(table)?;
+            let merged = files.iter().find(|(_, p)| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("compact-"))
+            });
+            if let Some((_, path)) = merged {
+                return Err(WarehouseError::Schema {
+                    path: path.clone(),
+                    what: "a file of many runs (the bundle was compacted): import copies one \
+                           run's files at a time; import from the warehouse before it was \
+                           compacted, or query it directly with --warehouse; nothing was \
+                           imported"
+                        .to_string(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Appends a note to an existing run.

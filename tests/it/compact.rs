@@ -70,3 +70,27 @@ fn compact_merges_files_and_keeps_every_row() {
     let again = ok(wh.path(), &["compact"]);
     assert!(again.contains("nothing to compact"), "{again}");
 }
+
+/// A compacted warehouse's `compact-…` files hold many runs; `import` copies one run's files at
+/// a time, so it refuses such a bundle, naming the file, instead of saying "imported 2 run(s)"
+/// with nothing copied (as it did: found making the tomli history).
+#[test]
+fn importing_a_compacted_warehouse_is_refused_naming_a_merged_file_and_lands_nothing() {
+    let bundle = tempfile::tempdir().unwrap();
+    let a = our_aiperf();
+    for arm in ["x", "y"] {
+        let args = ["ingest", "--suite", "s", "--arm", arm, a.to_str().unwrap()];
+        ok(bundle.path(), &args);
+    }
+    ok(bundle.path(), &["compact"]);
+    let wh = tempfile::tempdir().unwrap();
+    let o = perfhouse(wh.path(), &["import", bundle.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("/compact-") && err.contains("the bundle was compacted"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was imported"), "{err}");
+    assert_eq!(parquet_files(wh.path()), 0);
+}

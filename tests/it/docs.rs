@@ -129,15 +129,19 @@ fn the_cli_chapter_synopsis_is_the_help_of_every_subcommand() {
     let mut wrong = Vec::new();
     let in_book = flags_in(synopsis.get("global").map_or("", String::as_str));
     if in_book != global {
-        wrong.push(format!("global: --help has {global:?}, the chapter {in_book:?}"));
+        wrong.push(format!(
+            "global: --help has {global:?}, the chapter {in_book:?}"
+        ));
     }
     for sub in subcommands() {
         let Some(line) = synopsis.get(&sub) else {
             wrong.push(format!("{sub}: no synopsis line"));
             continue;
         };
-        let help: std::collections::BTreeSet<String> =
-            help_flags(&[&sub, "--help"]).difference(&global).cloned().collect();
+        let help: std::collections::BTreeSet<String> = help_flags(&[&sub, "--help"])
+            .difference(&global)
+            .cloned()
+            .collect();
         let book = flags_in(line);
         for f in help.difference(&book) {
             wrong.push(format!("{sub}: {f} is in --help, not in the chapter"));
@@ -146,7 +150,11 @@ fn the_cli_chapter_synopsis_is_the_help_of_every_subcommand() {
             wrong.push(format!("{sub}: {f} is in the chapter, not in --help"));
         }
     }
-    assert!(wrong.is_empty(), "docs/src/cli.md vs --help:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "docs/src/cli.md vs --help:\n{}",
+        wrong.join("\n")
+    );
 }
 
 /// Every format the adapter registry reads is named in the book's format chapter and in the
@@ -169,9 +177,15 @@ fn every_registered_format_is_in_the_book_and_the_cli_chapter() {
         .collect();
     let mut wrong = Vec::new();
     for n in &names {
-        let named = [format!("**{n}**"), format!("`--format {n}`"), format!("`{n}`")];
+        let named = [
+            format!("**{n}**"),
+            format!("`--format {n}`"),
+            format!("`{n}`"),
+        ];
         if !named.iter().any(|m| formats.contains(m.as_str())) {
-            wrong.push(format!("{n}: not in docs/src/formats.md (as **{n}** or `{n}`)"));
+            wrong.push(format!(
+                "{n}: not in docs/src/formats.md (as **{n}** or `{n}`)"
+            ));
         }
         if !f_list.contains(n) {
             wrong.push(format!("{n}: not in docs/src/cli.md's F: list"));
@@ -179,7 +193,9 @@ fn every_registered_format_is_in_the_book_and_the_cli_chapter() {
     }
     for n in &f_list {
         if !names.contains(n) {
-            wrong.push(format!("{n}: in docs/src/cli.md's F: list, not a registered format"));
+            wrong.push(format!(
+                "{n}: in docs/src/cli.md's F: list, not a registered format"
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

@@ -9,7 +9,10 @@ use std::fs;
 use common::*;
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn docs_example_current_schema() {
     let wh = tempfile::tempdir().unwrap();
     let file = sample("aiperf/profile_export.docs-example.jsonl");
@@ -59,7 +62,10 @@ fn docs_example_current_schema() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn old_schema_excerpt() {
     let wh = tempfile::tempdir().unwrap();
     let file = sample("aiperf/profile_export.v0-excerpt.jsonl");

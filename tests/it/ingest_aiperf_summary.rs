@@ -20,7 +20,10 @@ fn metric_map(wh: &Path, sql: &str) -> BTreeMap<String, f64> {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn aiperf_summary_json_layouts_and_csv_agree() {
     let s = sample("aiperf");
     let wh = tempfile::tempdir().unwrap();

@@ -144,7 +144,10 @@ const VERTX_LAST_STACK: [&str; 68] = [
 ];
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn perf_script_of_older_perf_without_timestamps_lands_as_inferno_collapses_it() {
     // (file, samples, one stack read by hand and its weight). Samples: the event lines
     // (`grep -c cpu-clock:` = 2 and 286), which is also the sum of the counts of inferno's own
@@ -203,7 +206,10 @@ fn perf_script_of_older_perf_without_timestamps_lands_as_inferno_collapses_it() 
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn folded_comment_lines_are_not_stacks_and_do_not_defeat_detection() {
     // (file, sample lines, their total weight: `awk '!/^#/ && NF {n++; s+=$NF}'`)
     for (file, lines, total) in [
@@ -283,7 +289,10 @@ fn check_guidellm_03(wh: &Path) {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn guidellm_03_reports_land_as_json_and_as_yaml() {
     let json = tempfile::tempdir().unwrap();
     let path = fixture("guidellm-extra/guidellm-v0.3.0_benchmarks_stripped.json");
@@ -391,7 +400,10 @@ fn criterion_mean(rel: &str) -> f64 {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn criterion_estimates_outside_new_land_as_their_baseline_or_are_refused() {
     // A saved baseline given by path: detected by content, the benchmark's arm, `baseline`.
     for dir in ["base", "0.3.2", "0.3.6"] {

@@ -18,7 +18,10 @@ fn awk_sum(path: &std::path::Path) -> f64 {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn every_folded_sample_ingests_or_is_refused_clearly() {
     let dir = sample("folded");
     let mut landed = 0;
@@ -85,7 +88,10 @@ fn every_folded_sample_ingests_or_is_refused_clearly() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn frames_with_spaces_survive() {
     let wh = tempfile::tempdir().unwrap();
     let f = sample("folded/inferno-flamegraph_fractional-samples_with-space.txt");

@@ -169,7 +169,10 @@ fn metrics_json_errors_name_the_entry() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn gbench_samples_land_value_for_value() {
     let dir = sample("google-benchmark");
     // test1_run1: eleven benchmarks, one in seconds; real_time normalised to ns.
@@ -355,7 +358,10 @@ fn gbench_rows_skipped_with_an_error_or_a_message_land_nothing_and_are_said_once
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn gbench_files_without_a_figure_are_refused_naming_their_rows() {
     // all_skipped.json (written by Google Benchmark, see its README): six repetitions, every
     // one skipped; the first, BM_test, opens on line 42.
@@ -404,10 +410,15 @@ fn gbench_files_without_a_figure_are_refused_naming_their_rows() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn pytest_benchmark_statistics_land_value_for_value() {
     let wh = tempfile::tempdir().unwrap();
-    let f = sample("pytest-benchmark/0030_5b78858eb718649a31fb93d8dc96ca2cee41a4cd_20150815_030419_uncommitted-changes.json");
+    let f = sample(
+        "pytest-benchmark/0030_5b78858eb718649a31fb93d8dc96ca2cee41a4cd_20150815_030419_uncommitted-changes.json",
+    );
     ok(wh.path(), &["ingest", "--suite", "py", f.to_str().unwrap()]);
     assert_eq!(
         scalar(wh.path(), "select source from runs"),
@@ -439,7 +450,10 @@ fn pytest_benchmark_statistics_land_value_for_value() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn criterion_legacy_layout_point_estimates() {
     let wh = tempfile::tempdir().unwrap();
     let root = sample("criterion/legacy-book-Fibonacci");

@@ -14,7 +14,10 @@ fn data_js() -> String {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn a_data_js_imports_one_run_per_entry_and_a_suite_per_group() {
     let wh = tempfile::tempdir().unwrap();
     let out = ok(wh.path(), &["ingest", "--suite", "gab", &data_js()]);
@@ -99,7 +102,10 @@ fn a_data_js_imports_one_run_per_entry_and_a_suite_per_group() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn a_grown_history_adds_only_its_new_entries_and_a_gh_pages_directory_imports() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");
@@ -143,7 +149,10 @@ fn a_grown_history_adds_only_its_new_entries_and_a_gh_pages_directory_imports() 
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn history_finds_the_step_in_an_imported_data_js() {
     let wh = tempfile::tempdir().unwrap();
     ok(wh.path(), &["ingest", "--suite", "gab", &data_js()]);
@@ -213,7 +222,10 @@ fn history_finds_the_step_in_an_imported_data_js() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn stray_files_in_an_asv_results_directory_are_left_out_as_asv_does() {
     let dir = tempfile::tempdir().unwrap();
     let proj = asv_project(dir.path());
@@ -234,7 +246,10 @@ fn stray_files_in_an_asv_results_directory_are_left_out_as_asv_does() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn an_asv_conf_as_asv_quickstart_writes_it_gives_the_commit_url() {
     // PyWavelets' real one (tests/fixtures/asv-conf/README.md): comment lines, a comment after
     // `"branches": ["main"],`, a trailing comma in `"matrix"` and at its end.
@@ -302,7 +317,10 @@ fn an_input_that_would_land_no_figure_is_refused_saying_what_to_give() {
 /// its value from entry #200 on (as when its unit or its input changed). That is a suspected
 /// break, a new segment with no change called across it, and `history` says so.
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn a_jump_of_orders_of_magnitude_in_a_data_js_is_a_suspected_break_not_a_change() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");

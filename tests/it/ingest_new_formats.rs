@@ -252,7 +252,10 @@ fn refused(file: &str, message: &str) {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn go_bench_lines_procs_benchmem_and_count_repeats() {
     let wh = tempfile::tempdir().unwrap();
     // BenchmarkFib10-8   5604217   210.2 ns/op
@@ -346,7 +349,10 @@ fn go_bench_lines_procs_benchmem_and_count_repeats() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn libtest_bench_times_in_ns_with_ranges() {
     let wh = tempfile::tempdir().unwrap();
     // test bench_fib_20 ... bench:      18,149 ns/iter (+/- 755)
@@ -392,7 +398,10 @@ fn libtest_bench_times_in_ns_with_ranges() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn libtest_bench_failed_tests_land_nothing_and_are_said_once() {
     // bencher_failed.txt: benchmark_a and _c measured, benchmark_b FAILED (line 5), then its
     // panic under `failures:` and `error: bench failed`.
@@ -445,7 +454,10 @@ fn libtest_bench_failed_tests_land_nothing_and_are_said_once() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn catch2_console_means_and_std_devs_in_ns() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["catch2/gab_catch2_output_v2.txt"]);
@@ -493,7 +505,10 @@ fn catch2_console_means_and_std_devs_in_ns() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn catch2_xml_means_std_devs_and_samples_in_ns() {
     // Catch2 3.15.3, Linux (JohT/convolution-benchmarks): 36 benchmarks in one test case.
     let wh = tempfile::tempdir().unwrap();
@@ -549,7 +564,10 @@ fn catch2_xml_means_std_devs_and_samples_in_ns() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn jmh_scores_params_and_modes() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["jmh/gab_jmh_output_2.json"]);
@@ -589,7 +607,10 @@ fn jmh_scores_params_and_modes() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn benchmarkdotnet_statistics_memory_and_job() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["benchmarkdotnet/gab_benchmarkdotnet.json"]);
@@ -641,7 +662,10 @@ fn benchmarkdotnet_statistics_memory_and_job() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn benchmarkjs_ops_per_sec() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["benchmarkjs/gab_benchmarkjs_output.txt"]);
@@ -670,7 +694,10 @@ fn benchmarkjs_ops_per_sec() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn julia_benchmarktools_estimates() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["julia-benchmarktools/gab_julia_output.json"]);
@@ -685,7 +712,10 @@ fn julia_benchmarktools_estimates() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn iai_and_gungraun_text_and_json() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["iai/bencher_iai_two.txt"]);
@@ -793,7 +823,10 @@ fn iai_and_gungraun_text_and_json() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn gab_custom_direction_from_the_tool_name() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(
@@ -846,7 +879,10 @@ fn gab_custom_direction_from_the_tool_name() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn bmf_measures_and_bounds() {
     let wh = tempfile::tempdir().unwrap();
     let r = ingest(wh.path(), &["bmf/bencher_report_latency.json"]);

@@ -18,7 +18,10 @@ fn folded_totals(text: &str) -> BTreeMap<String, f64> {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn perf_script_collapses_as_inferno_expects() {
     let wh = tempfile::tempdir().unwrap();
     for name in [

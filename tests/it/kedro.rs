@@ -11,7 +11,10 @@ use common::*;
 const COMMIT_URL: &str = "https://github.com/kedro-org/kedro/commit/";
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn the_kedro_history_lands_whole_and_its_series_link_every_commit() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");
@@ -218,7 +221,10 @@ fn labels() -> std::collections::BTreeMap<String, Vec<usize>> {
 /// among them) is found at its commit; at most 12 commits are flagged (relevant) by `alerts
 /// --by commit`; no series has an up/down pair within 10 runs unless both are ≥ 10 %.
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn kedro_steps_are_found_at_their_commits_and_alerts_group_by_commit() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");
@@ -362,7 +368,10 @@ fn kedro_steps_are_found_at_their_commits_and_alerts_group_by_commit() {
 /// Triage of a whole commit entry: `perfhouse triage commit:SHA STATE` changes every open
 /// alert of that commit at once (the entry `alerts --by commit` lists), and nothing else.
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn a_commit_entry_is_triaged_whole() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");

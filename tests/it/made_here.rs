@@ -629,7 +629,13 @@ fn assert_metrics(rows: &[Row], expected: &[(&str, f64, &str)]) {
     assert_eq!(got.len(), want.len(), "{got:?}");
     for (g, w) in got.iter().zip(&want) {
         assert_eq!((g.0, g.2), (w.0, w.2), "{got:?}");
-        assert!((g.1 - w.1).abs() <= 1e-6 * w.1.abs(), "{}: {} vs {}", g.0, g.1, w.1);
+        assert!(
+            (g.1 - w.1).abs() <= 1e-6 * w.1.abs(),
+            "{}: {} vs {}",
+            g.0,
+            g.1,
+            w.1
+        );
     }
     assert!(rows.iter().all(|r| r.6 == "lower"), "{rows:?}");
 }
@@ -650,7 +656,10 @@ fn made_here_perf_stat_csv_counts_what_ran_and_names_what_did_not() {
     );
     let w = warnings(&err);
     assert_eq!(w.len(), 1, "{err}");
-    assert!(w[0].contains("instructions, cycles not counted by perf"), "{err}");
+    assert!(
+        w[0].contains("instructions, cycles not counted by perf"),
+        "{err}"
+    );
 }
 
 /// `-r 3`: perf's `+- x%` column as `<event>_noise`: 0.56 %, 33.33 %, 0.38 %.

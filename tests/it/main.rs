@@ -42,5 +42,6 @@ mod server_metrics;
 mod site;
 mod suspicions;
 mod sweep;
+mod tomli;
 mod validity;
 mod views;

@@ -43,9 +43,9 @@ fn hrefs(html: &str) -> Vec<String> {
 fn demo_site_links_every_run_page_with_medians() {
     let wh = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
-    // Every run's page is checked below; the Kedro history (tests/it/kedro.rs) and the load
-    // sweep (tests/it/sweep.rs) have their own tests.
-    let datasets = datasets_without(&["kedro-asv", "dynamo-sweep"]);
+    // Every run's page is checked below; the Kedro and tomli histories (tests/it/kedro.rs,
+    // tomli.rs) and the load sweep (tests/it/sweep.rs) have their own tests.
+    let datasets = datasets_without(&["kedro-asv", "tomli", "dynamo-sweep"]);
     let datasets = datasets.path();
     let log = ok(
         wh.path(),
@@ -213,7 +213,10 @@ fn notes_show_on_the_run_page() {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn profiles_become_flamegraphs_with_tables_and_a_differential() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");

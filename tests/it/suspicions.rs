@@ -56,7 +56,10 @@ fn fib10(wh: &std::path::Path) -> serde_json::Value {
 /// alert with another id); confirmed (`accepted`), the split is back and no change is called
 /// across it.
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn triage_confirms_or_rejects_a_suspected_break() {
     let dir = tempfile::tempdir().unwrap();
     let (wh, commit, ratio) = jumped_history(dir.path());
@@ -182,7 +185,10 @@ fn triage_confirms_or_rejects_a_suspected_break() {
 /// marks it a suspected environment change, and it alone; triage of the entry with `accepted`
 /// confirms it.
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn a_commit_moving_most_unrelated_series_one_way_is_a_suspected_environment_change() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path().join("wh");

@@ -16,7 +16,10 @@ fn flags(wh: &std::path::Path, baseline: &str, candidate: &str) -> Vec<String> {
 }
 
 #[test]
-#[cfg_attr(not(shared_fixtures), ignore = "needs ../shared/fixtures: a clone without it")]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
 fn warmup_error_rate_and_lagging_open_loop_are_flagged_where_the_data_shows_them() {
     let wh = tempfile::tempdir().unwrap();
     // GuideLLM's capture: no warm-up requests, no discarded trial, no errors; given as an

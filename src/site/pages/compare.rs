@@ -2,7 +2,6 @@
 
 use askama::Template;
 
-use crate::query::compare::Comparison;
 use crate::site::format::*;
 use crate::site::load::*;
 use crate::site::*;
@@ -116,9 +115,6 @@ pub(crate) fn compare_pages(
     }
     Ok(out)
 }
-
-/// (baseline arm, candidate arm, their comparison).
-pub(crate) type ArmComparison = (String, String, Comparison);
 
 /// The per-trial values of two arms on one axis (baseline row above in blue, candidate below
 /// in vermilion, medians as ticks), 160×34, each dot titled with its value.

@@ -33,12 +33,6 @@ pub struct SweepPage {
     pub arms: Vec<SweepArmView>,
 }
 
-/// Whether a run's trials vary a load parameter over three or more values (then it has a
-/// sweep page), from the parameters the site already read.
-pub(crate) fn sweeps_load(trials: &[crate::site::load::TrialRow]) -> bool {
-    crate::query::sweep::load_param(trials.iter().map(|t| &t.params)).is_some()
-}
-
 pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
     let charts_out = sweep_charts(s)
         .iter()
