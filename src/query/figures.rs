@@ -125,12 +125,22 @@ pub const FIGURES: &[Figure] = &[
     Figure {
         decimals: 0,
         history: false,
-        ..fig("voluntary_ctx_switches", "", Info, "voluntary context switches")
+        ..fig(
+            "voluntary_ctx_switches",
+            "",
+            Info,
+            "voluntary context switches",
+        )
     },
     Figure {
         decimals: 0,
         history: false,
-        ..fig("involuntary_ctx_switches", "", Info, "involuntary context switches")
+        ..fig(
+            "involuntary_ctx_switches",
+            "",
+            Info,
+            "involuntary context switches",
+        )
     },
     Figure {
         decimals: 0,

@@ -190,7 +190,10 @@ mod tests {
         assert_eq!(d[0].decided_by.as_deref(), Some("instructions"));
         assert_eq!(d[0].verdict, Verdict::Regressed);
         let order: Vec<&str> = d[0].measures.iter().map(|m| m.metric.as_str()).collect();
-        assert_eq!(order, ["instructions", "estimated_cycles", "cpu_ms", "wall_ms"]);
+        assert_eq!(
+            order,
+            ["instructions", "estimated_cycles", "cpu_ms", "wall_ms"]
+        );
         assert_eq!(
             d[0].text,
             "regressed by instructions (+1.0%, beyond its ±0.2% noise from calibration); \
@@ -227,8 +230,14 @@ mod tests {
             row("instructions", Verdict::Unchanged, 1.0, 0.002),
         ];
         let d = decisions(&quiet);
-        assert_eq!((d[0].decided_by.clone(), d[0].verdict), (None, Verdict::Unchanged));
-        assert!(d[0].text.starts_with("no measure of the work called a change: instructions unchanged"));
+        assert_eq!(
+            (d[0].decided_by.clone(), d[0].verdict),
+            (None, Verdict::Unchanged)
+        );
+        assert!(
+            d[0].text
+                .starts_with("no measure of the work called a change: instructions unchanged")
+        );
         let split = [
             row("wall_ms", Verdict::Improved, 0.9, 0.03),
             row("instructions", Verdict::Regressed, 1.01, 0.002),

@@ -268,10 +268,7 @@ pub struct MeasureNoise {
 
 /// Each measure's noise in calibration run `run_id`: its arm and the A/A copy pooled, per
 /// params; the measures of the work first (`figures::MEASURES`), then the others by name.
-pub async fn calibration_noise(
-    q: &Query,
-    run_id: &str,
-) -> Result<Vec<MeasureNoise>, CompareError> {
+pub async fn calibration_noise(q: &Query, run_id: &str) -> Result<Vec<MeasureNoise>, CompareError> {
     let sel = super::samples::resolve(q, run_id).await?;
     let mut pooled: BTreeMap<(String, Params), (String, Vec<f64>, usize)> = BTreeMap::new();
     for ((arm, params), metrics) in load_samples(q, sel).await? {

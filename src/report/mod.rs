@@ -870,7 +870,14 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
 pub fn calibration_noise(list: &[crate::query::noise::MeasureNoise], layout: TextLayout) -> String {
     let pct = |v: f64| format!("{:.3}", v * 100.0);
     let header = [
-        "params", "measure", "unit", "trials", "median", "cv_pct", "aa_pct", "floor_pct",
+        "params",
+        "measure",
+        "unit",
+        "trials",
+        "median",
+        "cv_pct",
+        "aa_pct",
+        "floor_pct",
         "callable_pct",
     ];
     let rows: Vec<Vec<String>> = list

@@ -477,8 +477,8 @@ pub fn execute_with(
         None => None,
     };
     if let Some(v) = &plan.valgrind {
-        let version = valgrind::available()
-            .map_err(|why| anyhow::anyhow!("the plan's [valgrind]: {why}"))?;
+        let version =
+            valgrind::available().map_err(|why| anyhow::anyhow!("the plan's [valgrind]: {why}"))?;
         run_notes.push(format!(
             "under {version} {} (simulated caches {}): instructions and estimated cycles = L1 \
              hits + 5·LL hits + 35·RAM hits per trial; the trials' wall time, CPU time and \

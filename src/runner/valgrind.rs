@@ -31,11 +31,7 @@ use crate::model::{Better, Metric};
 /// The simulated caches: 32 KiB 8-way L1 instruction and data caches and an 8 MiB 16-way
 /// last-level cache, 64-byte lines (a common x86-64 desktop's; fixed so counts compare
 /// across machines).
-pub const CACHES: [&str; 3] = [
-    "--I1=32768,8,64",
-    "--D1=32768,8,64",
-    "--LL=8388608,16,64",
-];
+pub const CACHES: [&str; 3] = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"];
 
 /// Whether valgrind runs here, or why not.
 pub fn available() -> Result<String, String> {
@@ -255,7 +251,10 @@ mod tests {
                   summary: 364596599 77531550 25644787 1338 3501866 82249 1314 1976 7909\n\
                   totals: 364596597 77531550 25644787 1337 3501866 82249 1313 1976 7909\n";
         let c = parse(cl).unwrap();
-        assert_eq!((c.ir, c.dr, c.dw, c.ilmr), (364_596_599, 77_531_550, 25_644_787, 1314));
+        assert_eq!(
+            (c.ir, c.dr, c.dw, c.ilmr),
+            (364_596_599, 77_531_550, 25_644_787, 1314)
+        );
         let no_sim = "events: Ir\nsummary: 100\n";
         assert!(parse(no_sim).unwrap_err().contains("--cache-sim=yes"));
     }

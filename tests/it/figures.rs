@@ -93,8 +93,7 @@ fn every_registered_figure_appears_in_compare_history_the_site_and_arm_medians()
     .unwrap();
 
     for f in FIGURES {
-        if f.name == "cgroup_memory_peak_bytes" && !columns.iter().any(|c| c.contains_key(f.name))
-        {
+        if f.name == "cgroup_memory_peak_bytes" && !columns.iter().any(|c| c.contains_key(f.name)) {
             // Only where the trial's cgroup has the memory controller (cgroup v2 memory).
             skip(
                 "cgroup-memory",

@@ -131,8 +131,7 @@ fn html_is_one_self_contained_file() {
 }
 
 #[test]
-fn the_most_precise_measure_that_called_a_change_is_named_in_compare_the_pr_comment_and_the_site()
-{
+fn the_most_precise_measure_that_called_a_change_is_named_in_compare_the_pr_comment_and_the_site() {
     // Five trials per arm: an instruction count exactly +1 % (its floor ±0.2 %), a wall time
     // +1 % under ±8 % noise (floor ±2 %): instructions decide, wall time cannot.
     let dir = tempfile::tempdir().unwrap();
@@ -153,19 +152,43 @@ fn the_most_precise_measure_that_called_a_change_is_named_in_compare_the_pr_comm
     }
     let file = dir.path().join("m.json");
     fs::write(&file, format!("{{\"metrics\": [{}]}}", entries.join(",\n"))).unwrap();
-    ok(&wh, &["ingest", "--format", "metrics-json", "--suite", "work", file.to_str().unwrap()]);
+    ok(
+        &wh,
+        &[
+            "ingest",
+            "--format",
+            "metrics-json",
+            "--suite",
+            "work",
+            file.to_str().unwrap(),
+        ],
+    );
 
     let c = compare_json(&wh, "latest@base", "latest@cand");
     let d = &c["decisions"][0];
     assert_eq!(d["decided_by"], "instructions", "{d}");
     assert_eq!(d["verdict"], "regressed", "{d}");
     let m = d["measures"].as_array().unwrap();
-    assert_eq!((m[0]["metric"].as_str(), m[0]["threshold"].as_f64()), (Some("instructions"), Some(0.002)));
-    assert_eq!((m[1]["metric"].as_str(), m[1]["verdict"].as_str()), (Some("wall_ms"), Some("inconclusive")));
+    assert_eq!(
+        (m[0]["metric"].as_str(), m[0]["threshold"].as_f64()),
+        (Some("instructions"), Some(0.002))
+    );
+    assert_eq!(
+        (m[1]["metric"].as_str(), m[1]["verdict"].as_str()),
+        (Some("wall_ms"), Some("inconclusive"))
+    );
 
     let md = ok(
         &wh,
-        &["report", "--baseline", "latest@base", "--candidate", "latest@cand", "--format", "md"],
+        &[
+            "report",
+            "--baseline",
+            "latest@base",
+            "--candidate",
+            "latest@cand",
+            "--format",
+            "md",
+        ],
     );
     assert!(md.contains("**Which measure decided**"), "{md}");
     assert!(
@@ -175,8 +198,9 @@ fn the_most_precise_measure_that_called_a_change_is_named_in_compare_the_pr_comm
     let site = dir.path().join("site");
     ok(&wh, &["site", "--out", site.to_str().unwrap()]);
     let id = scalar(&wh, "select run_id from runs");
-    let page = fs::read_to_string(site.join(format!("runs/{}/compare-1.html", id.as_str().unwrap())))
-        .unwrap();
+    let page =
+        fs::read_to_string(site.join(format!("runs/{}/compare-1.html", id.as_str().unwrap())))
+            .unwrap();
     assert!(page.contains("Which measure decided"), "{page}");
     assert!(page.contains("regressed by instructions"), "{page}");
 }

@@ -347,7 +347,10 @@ better = "lower"
         "select text from annotations where text like 'A/A noise per measure%'",
     );
     let note = note.as_str().unwrap();
-    assert!(note.starts_with("A/A noise per measure at 10 vs 10 trials"), "{note}");
+    assert!(
+        note.starts_with("A/A noise per measure at 10 vs 10 trials"),
+        "{note}"
+    );
     for m in ["wall_ms ", "cpu_ms ", "peak_rss_bytes ", "; us "] {
         assert!(note.contains(m), "{m} in {note}");
     }

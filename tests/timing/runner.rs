@@ -639,7 +639,10 @@ fn hardware_counters_land_where_perf_counts_them_and_a_missing_pmu_is_said_once(
          where r.suite = 'hw' group by m.name order by m.name",
     );
     if pmu {
-        let names: Vec<&str> = counted.iter().map(|r| r["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = counted
+            .iter()
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
         assert!(names.contains(&"instructions_u"), "{counted:?}");
         for r in &counted {
             assert_eq!(r["n"], 3, "{r:?}");
@@ -678,17 +681,28 @@ fn hardware_counters_land_where_perf_counts_them_and_a_missing_pmu_is_said_once(
         "select m.trial_id, m.name, m.value, m.unit, m.origin from metrics m join runs r \
          using (run_id) where r.suite = 'sw' order by m.trial_id, m.name",
     );
-    let task: Vec<_> = rows.iter().filter(|r| r["name"] == "task_clock_u").collect();
+    let task: Vec<_> = rows
+        .iter()
+        .filter(|r| r["name"] == "task_clock_u")
+        .collect();
     assert_eq!(task.len(), 3, "{rows:?}");
     for r in &task {
-        assert_eq!((r["unit"].as_str(), r["origin"].as_str()), (Some("ns"), Some("perf-stat")));
+        assert_eq!(
+            (r["unit"].as_str(), r["origin"].as_str()),
+            (Some("ns"), Some("perf-stat"))
+        );
         assert!(r["value"].as_f64().unwrap() > 0.0, "{r:?}");
     }
-    let instructions = rows.iter().filter(|r| r["name"] == "instructions_u").count();
+    let instructions = rows
+        .iter()
+        .filter(|r| r["name"] == "instructions_u")
+        .count();
     assert_eq!(instructions, if pmu { 3 } else { 0 }, "{rows:?}");
     if !pmu {
         assert_eq!(
-            stderr(&out).matches("does not count instructions:u").count(),
+            stderr(&out)
+                .matches("does not count instructions:u")
+                .count(),
             1,
             "{}",
             stderr(&out)
