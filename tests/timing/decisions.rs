@@ -244,8 +244,15 @@ better = "lower"
     );
     // Without confirmation: inconclusive at 3 vs 3.
     ok(wh.path(), &["run", plan.to_str().unwrap(), "-q"]);
+    // The plan's metric's row (the commands' own wall time, CPU and peak RSS are rows too).
     let verdict = |run: &str| {
-        compare(wh.path(), &format!("ud#{run}@a"), &format!("ud#{run}@b"))["rows"][0].clone()
+        compare(wh.path(), &format!("ud#{run}@a"), &format!("ud#{run}@b"))["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["metric"] == "ms")
+            .unwrap()
+            .clone()
     };
     assert_eq!(
         verdict("1")["verdict"],
