@@ -445,7 +445,8 @@ pub fn execute_with(
                     .collect();
                 if !missing.is_empty() {
                     warnings.push(format!(
-                        "hardware counters: perf stat does not count {} on this machine                          (`<not supported>`); not recorded",
+                        "hardware counters: perf stat does not count {} on this machine \
+                         (`<not supported>`); not recorded",
                         missing.join(", ")
                     ));
                 }

@@ -1050,6 +1050,30 @@ SIZE = [1, 2]
     }
 
     #[test]
+    fn counters_and_valgrind_parse_with_defaults_and_refuse_each_other() {
+        let base = "suite = \"s\"\n[run]\ncommand = \"x\"\n";
+        let p = Plan::parse(&format!("{base}[counters]\n")).unwrap();
+        assert_eq!(
+            p.counters.unwrap().events,
+            ["instructions", "cycles", "branch-misses", "cache-misses"]
+        );
+        let p = Plan::parse(&format!("{base}[valgrind]\ntool = \"callgrind\"\n")).unwrap();
+        assert_eq!(p.valgrind.unwrap().tool, ValgrindTool::Callgrind);
+        let e = Plan::parse(&format!("{base}[counters]\n[valgrind]\n")).unwrap_err();
+        assert!(e.contains("line 4") && e.contains("together"), "{e}");
+        let e = Plan::parse(&format!(
+            "{base}[counters]\nevents = [\"instructions:u\"]\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("line 5") && e.contains("`instructions:u`"),
+            "{e}"
+        );
+        let e = Plan::parse(&format!("{base}[valgrind]\ntool = \"massif\"\n")).unwrap_err();
+        assert!(e.contains("massif"), "{e}");
+    }
+
+    #[test]
     fn errors_name_the_line_and_key() {
         let e = Plan::parse("suite = \"s\"\n[run]\ncommand = \"x\"\nrepeat = 3\n").unwrap_err();
         assert!(

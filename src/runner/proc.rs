@@ -230,7 +230,9 @@ fn wait4(pid: i32) -> std::io::Result<(std::process::ExitStatus, crate::model::U
             return Err(e);
         }
     }
-    let ns = |t: libc::timeval| t.tv_sec as i64 * 1_000_000_000 + t.tv_usec as i64 * 1_000;
+    // suseconds_t is i64 on Linux x86-64 but i32 on macOS: the conversion is not useless there.
+    #[allow(clippy::useless_conversion)]
+    let ns = |t: libc::timeval| i64::from(t.tv_sec) * 1_000_000_000 + i64::from(t.tv_usec) * 1_000;
     let usage = crate::model::Usage {
         // Linux reports ru_maxrss in KiB.
         peak_rss_bytes: ru.ru_maxrss as i64 * 1024,
