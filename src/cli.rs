@@ -480,6 +480,10 @@ pub struct TriageArgs {
 pub struct ChangepointsArgs {
     /// The CSV file (`-` for standard input).
     pub input: PathBuf,
+    /// The change rule to judge with instead of the default, as the `change_threshold` label
+    /// writes it: `Kσ`, `F%` or `Kσ/F%` (e.g. `2.5σ/1%`), for tuning (benches/changepoints.sh).
+    #[arg(long, value_name = "RULE")]
+    pub rule: Option<String>,
 }
 
 #[derive(Debug, Args)]

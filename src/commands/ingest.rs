@@ -51,6 +51,7 @@ impl IngestOptions {
                 bail!("--label/--param `{}` {p}", short(k));
             }
         }
+        crate::query::thresholds::check_labels(&a.labels).map_err(anyhow::Error::msg)?;
         Ok(IngestOptions {
             paths: a.paths.clone(),
             format: a.format,
@@ -447,8 +448,7 @@ fn run_row(
 }
 
 /// Refuses a run that would land no figure: trials without a metric, request, stack or CPU
-/// sample show nothing anywhere, so the input was probably not what the user meant to give
-/// (aiperf's aggregate summary restates per-run figures perfhouse computes itself).
+/// sample show nothing anywhere, so the input was probably not what the user meant to give.
 fn refuse_empty(
     data: &crate::model::RunData,
     streamed: usize,
@@ -467,14 +467,7 @@ fn refuse_empty(
         .iter()
         .map(|(p, _)| p.display().to_string())
         .collect();
-    let aggregate = sources
-        .iter()
-        .any(|(p, _)| p.to_string_lossy().contains("aggregate"));
-    let hint = if aggregate {
-        "aiperf's aggregate summary restates the per-run figures: ingest the per-run directories next to it (profile_runs/ or the run's artifact directory), which perfhouse aggregates itself"
-    } else {
-        "check that the file is the tool's full output (not a summary of another file), or give --format"
-    };
+    let hint = "check that the file is the tool's full output (not a summary of another file), or give --format";
     bail!(
         "{}: nothing to land: {} trial(s) without a single metric, request, stack or sample. {hint}. Give --allow-empty to land the trials anyway",
         files.join(", "),
@@ -557,9 +550,16 @@ fn history_format(opts: &IngestOptions) -> Result<Option<&'static dyn ingest::ad
         .find(|a| a.claims_name(path, &name) || a.sniff(&sniff)))
 }
 
+/// Runs of one suite held before they are appended together (one file per table): at most
+/// this many metric rows, or [`BATCH_RUNS`] runs. A history streams through in such batches,
+/// so what an import holds is one entry and one batch, whatever the history's size.
+const BATCH_METRICS: usize = 2 * ingest::CHUNK;
+const BATCH_RUNS: usize = 5_000;
+
 /// A history another tool kept (asv results, a github-action-benchmark `data.js`): one run
-/// per commit it measured, all of a suite appended at once; the runs already here (same
-/// digest) are left out, so importing a longer history later adds only the new runs.
+/// per commit it measured, appended a batch of one suite's runs at a time, in the history's
+/// order; the runs already here (same digest) are left out, so importing a longer history
+/// later adds only the new runs, and an import stopped midway adds the rest when run again.
 fn ingest_history(
     wh: &Warehouse,
     opts: &IngestOptions,
@@ -571,65 +571,129 @@ fn ingest_history(
             adapter.name()
         );
     };
-    let history = adapter.history(root)?;
-    let runs = history.runs;
-    let mut opts = opts.clone();
-    if !opts.labels.contains_key("commit_url")
-        && let Some(url) = history.commit_url
-    {
-        opts.labels.insert("commit_url".to_string(), url);
-    }
-    let opts = &opts;
-    if runs.is_empty() {
-        bail!(
-            "{}: no runs found in this {} history (what it looked for: {})",
-            root.display(),
-            adapter.name(),
-            adapter.hint()
-        );
-    }
-    let bar = indicatif::ProgressBar::new(runs.len() as u64)
-        .with_message(format!("{} history", adapter.name()));
+    let bar =
+        indicatif::ProgressBar::new_spinner().with_message(format!("{} history", adapter.name()));
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} ({eta})")
+        indicatif::ProgressStyle::with_template("{msg}: {pos} runs ({elapsed})")
             .expect("valid template"),
     );
-    let now = now_us();
-    let mut created = Vec::new();
-    let mut built = Vec::with_capacity(runs.len());
-    let mut nulls = 0usize;
-    let mut history_warnings = history.warnings;
-    let mut kept: std::collections::HashMap<PathBuf, crate::model::Artifact> = Default::default();
-    for r in runs {
-        bar.inc(1);
-        nulls += r.failed.len();
+    let mut import = HistoryImport {
+        wh,
+        opts: opts.clone(),
+        adapter,
+        now: now_us(),
+        batch: Vec::new(),
+        batch_metrics: 0,
+        suites: Vec::new(),
+        runs: 0,
+        added: 0,
+        trials: 0,
+        nulls: 0,
+        warnings: Vec::new(),
+        kept: Default::default(),
+        created: Vec::new(),
+        last: None,
+        failed: None,
+    };
+    let read = adapter.stream_history(root, &mut |item| {
+        match item {
+            ingest::adapter::HistoryItem::Head { commit_url } => {
+                if let Some(url) = commit_url {
+                    import
+                        .opts
+                        .labels
+                        .entry("commit_url".to_string())
+                        .or_insert(url);
+                }
+            }
+            ingest::adapter::HistoryItem::Warning(w) => import.warnings.push(w),
+            ingest::adapter::HistoryItem::Run(run) => {
+                bar.inc(1);
+                // The warehouse's error is kept whole; the reader only needs to stop.
+                if let Err(e) = import.add(*run) {
+                    import.failed = Some(e);
+                    return Err(ingest::IngestError::Store("stopped".to_string()));
+                }
+            }
+        }
+        Ok(())
+    });
+    bar.finish_and_clear();
+    let flushed = match read {
+        Ok(()) => import.flush(),
+        Err(e) => Err(import.failed.take().unwrap_or_else(|| e.into())),
+    };
+    if let Err(e) = flushed {
+        // Batches committed before stay (importing again adds the rest); the kept input they
+        // refer to stays with them (`discard_blobs` removes only what nothing refers to).
+        if let Err(d) = wh.discard_blobs(&import.created) {
+            eprintln!("warning: {d} (run `perfhouse gc` to remove the kept inputs)");
+        }
+        return Err(e);
+    }
+    import.outcome(root)
+}
+
+/// The state of one [`ingest_history`]: the batch being filled and what was done so far.
+struct HistoryImport<'a> {
+    wh: &'a Warehouse,
+    opts: IngestOptions,
+    adapter: &'static dyn ingest::adapter::Adapter,
+    now: i64,
+    /// Runs of one suite, not yet appended.
+    batch: Vec<(Run, crate::model::RunData)>,
+    batch_metrics: usize,
+    /// Suites in the order their first run came.
+    suites: Vec<String>,
+    runs: usize,
+    added: usize,
+    trials: usize,
+    /// Results the history says are missing (failed benchmarks).
+    nulls: usize,
+    warnings: Vec<String>,
+    /// A file several runs come from (data.js) is kept once.
+    kept: std::collections::HashMap<PathBuf, crate::model::Artifact>,
+    /// Kept inputs this import created: removed again if it fails before referring to them.
+    created: Vec<String>,
+    /// The last run's id and suite.
+    last: Option<(String, String)>,
+    /// What stopped the import while the history was read.
+    failed: Option<anyhow::Error>,
+}
+
+impl HistoryImport<'_> {
+    /// One run of the history into the batch; the batch is appended first when the run is
+    /// of another suite or the batch is full.
+    fn add(&mut self, r: ingest::adapter::HistoryRun) -> Result<()> {
+        let opts = &self.opts;
+        self.nulls += r.failed.len();
         let suite = match &r.group {
             Some(g) => format!("{}.{g}", opts.suite),
             None => opts.suite.clone(),
         };
         let mut file = ingest::ParsedFile {
             path: r.path.clone(),
-            format: Format::of(adapter),
+            format: Format::of(self.adapter),
             trials: r.trials,
             warnings: Vec::new(),
             joined: Vec::new(),
             commit: None,
         };
         file.drop_non_finite();
-        history_warnings.append(&mut file.warnings);
+        self.warnings.append(&mut file.warnings);
         let (mut data, _) = ingest::assemble(vec![file], &opts.defaults)?;
-        // A file several runs come from (data.js) is kept once.
-        let artifact = match kept.get(&r.path) {
+        let artifact = match self.kept.get(&r.path) {
             Some(a) => a.clone(),
             None => {
-                let (mut a, new) = wh
+                let (mut a, new) = self
+                    .wh
                     .hash_and_stage(&r.path)?
                     .keep_created(&r.path.to_string_lossy())?;
                 if new {
-                    created.push(a.stored_path.clone());
+                    self.created.push(a.stored_path.clone());
                 }
                 a.trial_id = None;
-                kept.insert(r.path.clone(), a.clone());
+                self.kept.insert(r.path.clone(), a.clone());
                 a
             }
         };
@@ -637,15 +701,15 @@ fn ingest_history(
         // earlier import adds nothing); a run that shares its file names its own content.
         let identity = match &r.identity {
             None => serde_json::json!({
-                "formats": [adapter.name()], "suite": suite, "sha256": artifact.sha256, "labels": opts.labels,
+                "formats": [self.adapter.name()], "suite": suite, "sha256": artifact.sha256, "labels": opts.labels,
             }),
             Some(run) => serde_json::json!({
-                "formats": [adapter.name()], "suite": suite, "run": run, "labels": opts.labels,
+                "formats": [self.adapter.name()], "suite": suite, "run": run, "labels": opts.labels,
             }),
         };
         data.artifacts.push(artifact);
         data.notes.extend(opts.note.iter().cloned());
-        let at = r.date_ms.map(|ms| ms * 1000).unwrap_or(now);
+        let at = r.date_ms.map(|ms| ms * 1000).unwrap_or(self.now);
         let mut labels = opts.labels.clone();
         for (k, v) in &r.labels {
             labels.entry(k.clone()).or_insert_with(|| v.clone());
@@ -660,8 +724,8 @@ fn ingest_history(
             suite,
             started_at_us: at,
             finished_at_us: at,
-            ingested_at_us: now,
-            source: format!("ingest:{}", adapter.name()),
+            ingested_at_us: self.now,
+            source: format!("ingest:{}", self.adapter.name()),
             git_commit: Some(r.commit),
             git_branch: opts.branch.clone(),
             git_dirty: None,
@@ -676,59 +740,77 @@ fn ingest_history(
                 RunStatus::Partial
             },
         };
-        built.push((run, data));
-    }
-    bar.finish_and_clear();
-    // One commit per suite (a data.js holds several groups), runs in their history's order.
-    let mut suites: Vec<&str> = Vec::new();
-    for (r, _) in &built {
-        if !suites.contains(&r.suite.as_str()) {
-            suites.push(&r.suite);
+        if self
+            .batch
+            .first()
+            .is_some_and(|(b, _)| b.suite != run.suite)
+        {
+            self.flush()?;
         }
-    }
-    let mut added = 0usize;
-    for suite in &suites {
-        let refs: Vec<(&Run, &crate::model::RunData)> = built
-            .iter()
-            .filter(|(r, _)| r.suite == *suite)
-            .map(|(r, d)| (r, d))
-            .collect();
-        match wh.append_runs(&refs) {
-            Ok(o) => added += o.iter().filter(|o| o.is_none()).count(),
-            // Suites committed before stay; the kept inputs they refer to stay with them.
-            Err(e) => {
-                if let Err(d) = wh.discard_blobs(&created) {
-                    eprintln!("warning: {d} (run `perfhouse gc` to remove the kept inputs)");
-                }
-                return Err(e.into());
-            }
+        if !self.suites.contains(&run.suite) {
+            self.suites.push(run.suite.clone());
         }
+        self.runs += 1;
+        self.trials += data.trials.len();
+        self.batch_metrics += data.metrics.len();
+        self.last = Some((run.run_id.clone(), run.suite.clone()));
+        self.batch.push((run, data));
+        if self.batch_metrics >= BATCH_METRICS || self.batch.len() >= BATCH_RUNS {
+            self.flush()?;
+        }
+        Ok(())
     }
-    let mut warnings = history_warnings;
-    if nulls > 0 {
-        warnings.push(format!(
-            "{nulls} {} results were missing (the benchmark failed or was skipped); those runs are marked partial",
-            adapter.name()
-        ));
+
+    /// Appends the batch (one commit).
+    fn flush(&mut self) -> Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let refs: Vec<(&Run, &crate::model::RunData)> =
+            self.batch.iter().map(|(r, d)| (r, d)).collect();
+        let outcome = self.wh.append_runs(&refs)?;
+        self.added += outcome.iter().filter(|o| o.is_none()).count();
+        self.batch.clear();
+        self.batch_metrics = 0;
+        Ok(())
     }
-    let last = built.last().expect("non-empty");
-    let into = if suites.len() == 1 {
-        format!("suite {}", suites[0])
-    } else {
-        format!("{} suites ({})", suites.len(), suites.join(", "))
-    };
-    Ok(IngestOutcome {
-        run_id: last.0.run_id.clone(),
-        suite: last.0.suite.clone(),
-        added: added > 0,
-        trials: built.iter().map(|(_, d)| d.trials.len()).sum(),
-        requests: 0,
-        warnings,
-        failed: Vec::new(),
-        summary: Some(format!(
-            "ingested {added} {} runs into {into} ({} already present)",
-            adapter.name(),
-            built.len() - added
-        )),
-    })
+
+    fn outcome(self, root: &std::path::Path) -> Result<IngestOutcome> {
+        let Some((run_id, suite)) = self.last else {
+            bail!(
+                "{}: no runs found in this {} history (what it looked for: {})",
+                root.display(),
+                self.adapter.name(),
+                self.adapter.hint()
+            );
+        };
+        let mut warnings = self.warnings;
+        if self.nulls > 0 {
+            warnings.push(format!(
+                "{} {} results were missing (the benchmark failed or was skipped); those runs are marked partial",
+                self.nulls,
+                self.adapter.name()
+            ));
+        }
+        let into = if self.suites.len() == 1 {
+            format!("suite {}", self.suites[0])
+        } else {
+            format!("{} suites ({})", self.suites.len(), self.suites.join(", "))
+        };
+        Ok(IngestOutcome {
+            run_id,
+            suite,
+            added: self.added > 0,
+            trials: self.trials,
+            requests: 0,
+            warnings,
+            failed: Vec::new(),
+            summary: Some(format!(
+                "ingested {} {} runs into {into} ({} already present)",
+                self.added,
+                self.adapter.name(),
+                self.runs - self.added
+            )),
+        })
+    }
 }

@@ -146,6 +146,7 @@ pub fn run(cli: Cli) -> Result<()> {
         .context("starting the async runtime")?;
     // The runner drives processes from this thread and samples on the runtime's workers.
     if let Command::Run(args) = &cli.command {
+        crate::query::thresholds::check_labels(&args.labels).map_err(anyhow::Error::msg)?;
         let (wh, remote) = writable(&cli)?;
         let opts = crate::runner::RunOptions {
             plan: args.plan.clone(),
@@ -426,9 +427,14 @@ async fn cmd_history(cx: &mut Ctx<'_>, args: &crate::cli::HistoryArgs) -> Result
     )
     .await?;
     if args.changes_only {
-        // Change points, where a series began to switch between two levels, suspected breaks.
+        // Change points, pending ones, where a series began to switch between two levels,
+        // suspected breaks.
         series.retain(|s| {
-            !s.changes.is_empty() || !s.unstable.is_empty() || !s.suspected_breaks.is_empty()
+            !s.changes.is_empty()
+                || s.pending.is_some()
+                || !s.drifts.is_empty()
+                || !s.unstable.is_empty()
+                || !s.suspected_breaks.is_empty()
         });
     }
     let text = match args.format {
@@ -798,7 +804,12 @@ async fn cmd_changepoints(cx: &mut Ctx<'_>, args: &crate::cli::ChangepointsArgs)
     };
     let series = history::parse_series_csv(&text)
         .map_err(|why| anyhow::anyhow!("{} {why}", args.input.display()))?;
-    let opts = crate::stats::changepoint::Options::default();
+    let mut opts = crate::stats::changepoint::Options::default();
+    if let Some(rule) = &args.rule {
+        let parsed = crate::query::thresholds::SuiteRules::parse(rule)
+            .map_err(|e| anyhow::anyhow!("--rule {rule}: {e}"))?;
+        opts.rule = parsed.rule("").0;
+    }
     let out: serde_json::Map<String, serde_json::Value> = series
         .iter()
         .map(|(name, values)| {

@@ -57,6 +57,30 @@ pub trait Adapter: Sync {
         })
     }
 
+    /// The runs of a history one at a time, in the history's order (formats whose
+    /// [`Adapter::many_runs`] is true): `each` takes [`HistoryItem::Head`] first, then every
+    /// run and warning, and stops the read by returning an error (which this returns). A
+    /// history too large to hold (a github-action-benchmark `data.js` of gigabytes) streams
+    /// here, holding one entry at a time; by default the whole [`Adapter::history`] is read
+    /// first and handed over.
+    fn stream_history(
+        &self,
+        root: &Path,
+        each: &mut dyn FnMut(HistoryItem) -> Result<(), IngestError>,
+    ) -> Result<(), IngestError> {
+        let history = self.history(root)?;
+        each(HistoryItem::Head {
+            commit_url: history.commit_url,
+        })?;
+        for w in history.warnings {
+            each(HistoryItem::Warning(w))?;
+        }
+        for run in history.runs {
+            each(HistoryItem::Run(Box::new(run)))?;
+        }
+        Ok(())
+    }
+
     /// The file name alone says a file is of this format (`profile_export.jsonl`,
     /// `new/estimates.json`): auto-detection takes it without reading it.
     fn claims_name(&self, _path: &Path, _name: &str) -> bool {
@@ -139,6 +163,17 @@ pub struct History {
     pub commit_url: Option<String>,
     /// Files or entries left out, said once each (asv skips them too).
     pub warnings: Vec<String>,
+}
+
+/// What [`Adapter::stream_history`] hands over: the head before any run.
+#[derive(Debug)]
+pub enum HistoryItem {
+    /// What the history says of all its runs: the commit URL prefix (as [`History::commit_url`]).
+    Head { commit_url: Option<String> },
+    /// Boxed: a run is large beside the other items.
+    Run(Box<HistoryRun>),
+    /// A file or entry left out, said once (as [`History::warnings`]).
+    Warning(String),
 }
 
 /// One run of a [`History`]: one commit measured (on one machine, in one group).
@@ -325,6 +360,11 @@ impl<'a> Sniff<'a> {
             bytes: OnceCell::new(),
             doc: OnceCell::new(),
         }
+    }
+
+    /// The file looked at.
+    pub fn path(&self) -> &Path {
+        self.path
     }
 
     /// The first line (empty when unreadable).

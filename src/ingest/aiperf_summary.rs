@@ -25,12 +25,12 @@ use super::IngestError;
 use crate::model::{Better, Metric};
 
 /// Statistics a metric block may carry, in the order aiperf writes them.
-const STATS: &[&str] = &[
+pub(crate) const STATS: &[&str] = &[
     "avg", "min", "max", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "std", "sum",
 ];
 
 /// Which way is better for an aiperf metric, by its tag.
-fn better(tag: &str) -> Better {
+pub(crate) fn better(tag: &str) -> Better {
     if tag.contains("throughput") || tag.starts_with("good") {
         Better::Higher
     } else {

@@ -1,12 +1,21 @@
 //! Rust libtest `cargo bench` text output (`#[bench]`, libtest's `fmt_bench_samples`):
-//! `test <name> ... bench:  <n> ns/iter (+/- <n>)`.
+//! `test <name> ... bench:  <n> ns/iter (+/- <n>)`, and criterion's imitation of it
+//! (`cargo bench -- --output-format bencher`, criterion's `BencherReport`), which
+//! github-action-benchmark's `cargo` tool reads the same way.
 //!
-//! Each bench line is one trial; the arm is the test's full path (`tests::benchmark`). Times
-//! (`ns`, `μs`/`µs`, `ms`, `s` before `/iter`) are normalised to ns: `time_per_iter` (the
-//! median per iteration, lower is better) and `time_per_iter_range` (libtest's `+/-`, the
-//! max − min of its samples). A custom harness's other unit before `/iter` (`cycles/iter`)
-//! is kept as `<unit>_per_iter` in that unit; a unit without `/iter` (`MS/s`) is kept as
-//! `slug(unit)`, higher is better when it ends in `/s`. Thousands separators are read.
+//! Each bench line is one trial; the arm is the test's full path (`tests::benchmark`), or
+//! criterion's benchmark id, which may hold spaces and `/` (`text ops/to upper`). Times (`ns`,
+//! `μs`/`µs`, `ms`, `s` before `/iter`) are normalised to ns: `time_per_iter` (the median per
+//! iteration, lower is better) and the spread after `+/-`, which the two harnesses mean
+//! differently and so name differently: libtest's is the max − min of its samples
+//! (`time_per_iter_range`), criterion's the standard deviation of its estimate
+//! (`time_per_iter_std_dev`). They are told apart by where the line is: libtest prints its
+//! lines inside a `running N tests` … `test result:` block, criterion prints no such block
+//! (metric origin `libtest` or `criterion`). A custom harness's other unit before `/iter`
+//! (`cycles/iter`) is kept as `<unit>_per_iter` in that unit; a unit without `/iter` (`MS/s`)
+//! is kept as `slug(unit)`, higher is better when it ends in `/s`. Thousands separators are
+//! read. Whatever else the log holds (cargo's `Compiling`/`Running` lines, compiler warnings,
+//! criterion's `Warning: Unable to complete 100 samples…`, blank lines) is read past.
 //! `ignored` tests, `running N tests`, `test result:` and cargo's lines are skipped. A test
 //! that `FAILED` (a benchmark that panicked, or a plain `#[test]` run by `cargo bench`: the
 //! line does not say which) lands nothing; all of them are named in one warning, and the
@@ -25,20 +34,83 @@ use super::{IngestError, ParsedTrial};
 use crate::model::Better;
 
 static BENCH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^test\s+(\S+)\s+\.\.\.\s+bench:\s+([\d,]+(?:\.\d+)?)\s+(\S+?)(/iter)?\s+\(\+/-\s+([\d,]+(?:\.\d+)?)\)\s*$")
+    Regex::new(r"^test\s+(.+?)\s+\.\.\.\s+bench:\s+([\d,]+(?:\.\d+)?)\s+(\S+?)(/iter)?\s+\(\+/-\s+([\d,]+(?:\.\d+)?)\)\s*$")
         .unwrap()
 });
 static RESULT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^test result: \w+\. \d+ passed; \d+ failed;").unwrap());
 static RUNNING: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^running \d+ tests?\s*$").unwrap());
 static FAILED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^test\s+(\S+)\s+\.\.\.\s+FAILED\s*$").unwrap());
+    LazyLock::new(|| Regex::new(r"^test\s+(.+?)\s+\.\.\.\s+FAILED\s*$").unwrap());
 
 pub fn sniff(text: &str) -> bool {
     text.lines().any(|l| {
         let l = l.trim_end_matches('\r');
         BENCH.is_match(l) || RESULT.is_match(l)
     })
+}
+
+/// Whether the text is criterion's bencher-style output: bench lines, all of them outside
+/// libtest's blocks, and not an excerpt of libtest's output ([`excerpt_of_libtest`]).
+pub fn sniff_criterion(text: &str) -> bool {
+    let (mut inside, mut outside) = (false, false);
+    let mut in_block = false;
+    for l in text.lines() {
+        let l = l.trim_end_matches('\r');
+        if RUNNING.is_match(l) || RESULT.is_match(l) {
+            in_block = RUNNING.is_match(l);
+        } else if BENCH.is_match(l) {
+            *(if in_block { &mut inside } else { &mut outside }) = true;
+        }
+    }
+    outside && !inside && !excerpt_of_libtest(text)
+}
+
+/// Whether the bench lines outside a libtest block are libtest's all the same. libtest prints
+/// its lines inside `running N tests` … `test result:`; criterion prints no such block, so a
+/// line outside one is criterion's. Only an excerpt of libtest's output (no block at all, as
+/// github-action-benchmark's and Bencher's test files are) has libtest lines outside: it shows
+/// itself by what criterion never prints (names padded to one width, values with decimals
+/// (libtest ≥ 1.77), a module path `a::b`, a unit without `/iter`).
+fn excerpt_of_libtest(text: &str) -> bool {
+    let mut evidence = false;
+    for l in text.lines() {
+        let l = l.trim_end_matches('\r');
+        if RUNNING.is_match(l) || RESULT.is_match(l) {
+            return false;
+        }
+        if let Some(c) = BENCH.captures(l) {
+            evidence |= l.contains("  ... bench:")
+                || c[2].contains('.')
+                || c[1].contains("::")
+                || c.get(4).is_none();
+        }
+    }
+    evidence
+}
+
+/// Which harness printed a bench line: libtest's own, or criterion's imitation of it.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Harness {
+    Libtest,
+    Criterion,
+}
+
+impl Harness {
+    fn origin(self) -> &'static str {
+        match self {
+            Harness::Libtest => "libtest",
+            Harness::Criterion => "criterion",
+        }
+    }
+
+    /// What its `+/-` is: libtest's max − min, criterion's standard deviation.
+    fn spread(self) -> &'static str {
+        match self {
+            Harness::Libtest => "range",
+            Harness::Criterion => "std_dev",
+        }
+    }
 }
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
@@ -49,10 +121,19 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     // Inside libtest's failure report (`failures:` up to `test result:`): captured output
     // and panics, whatever they print.
     let mut in_failures = false;
+    // Inside libtest's `running N tests` … `test result:`: its lines are libtest's; outside,
+    // criterion's, unless the file is an excerpt of libtest's output.
+    let mut in_block = false;
+    let outside = if excerpt_of_libtest(text) {
+        Harness::Libtest
+    } else {
+        Harness::Criterion
+    };
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim_end_matches('\r');
         if RESULT.is_match(line) || RUNNING.is_match(line) {
             in_failures = false;
+            in_block = RUNNING.is_match(line);
             continue;
         }
         if in_failures {
@@ -82,6 +163,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
             line: i + 1,
             message: format!("expected a number for the {what}"),
         };
+        let harness = if in_block { Harness::Libtest } else { outside };
+        let (origin, spread) = (harness.origin(), harness.spread());
         let value = number(&c[2]).ok_or_else(|| bad("time"))?;
         let range = number(&c[5]).ok_or_else(|| bad("+/- range"))?;
         let unit = &c[3];
@@ -89,15 +172,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         let metrics = match (ns_exp(unit), per_iter) {
             (Some(exp), true) => vec![
                 metric(
-                    "libtest",
+                    origin,
                     "time_per_iter",
                     scaled(&c[2], exp).ok_or_else(|| bad("time"))?,
                     "ns",
                     Better::Lower,
                 ),
                 metric(
-                    "libtest",
-                    "time_per_iter_range",
+                    origin,
+                    &format!("time_per_iter_{spread}"),
                     scaled(&c[5], exp).ok_or_else(|| bad("+/- range"))?,
                     "ns",
                     Better::Lower,
@@ -115,10 +198,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
                     Better::Lower
                 };
                 vec![
-                    metric("libtest", &name, value, unit, better),
+                    metric(origin, &name, value, unit, better),
                     metric(
-                        "libtest",
-                        &format!("{name}_range"),
+                        origin,
+                        &format!("{name}_{spread}"),
                         range,
                         unit,
                         Better::Lower,
@@ -168,7 +251,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     })
 }
 
-/// libtest bench output as an [`super::adapter::Adapter`].
+/// libtest bench output as an [`super::adapter::Adapter`] (criterion's bencher-style lines
+/// in it read as criterion's; criterion's output alone is `super::criterion_bencher`).
 pub static ADAPTER: super::adapter::Document = super::adapter::Document {
     name: "libtest-bench",
     description: "Rust libtest `cargo bench` output: each `bench:` line is a trial",

@@ -24,6 +24,7 @@ macro_rules! registry {
 
 registry! {
     aiperf,
+    aiperf_aggregate,
     aiperf_summary,
     asv,
     gab_data_js,
@@ -35,9 +36,11 @@ registry! {
     gab_custom,
     catch2_xml,
     iai,
+    criterion_bencher,
     libtest_bench,
     go_bench,
     catch2,
+    asv_console,
     benchmarkjs,
     hyperfine,
     guidellm,

@@ -112,6 +112,32 @@ pub fn fmt_number(v: f64) -> String {
     fixed(v, digits)
 }
 
+/// A pending change (`query::history::PendingChange`) in the words every output uses, `at`
+/// where it is (or empty): "pending regression at #343: +12.0% (1 run so far; 5.2σ · 40 runs
+/// before, 1 after · pending): confirmed when 2 more runs stay beyond ±3.1% of 100 ms, dropped
+/// when they return".
+pub fn pending_text(p: &crate::query::history::PendingChange, unit: &str, at: &str) -> String {
+    let (more, stay, they) = if p.needs == 1 {
+        ("1 more run".to_string(), "stays", "it returns")
+    } else {
+        (format!("{} more runs", p.needs), "stay", "they return")
+    };
+    format!(
+        "pending {}{at}: {:+.1}% ({} run{} so far; {}): confirmed when {more} {stay} beyond ±{:.1}% of {}, dropped when {they}",
+        if p.regression {
+            "regression"
+        } else {
+            "improvement"
+        },
+        p.magnitude * 100.0,
+        p.runs,
+        if p.runs == 1 { "" } else { "s" },
+        p.evidence.text(),
+        p.threshold * 100.0,
+        fmt_quantity(Some(p.level_before), unit),
+    )
+}
+
 /// An arm's name as a reader sees it: the copy an A/A calibration runs (`gzip~aa`, see
 /// `query::noise::aa_twin`) is "gzip (A/A copy)".
 pub fn arm_label(arm: &str) -> String {
@@ -224,7 +250,7 @@ pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
 }
 
 pub fn pct(r: Option<f64>) -> String {
-    r.map_or("—".into(), |r| format!("{:+.1}%", (r - 1.0) * 100.0))
+    r.map_or("—".into(), crate::stats::verdict::change_pct)
 }
 
 /// A file-name-safe, collision-resistant slug of a user string.
@@ -266,10 +292,11 @@ pub fn ci(row: &Row) -> String {
     }
 }
 
-/// A comparison row's Mann-Whitney p.
-/// A comparison row's p-value: `0.012`, or `< 0.001` (never `0.000`); `—` without a test.
+/// The p-value a comparison row's verdict rests on (`Row::decisive_p`: Holm-adjusted where
+/// the comparison has a family of tests; the column is headed `Comparison::p_heading`):
+/// `0.012`, or `< 0.001` (never `0.000`); `—` without a test.
 pub fn p(row: &Row) -> String {
-    row.p_value.map_or("—".into(), |p| {
+    row.decisive_p().map_or("—".into(), |p| {
         if p < 0.001 {
             "< 0.001".into()
         } else {

@@ -211,7 +211,7 @@ mod tests {
             .collect();
         let at = |metric: &str| {
             let opts = crate::stats::changepoint::Options {
-                floor_scale: super::super::figures::floor_scale(metric),
+                rule: super::super::thresholds::default_rule(metric),
                 ..Default::default()
             };
             crate::stats::changepoint::detect(&values, &opts).changes
@@ -219,7 +219,7 @@ mod tests {
         let c = at("instructions");
         assert_eq!(c.len(), 1, "{c:?}");
         assert_eq!(c[0].index, 20);
-        // A time's change floor is 4 %: the same step is no change of wall time.
+        // A time's change floor is 2 %: the same step is no change of wall time.
         assert!(at("wall_ms").is_empty());
     }
 

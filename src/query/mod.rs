@@ -21,8 +21,10 @@ pub mod noise;
 pub mod samples;
 pub mod slo;
 pub mod sweep;
+pub mod thresholds;
 pub mod triage;
 pub mod udf;
+pub mod whole_run;
 
 /// The view definitions, in creation order (later views build on earlier ones).
 pub const VIEWS: &[(&str, &str)] = &[

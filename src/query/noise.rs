@@ -17,9 +17,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::samples::{CompareError, RunInfo, Selection, load_samples};
+use super::thresholds::RuleSource;
 use super::{Query, history};
 use crate::model::Params;
-use crate::stats::noise::{Source, Threshold, aa_threshold};
+use crate::stats::noise::{ChangeRule, Source, Threshold, aa_threshold};
 
 /// (suite, metric, arm, params).
 pub type Key = (String, String, String, Params);
@@ -36,6 +37,8 @@ pub struct NoiseModel {
     /// the series switches between two levels to date, the run that began.
     since: BTreeMap<Key, (u64, Option<u64>)>,
     calibration: BTreeMap<Key, (u64, Vec<f64>)>,
+    /// The change rule history judges each series by (`query::thresholds`).
+    rules: BTreeMap<Key, (ChangeRule, RuleSource)>,
 }
 
 /// One line of `perfhouse noise`.
@@ -62,6 +65,12 @@ pub struct Entry {
     pub calibration_trials: Option<usize>,
     /// A/A threshold at 3 vs 3 trials from the calibration.
     pub aa_3v3: Option<f64>,
+    /// The smallest change a change point must show in this series now: its rule at its σ
+    /// (the rule's floor without a σ), and the rule and where it came from (`default`,
+    /// `suite` or `metric`: the `change_threshold` label).
+    pub change_threshold: f64,
+    pub change_rule: ChangeRule,
+    pub change_rule_from: RuleSource,
 }
 
 #[derive(serde::Deserialize)]
@@ -97,6 +106,7 @@ impl NoiseModel {
             if let Some(n) = s.noise {
                 model.history.insert(key.clone(), (n.sigma, n.deltas));
             }
+            model.rules.insert(key.clone(), (s.rule, s.rule_source));
             if let Some(l) = s.levels.last() {
                 model.since.insert(
                     key,
@@ -216,6 +226,7 @@ impl NoiseModel {
                 let h = self.history.get(k);
                 let c = self.calibration.get(k);
                 let since = self.since.get(k);
+                let (rule, from) = self.rules.get(k).copied().unwrap_or_default();
                 Entry {
                     suite: k.0.clone(),
                     metric: k.1.clone(),
@@ -235,6 +246,9 @@ impl NoiseModel {
                     calibration_run: c.map(|c| c.0),
                     calibration_trials: c.map(|c| c.1.len()),
                     aa_3v3: c.and_then(|c| calibrated(&c.1, 3, 3)),
+                    change_threshold: rule.threshold(h.map(|h| h.0)),
+                    change_rule: rule,
+                    change_rule_from: from,
                 }
             })
             .collect()

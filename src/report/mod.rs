@@ -31,7 +31,7 @@ pub fn table(c: &Comparison, color: bool) -> String {
         "candidate",
         "change",
         "95% CI",
-        "p",
+        c.p_heading(),
         "verdict",
     ];
     let mut cells: Vec<[String; 10]> = c
@@ -75,6 +75,9 @@ pub fn table(c: &Comparison, color: bool) -> String {
     );
     if let Some(small) = &c.overall.small_samples {
         let _ = writeln!(out, "note: {small}");
+    }
+    for line in c.opening() {
+        let _ = writeln!(out, "summary: {line}");
     }
     let _ = writeln!(
         out,
@@ -182,6 +185,7 @@ pub fn markdown(c: &Comparison) -> String {
     if let Some(small) = &c.overall.small_samples {
         let _ = writeln!(out, "> {}\n", md_escape(small));
     }
+    out.push_str(&md_opening(c));
     let _ = writeln!(
         out,
         "{} regression{}; {}{}.\n\n{}.\n",
@@ -196,11 +200,7 @@ pub fn markdown(c: &Comparison) -> String {
         md_escape(&c.overall.line())
     );
     out.push_str(&decided_md(c, &params));
-    let _ = writeln!(
-        out,
-        "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---:|---:|---:|");
+    out.push_str(&md_header(c));
     for r in &rows {
         out.push_str(&md_row(r, &params(&r.params)));
     }
@@ -276,7 +276,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                 .iter()
                 .map(|c| {
                     format!(
-                        "{} at #{}{}: {:+.1}% (p={:.3}, ±{:.1}% local threshold)",
+                        "{} at #{}{}: {:+.1}% ({}; threshold ±{:.1}%)",
                         if c.regression {
                             "regression"
                         } else {
@@ -285,10 +285,26 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                         c.run_no,
                         at(&c.git_commit),
                         c.magnitude * 100.0,
-                        c.p_value,
+                        c.evidence.text(),
                         c.threshold * 100.0
                     )
                 })
+                .chain(s.drifts.iter().map(|d| {
+                    format!(
+                        "{} drift from #{}{} to #{}: {:+.1}% over {} runs (one finding, not {} change points)",
+                        if d.regression { "regressing" } else { "improving" },
+                        d.run_no,
+                        at(&d.git_commit),
+                        d.last_run_no,
+                        d.total * 100.0,
+                        d.runs,
+                        d.steps
+                    )
+                }))
+                .chain(s.pending.iter().map(|p| {
+                    let here = format!(" at #{}{}", p.run_no, at(&p.git_commit));
+                    crate::present::pending_text(p, &s.unit, &here)
+                }))
                 .chain(s.suspected_breaks.iter().map(|&i| {
                     let (a, b) = (&s.points[i - 1], &s.points[i]);
                     format!(
@@ -342,6 +358,28 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
         })
         .collect();
     grid(&header, &rows, format)
+}
+
+/// A comparison's opening summary ([`Comparison::opening`]) as a Markdown list, or nothing.
+fn md_opening(c: &Comparison) -> String {
+    let lines = c.opening();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("**Summary**\n\n");
+    for l in lines {
+        let _ = writeln!(s, "- {}", md_escape(&l));
+    }
+    s.push('\n');
+    s
+}
+
+/// The header of a comparison's Markdown table, its p column headed as the table prints it.
+fn md_header(c: &Comparison) -> String {
+    format!(
+        "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | {} |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n",
+        c.p_heading()
+    )
 }
 
 /// One Markdown table row of a comparison (verdict icon, metric with unit, medians, change,
@@ -441,12 +479,13 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     if let Some(small) = &c.overall.small_samples {
         let _ = writeln!(head, "> {}.\n", md_escape(small));
     }
+    head.push_str(&md_opening(c));
     // benchstat's summary line: judged rows, improved / regressed / unchanged / inconclusive,
     // the geometric mean and the correction.
     let _ = writeln!(head, "{}.\n", md_escape(&c.overall.line()));
     head.push_str(&decided_md(c, &params));
     let line = |r: &Row| md_row(r, &params(&r.params));
-    let header = "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+    let header = &md_header(c);
     let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
         .iter()
         .partition(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Improved));
@@ -644,12 +683,27 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
         c.regressions(),
         c.noise_line()
     );
+    if let Some(small) = &c.overall.small_samples {
+        let _ = write!(s, "<p class=\"note\">{}.</p>", html_escape(small));
+    }
+    let opening = c.opening();
+    if !opening.is_empty() {
+        s.push_str("<ul class=\"summary\">");
+        for l in &opening {
+            let _ = write!(s, "<li>{}</li>", html_escape(l));
+        }
+        s.push_str("</ul>");
+    }
     let _ = write!(
         s,
         "<figure class=\"chart\">{}</figure>",
         forest_svg(&rows, &label)
     );
-    s.push_str("<table class=\"compare\"><thead><tr><th>verdict</th><th>metric</th><th>arm</th><th>params</th><th>n</th><th>baseline</th><th>candidate</th><th>change</th><th>95% CI</th><th>p</th><th>why</th></tr></thead><tbody>");
+    let _ = write!(
+        s,
+        "<table class=\"compare\"><thead><tr><th>verdict</th><th>metric</th><th>arm</th><th>params</th><th>n</th><th>baseline</th><th>candidate</th><th>change</th><th>95% CI</th><th>{}</th><th>why</th></tr></thead><tbody>",
+        c.p_heading()
+    );
     for r in &rows {
         let _ = write!(
             s,
@@ -829,6 +883,8 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
         "since",
         "deltas",
         "two_runs_pct",
+        "change_pct",
+        "change_rule",
         "unstable_since",
         "calibration_run",
         "calibration_trials",
@@ -846,6 +902,12 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
                 e.since_run.map_or(String::new(), |r| format!("#{r}")),
                 num(e.deltas),
                 pct(e.two_runs),
+                pct(Some(e.change_threshold)),
+                format!(
+                    "{} ({})",
+                    e.change_rule.describe(),
+                    e.change_rule_from.name()
+                ),
                 e.unstable_since.map_or(String::new(), |r| format!("#{r}")),
                 e.calibration_run.map_or(String::new(), |r| format!("#{r}")),
                 num(e.calibration_trials),
@@ -857,7 +919,7 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
     if layout == TextLayout::Table {
         let _ = writeln!(
             w,
-            "{} series; σ = relative run-to-run noise of the newest level (since its last change point or break, from run `since`); unstable_since = the series switches between two levels from that run (no change is called inside); two_runs = z·√2·σ (1 % target, ±2 % floor); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration",
+            "{} series; σ = relative run-to-run noise of the newest level (since its last change point or break, from run `since`); unstable_since = the series switches between two levels from that run (no change is called inside); two_runs = z·√2·σ (1 % target, ±2 % floor); change = the smallest change point history calls here, by change_rule (default, or the suite's or metric's `change_threshold` label); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration",
             entries.len()
         );
     }
@@ -958,6 +1020,9 @@ pub fn alerts_by_commit(
         "why",
         "state",
         "environment",
+        "evidence",
+        "pending",
+        "whole_run",
     ];
     let pct = |v: f64| format!("{:+.1}%", v * 100.0);
     let rows: Vec<Vec<String>> = list
@@ -1014,6 +1079,9 @@ pub fn alerts_by_commit(
                 c.why.clone(),
                 state.to_string(),
                 c.environment.clone(),
+                c.evidence.clone(),
+                c.pending.to_string(),
+                c.whole_run.clone().unwrap_or_default(),
             ]
         })
         .collect();
@@ -1029,14 +1097,32 @@ pub fn alerts_by_commit(
     w
 }
 
-/// `perfhouse alerts` as text; `all`: closed ones are listed too.
+/// `perfhouse alerts` as text; `all`: closed ones are listed too. The table folds the pending
+/// alerts of a whole-run move into that one finding (the CSV lists every alert, with the
+/// whole-run move's id in its last column).
 pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayout) -> String {
+    use crate::query::alerts::AlertKind;
     let header = [
-        "alert", "state", "suite", "metric", "arm", "params", "change", "kind", "run", "commit",
+        "alert",
+        "state",
+        "suite",
+        "metric",
+        "arm",
+        "params",
+        "change",
+        "kind",
+        "run",
+        "commit",
+        "evidence",
         "note",
+        "whole_run",
     ];
+    let folded = |a: &&crate::query::alerts::Alert| {
+        layout == TextLayout::Table && a.kind == AlertKind::Pending && a.whole_run.is_some()
+    };
     let rows: Vec<Vec<String>> = list
         .iter()
+        .filter(|a| !folded(a))
         .map(|a| {
             vec![
                 a.alert_id.clone(),
@@ -1046,17 +1132,12 @@ pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayou
                 a.arm.clone(),
                 crate::model::params_text(&a.params),
                 format!("{:+.1}%", a.magnitude * 100.0),
-                if a.suspected_break {
-                    "suspected break"
-                } else if a.regression {
-                    "regression"
-                } else {
-                    "improvement"
-                }
-                .into(),
+                a.kind.label(a.regression).into(),
                 a.run_no.map_or(String::new(), |n| format!("#{n}")),
                 a.git_commit.clone().unwrap_or_default(),
+                a.evidence.clone(),
                 a.note.clone(),
+                a.whole_run.clone().unwrap_or_default(),
             ]
         })
         .collect();
@@ -1064,10 +1145,60 @@ pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayou
     if layout == TextLayout::Table {
         let _ = writeln!(
             w,
-            "{} alert(s){}; set a state with `perfhouse triage ALERT STATE --note TEXT`",
+            "{} alert(s){}{}; set a state with `perfhouse triage ALERT STATE --note TEXT` (a whole run's: accepted confirms an environment change)",
             list.len(),
-            if all { "" } else { " open" }
+            if all { "" } else { " open" },
+            match list.iter().filter(folded).count() {
+                0 => String::new(),
+                n => format!(", {n} pending ones folded into their whole-run moves"),
+            }
         );
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::query::compare::tests::{comparison_of, row};
+    use crate::stats::verdict::Verdict;
+
+    /// Three rows, one regressed at p = 0.001 (Holm: 3 · 0.001 = 0.003) and two at p = 0.2
+    /// and 0.3 (2 · 0.2 = 0.4, max(0.4, 0.3) = 0.4): the p column, headed `Holm-adjusted p`,
+    /// prints 0.003 and 0.400, the numbers each row's reason names, in the terminal table, the
+    /// Markdown and the PR report.
+    #[test]
+    fn the_p_column_is_the_holm_adjusted_p_the_reasons_name() {
+        let mut rows = vec![
+            row(0.001, 10, Verdict::Regressed),
+            row(0.2, 10, Verdict::Inconclusive),
+            row(0.3, 10, Verdict::Inconclusive),
+        ];
+        for (r, m) in rows.iter_mut().zip(["a", "b", "c"]) {
+            r.metric = m.into();
+        }
+        let c = comparison_of(rows);
+        let table = super::table(&c, false);
+        let header = table.lines().find(|l| l.starts_with("metric")).unwrap();
+        assert!(header.contains("Holm-adjusted p"), "{header}");
+        let line = |m: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(m))
+                .unwrap()
+                .to_string()
+        };
+        assert!(line("a (ms)").contains(" 0.003  regressed"), "{table}");
+        assert!(line("b (ms)").contains(" 0.400  inconclusive"), "{table}");
+        assert!(table.contains("the Holm-adjusted p = 0.003"), "{table}");
+        assert!(table.contains("the Holm-adjusted p = 0.400"), "{table}");
+        for md in [super::markdown(&c), super::pr_markdown(&c, None)] {
+            assert!(md.contains("| 95% CI | Holm-adjusted p |"), "{md}");
+            assert!(md.contains("| 0.003 |") && md.contains("| 0.400 |"), "{md}");
+            assert!(
+                !md.contains("| 0.001 |"),
+                "the unadjusted p is not the column: {md}"
+            );
+        }
+        assert!(super::pr_html(&c, None, "").contains("<th>Holm-adjusted p</th>"));
+    }
 }

@@ -50,11 +50,18 @@ pub struct Trend<'a> {
     /// Stretches that switch between two levels (first index, one past the last): shaded,
     /// and marked once at their start as a distribution change.
     pub unstable: &'a [(usize, usize)],
+    /// Drifts (first index, one past the last, fitted value at each end, is a regression):
+    /// drawn as the sloped line they are, one finding, not a staircase of change points.
+    pub drifts: &'a [Drift],
     /// A small multiple: no axes text, no hover marks.
     pub small: bool,
 }
 
 use super::xy::{BLUE, GREEN, ORANGE, VERMILION};
+
+/// A drift as the chart draws it: (first index, one past the last, fitted value at the first
+/// and at the last point, is a regression).
+pub type Drift = (usize, usize, f64, f64, bool);
 use crate::present::html_escape as esc;
 
 /// Round tick values covering [lo, hi]: steps of 1, 2 or 5 × 10^k, about `n` of them.
@@ -335,6 +342,21 @@ fn draw(t: &Trend, narrow: bool) -> String {
             t.points[a].run_no,
             mt + ph,
             t.points[a].run_no
+        );
+    }
+    for &(a, b, from, to, regression) in t.drifts.iter().filter(|d| d.0 < n && d.1 > d.0) {
+        let last = b.min(n) - 1;
+        let _ = write!(
+            s,
+            "<line class=\"drift\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\" stroke-opacity=\"0.8\"><title>drift {:+.1}% from #{} to #{}: one finding, not a chain of change points</title></line>",
+            x(a as f64),
+            x(last as f64),
+            y(from),
+            y(to),
+            if regression { VERMILION } else { GREEN },
+            (to / from - 1.0) * 100.0,
+            t.points[a].run_no,
+            t.points[last].run_no
         );
     }
     for &i in t.breaks.iter().filter(|&&i| i < n) {
@@ -620,6 +642,7 @@ mod tests {
             noise_band: Some(0.03),
             bands: &[],
             unstable: &[],
+            drifts: &[],
             small: false,
         });
         assert!(
@@ -645,6 +668,7 @@ mod tests {
             noise_band: None,
             bands: &[],
             unstable: &[],
+            drifts: &[],
             small: false,
         });
         assert_eq!(line(&broken), 2);
@@ -663,6 +687,7 @@ mod tests {
                     noise_band: None,
                     bands: &[],
                     unstable: &[],
+                    drifts: &[],
                     small: false,
                 }
             },

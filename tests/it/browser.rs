@@ -428,6 +428,44 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         pages.is_empty(),
         "pages wider than their viewport: {pages:#?}"
     );
+    p_column_equals_the_reason(bin, &base, &site, &all);
+}
+
+/// Every compare page, as Chromium lays it out: each row's p column (headed `Holm-adjusted p`
+/// where the comparison has a family of tests) is the p its reason names, `p = 0.178` or
+/// `p < 0.001`.
+fn p_column_equals_the_reason(bin: &str, base: &str, site: &Path, all: &[String]) {
+    let compares: Vec<&String> = all.iter().filter(|p| p.contains("/compare-")).collect();
+    assert!(!compares.is_empty());
+    let frames: String = compares
+        .iter()
+        .map(|p| format!("<iframe src=\"{p}\" width=\"1400\" height=\"600\"></iframe>"))
+        .collect();
+    let check = format!(
+        "<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head><body>{frames}<script>\
+         window.addEventListener('load', () => {{ let rows = 0, holm = 0; for (const f of document.querySelectorAll('iframe')) {{ \
+         const d = f.contentDocument; const th = [...d.querySelectorAll('table.compare thead th')].map(t => t.textContent); \
+         const col = th.findIndex(t => t === 'p' || t === 'Holm-adjusted p'); if (th[col] === 'Holm-adjusted p') holm++; \
+         for (const tr of d.querySelectorAll('table.compare tbody tr')) {{ const cells = tr.querySelectorAll('td'); \
+         const p = cells[col].textContent.trim(); const why = tr.querySelector('td.why').textContent; rows++; \
+         if (p === '—') continue; const said = p.startsWith('<') ? 'p ' + p : 'p = ' + p; \
+         if (th[col] === 'Holm-adjusted p' ? !why.includes('Holm-adjusted ' + said) : !why.includes(said)) \
+         console.error('perfhouse-p-differs ' + f.getAttribute('src') + ': column ' + p + ', reason ' + why); }} }} \
+         console.error('perfhouse-p-checked ' + rows + ' rows, ' + holm + ' Holm'); }});</script></body></html>"
+    );
+    fs::write(site.join("__p.html"), check).unwrap();
+    let out = open(bin, &format!("{base}__p.html"), &["--dump-dom"]);
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains("CONSOLE")).collect();
+    let checked = lines
+        .iter()
+        .find(|l| l.contains("perfhouse-p-checked"))
+        .unwrap_or_else(|| panic!("the p check did not run: {out}"));
+    assert!(!checked.contains("perfhouse-p-checked 0 rows"), "{checked}");
+    let differs: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("perfhouse-p-differs"))
+        .collect();
+    assert!(differs.is_empty(), "{differs:#?}");
 }
 
 fn normalize(p: &Path) -> PathBuf {

@@ -178,6 +178,7 @@ fn a_run_page_and_a_trend_chart_match_their_golden_files() {
         noise_band: Some(0.02),
         bands: &[],
         unstable: &[],
+        drifts: &[],
         small: false,
     });
     golden("trend-chart.svg", &svg);

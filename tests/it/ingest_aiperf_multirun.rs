@@ -85,3 +85,83 @@ fn multirun_trials_and_aiperfs_aggregate_agree_value_for_value() {
     }
     assert!(checked >= 400, "{checked} aggregate metrics checked");
 }
+
+/// Issue 41: aiperf's aggregate summary alone (the per-run directories not kept) lands its
+/// figures as aggregate metrics, named so, with a note that the runs give more.
+#[test]
+fn aiperfs_aggregate_summary_lands_as_aggregate_metrics_with_a_note() {
+    let dir = fixture("aiperf-multirun");
+    let path = format!("{dir}/aggregate/concurrency_16/profile_export_aiperf_aggregate.json");
+    let agg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let wh = tempfile::tempdir().unwrap();
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "agg", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("aiperf's aggregate over 3 of 3 runs landed as aiperf_aggregate.*")
+            && stderr(&o).contains("the per-run directories (profile_runs/trial_000N/…) give more"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        scalar(wh.path(), "select params from trials"),
+        r#"{"concurrency":"16","confidence_level":"0.95"}"#
+    );
+    let got = |name: &str| {
+        scalar(
+            wh.path(),
+            &format!("select value || ' ' || unit from metrics where name = '{name}'"),
+        )
+    };
+    let p99 = &agg["metrics"]["request_latency_p99"];
+    for stat in ["mean", "std", "min", "max", "se", "ci_low", "ci_high"] {
+        assert_eq!(
+            got(&format!("aiperf_aggregate.request_latency.p99.{stat}")),
+            format!("{} ms", p99[stat].as_f64().unwrap()),
+            "{stat}"
+        );
+    }
+    assert_eq!(got("aiperf_aggregate.runs"), "3.0 runs");
+    // Every statistic aiperf computed lands, but the null ones (a CV of a zero mean).
+    let want: usize = agg["metrics"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|m| {
+            ["mean", "std", "min", "max", "cv", "se", "ci_low", "ci_high"]
+                .iter()
+                .filter(|s| !m[**s].is_null())
+                .count()
+        })
+        .sum();
+    assert_eq!(
+        scalar(wh.path(), "select count(*) from metrics")
+            .as_u64()
+            .unwrap() as usize,
+        want + 1
+    );
+
+    // A walk takes the aggregates only where the runs are not beside them.
+    let copy = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .args([
+            "-r",
+            &format!("{dir}/aggregate"),
+            copy.path().to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let wh = tempfile::tempdir().unwrap();
+    ok(
+        wh.path(),
+        &["ingest", "--suite", "agg", copy.path().to_str().unwrap()],
+    );
+    assert_eq!(
+        scalar(
+            wh.path(),
+            "select string_agg(params, ' ' order by params) from trials"
+        ),
+        r#"{"concurrency":"16","confidence_level":"0.95"} {"concurrency":"4","confidence_level":"0.95"}"#
+    );
+}

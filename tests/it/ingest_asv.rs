@@ -100,3 +100,245 @@ fn show_commit_url_of_the_asv_project_becomes_the_runs_commit_url() {
         "{l}"
     );
 }
+
+/// The trials of one run: (params, status, metric, value, unit), in trial order.
+fn trial_rows(wh: &std::path::Path) -> Vec<(String, String, String, f64, String)> {
+    query(
+        wh,
+        "select t.params, t.status, m.name, m.value, m.unit from trials t \
+         left join metrics m on m.run_id = t.run_id and m.trial_id = t.trial_id order by t.trial_id",
+    )
+    .iter()
+    .map(|r| {
+        // A failed trial has no metric: its columns are left out of the JSON.
+        let text = |k: &str| r.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+        (
+            text("params"),
+            text("status"),
+            text("name"),
+            r.get("value").and_then(|v| v.as_f64()).unwrap_or(f64::NAN),
+            text("unit"),
+        )
+    })
+    .collect()
+}
+
+/// Issue 41: `asv run`'s console output (made-here, asv 0.6.6) lands as a run: one trial per
+/// result, times in s and sizes in B as asv printed them, the failed benchmark a failed
+/// trial, the commit of `For tinypkg commit cc8f05ee <main>:` the run's. Its series are the
+/// ones the results directory of that same run gives (to the 3 digits the console prints).
+#[test]
+fn asv_console_output_lands_a_run_with_the_series_of_its_results() {
+    let wh = tempfile::tempdir().unwrap();
+    let log = fixture("asv-console/made-here_asv0.6.6_run.txt");
+    assert_eq!(
+        perfhouse::ingest::detect(std::path::Path::new(&log))
+            .unwrap()
+            .name(),
+        "asv-console"
+    );
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "console", &log]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 asv benchmark result(s) failed (failed trials, no figure): benchmarks.TimeSuite.time_fails"),
+        "{}",
+        stderr(&o)
+    );
+    let run = &query(
+        wh.path(),
+        "select git_commit, git_branch, status, source from runs",
+    )[0];
+    assert_eq!(run["git_commit"], "cc8f05ee");
+    assert_eq!(run["git_branch"], "main");
+    assert_eq!(run["status"], "partial");
+    assert_eq!(run["source"], "ingest:asv-console");
+    let t = |p: &str, s: &str, m: &str, v: f64, u: &str| {
+        (
+            p.to_string(),
+            s.to_string(),
+            m.to_string(),
+            v,
+            u.to_string(),
+        )
+    };
+    let rows = trial_rows(wh.path());
+    assert_eq!(rows.len(), 6);
+    assert_eq!(
+        rows[0],
+        t(
+            r#"{"n":"10"}"#,
+            "ok",
+            "benchmarks.Squares.time_squares",
+            819e-9,
+            "s"
+        )
+    );
+    assert_eq!(
+        rows[1],
+        t(
+            r#"{"n":"1000"}"#,
+            "ok",
+            "benchmarks.Squares.time_squares",
+            45.3e-6,
+            "s"
+        )
+    );
+    assert_eq!(
+        (rows[2].0.as_str(), rows[2].1.as_str(), rows[2].2.as_str()),
+        (
+            r#"{"benchmark":"benchmarks.TimeSuite.time_fails"}"#,
+            "failed",
+            ""
+        )
+    );
+    assert_eq!(
+        rows[3],
+        t(
+            "{}",
+            "ok",
+            "benchmarks.TimeSuite.time_word_counts",
+            12.3e-6,
+            "s"
+        )
+    );
+    assert_eq!(
+        rows[4],
+        t("{}", "ok", "benchmarks.mem_squares_list", 8060.0, "B")
+    );
+    assert_eq!(
+        rows[5],
+        t("{}", "ok", "benchmarks.track_word_count", 3.0, "")
+    );
+
+    // The same run's results directory, as the asv history import reads it.
+    ok(
+        wh.path(),
+        &[
+            "ingest",
+            "--suite",
+            "results",
+            &fixture("asv/made-here-results"),
+        ],
+    );
+    let series = |suite: &str| -> Vec<(String, String, String, f64)> {
+        query(
+            wh.path(),
+            &format!(
+                "select m.name, m.unit, t.params, m.value from runs r join metrics m using (run_id) \
+                 join trials t on t.run_id = m.run_id and t.trial_id = m.trial_id \
+                 where r.suite = '{suite}' order by m.name, t.params"
+            ),
+        )
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["unit"].as_str().unwrap().to_string(),
+                r["params"].as_str().unwrap().to_string(),
+                r["value"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+    };
+    let (console, results) = (series("console"), series("results"));
+    let key = |s: &[(String, String, String, f64)]| -> Vec<(String, String, String)> {
+        s.iter()
+            .map(|(n, u, p, _)| (n.clone(), u.clone(), p.clone()))
+            .collect()
+    };
+    // track_word_count's unit (`words`) is in benchmarks.json, not on the console.
+    let same_unit = |s: &[(String, String, String, f64)]| -> Vec<(String, String, String)> {
+        key(s)
+            .into_iter()
+            .map(|(n, u, p)| (n, if u == "words" { String::new() } else { u }, p))
+            .collect()
+    };
+    assert_eq!(same_unit(&console), same_unit(&results));
+    for ((name, _, params, shown), (_, _, _, exact)) in console.iter().zip(&results) {
+        assert!(
+            (shown - exact).abs() <= 0.005 * exact.abs(),
+            "{name} {params}: the console's {shown} is not the results' {exact} to 3 digits"
+        );
+    }
+}
+
+/// A parameterised benchmark of two parameters, which asv prints with a column parameter
+/// (`--  word` over `abc`, `xyz`), and one whose combinations succeed, fail and are skipped
+/// (`n/a`), with `--show-stderr`'s tracebacks right below the table (made-here).
+#[test]
+fn asv_console_tables_with_column_parameters_failures_and_skips() {
+    let wh = tempfile::tempdir().unwrap();
+    let log = fixture("asv-console/made-here_asv0.6.6_run-quick-show-stderr_params.txt");
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "console", &log]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            r#"2 asv benchmark result(s) failed (failed trials, no figure): benchmarks.TimeSuite.time_fails, grid.Partly.time_k{"k": "2"}"#
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let t = |p: &str, s: &str, m: &str, v: f64, u: &str| {
+        (
+            p.to_string(),
+            s.to_string(),
+            m.to_string(),
+            v,
+            u.to_string(),
+        )
+    };
+    let rows = trial_rows(wh.path());
+    let grid: Vec<_> = rows
+        .iter()
+        .filter(|r| r.2.starts_with("grid."))
+        .cloned()
+        .collect();
+    assert_eq!(
+        grid,
+        [
+            t(
+                r#"{"size":"1","word":"abc"}"#,
+                "ok",
+                "grid.Grid.time_join",
+                3.10e-6,
+                "s"
+            ),
+            t(
+                r#"{"size":"1","word":"xyz"}"#,
+                "ok",
+                "grid.Grid.time_join",
+                2.72e-6,
+                "s"
+            ),
+            t(
+                r#"{"size":"2","word":"abc"}"#,
+                "ok",
+                "grid.Grid.time_join",
+                5.55e-6,
+                "s"
+            ),
+            t(
+                r#"{"size":"2","word":"xyz"}"#,
+                "ok",
+                "grid.Grid.time_join",
+                3.78e-6,
+                "s"
+            ),
+            t(r#"{"k":"1"}"#, "ok", "grid.Partly.time_k", 3.06e-6, "s"),
+        ]
+    );
+    let failed: Vec<_> = rows
+        .iter()
+        .filter(|r| r.1 == "failed")
+        .map(|r| r.0.clone())
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            r#"{"benchmark":"benchmarks.TimeSuite.time_fails"}"#,
+            r#"{"benchmark":"grid.Partly.time_k","k":"2"}"#
+        ]
+    );
+    assert_eq!(rows.len(), 12, "k=3 (n/a) lands nothing");
+    assert_eq!(scalar(wh.path(), "select git_commit from runs"), "638ee80d");
+}

@@ -286,15 +286,22 @@ fn an_asv_conf_as_asv_quickstart_writes_it_gives_the_commit_url() {
 #[test]
 fn an_input_that_would_land_no_figure_is_refused_saying_what_to_give() {
     let wh = tempfile::tempdir().unwrap();
-    let agg =
-        fixture("aiperf-multirun/aggregate/concurrency_16/profile_export_aiperf_aggregate.json");
-    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", &agg]);
+    // An aiperf summary without a single metric block (synthetic: aiperf's header keys only).
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("profile_export_aiperf.json");
+    fs::write(
+        &empty,
+        r#"{"schema_version": "1.0", "aiperf_version": "0.13.0", "benchmark_id": "x"}"#,
+    )
+    .unwrap();
+    let agg = empty.to_str().unwrap();
+    let o = perfhouse(wh.path(), &["ingest", "--suite", "s", agg]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
         err.contains(
             "nothing to land: 1 trial(s) without a single metric, request, stack or sample"
-        ) && err.contains("ingest the per-run directories next to it")
+        ) && err.contains("check that the file is the tool's full output")
             && err.contains("--allow-empty"),
         "{err}"
     );
@@ -304,10 +311,7 @@ fn an_input_that_would_land_no_figure_is_refused_saying_what_to_give() {
         .count();
     assert_eq!(landed, 0, "nothing landed, no input kept");
     // Asked for, the empty trial lands.
-    ok(
-        wh.path(),
-        &["ingest", "--suite", "s", "--allow-empty", &agg],
-    );
+    ok(wh.path(), &["ingest", "--suite", "s", "--allow-empty", agg]);
     assert_eq!(scalar(wh.path(), "select count(*) from trials"), 1);
     assert_eq!(scalar(wh.path(), "select count(*) from metrics"), 0);
 }
@@ -384,4 +388,370 @@ fn a_jump_of_orders_of_magnitude_in_a_data_js_is_a_suspected_break_not_a_change(
         "{table}"
     );
     assert!(ratio > 100.0, "{ratio}");
+}
+
+/// JSON as the action writes its `data.js`, with JavaScript's `JSON.stringify(data, null, 2)`:
+/// keys in the order the action builds its objects, a 2-space indent, whole numbers without a
+/// fraction.
+enum Js {
+    Obj(Vec<(String, Js)>),
+    Arr(Vec<Js>),
+    Str(String),
+    Num(f64),
+    Bool(bool),
+}
+
+impl Js {
+    fn obj(fields: Vec<(&str, Js)>) -> Js {
+        Js::Obj(
+            fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        )
+    }
+
+    fn str(s: impl Into<String>) -> Js {
+        Js::Str(s.into())
+    }
+
+    fn write(&self, out: &mut String, indent: usize) {
+        let pad = |n: usize| " ".repeat(n);
+        match self {
+            Js::Obj(fields) => {
+                out.push('{');
+                for (i, (k, v)) in fields.iter().enumerate() {
+                    out.push_str(if i == 0 { "\n" } else { ",\n" });
+                    out.push_str(&pad(indent + 2));
+                    out.push_str(&serde_json::to_string(k).unwrap());
+                    out.push_str(": ");
+                    v.write(out, indent + 2);
+                }
+                out.push('\n');
+                out.push_str(&pad(indent));
+                out.push('}');
+            }
+            Js::Arr(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    out.push_str(if i == 0 { "\n" } else { ",\n" });
+                    out.push_str(&pad(indent + 2));
+                    v.write(out, indent + 2);
+                }
+                out.push('\n');
+                out.push_str(&pad(indent));
+                out.push(']');
+            }
+            Js::Str(s) => out.push_str(&serde_json::to_string(s).unwrap()),
+            Js::Num(n) if n.fract() == 0.0 => out.push_str(&format!("{}", *n as i64)),
+            Js::Num(n) => out.push_str(&n.to_string()),
+            Js::Bool(b) => out.push_str(&b.to_string()),
+        }
+    }
+}
+
+/// One github-action-benchmark entry, in the shape the action writes (`src/extract.ts`
+/// `Benchmark`, `Commit` from the push event's `head_commit`: `{commit: {author, committer,
+/// distinct, id, message, timestamp, tree_id, url}, date, tool, benches}`): synthetic, for the
+/// cases no small real file holds.
+fn gab_entry(i: usize, tool: &str, benches: Js) -> Js {
+    let who = || {
+        Js::obj(vec![
+            ("email", Js::str("dev@example.invalid")),
+            ("name", Js::str("Dev")),
+            ("username", Js::str("dev")),
+        ])
+    };
+    Js::obj(vec![
+        (
+            "commit",
+            Js::obj(vec![
+                ("author", who()),
+                ("committer", who()),
+                ("distinct", Js::Bool(true)),
+                ("id", Js::str(format!("{i:040x}"))),
+                ("message", Js::str(format!("change {i}\n\nbody"))),
+                ("timestamp", Js::str("2024-01-01T00:00:00Z")),
+                ("tree_id", Js::str(format!("{:040x}", i + 1000))),
+                (
+                    "url",
+                    Js::str(format!("https://github.com/org/repo/commit/{i:040x}")),
+                ),
+            ]),
+        ),
+        ("date", Js::Num(1_700_000_000_000.0 + i as f64 * 60_000.0)),
+        ("tool", Js::str(tool)),
+        ("benches", benches),
+    ])
+}
+
+/// One bench: `{name, value, unit, extra}` (Go's order) or, with a range, `{name, value,
+/// range, unit}` (cargo's).
+fn bench(name: &str, value: f64, unit: &str, extra: Option<&str>, range: Option<&str>) -> Js {
+    let mut fields = vec![("name", Js::str(name)), ("value", Js::Num(value))];
+    if let Some(r) = range {
+        fields.push(("range", Js::str(r)));
+    }
+    fields.push(("unit", Js::str(unit)));
+    if let Some(e) = extra {
+        fields.push(("extra", Js::str(e)));
+    }
+    Js::obj(fields)
+}
+
+/// `window.BENCHMARK_DATA = {…}` as the action writes it, keys in the order of the action's
+/// own history: `lastUpdate`, `entries` (one group), `repoUrl`.
+fn write_data_js(path: &std::path::Path, group: &str, entries: Vec<Js>) {
+    let doc = Js::obj(vec![
+        ("lastUpdate", Js::Num(1_700_000_000_000.0)),
+        ("entries", Js::obj(vec![(group, Js::Arr(entries))])),
+        ("repoUrl", Js::str("https://github.com/org/repo")),
+    ]);
+    let mut text = String::from("window.BENCHMARK_DATA = ");
+    doc.write(&mut text, 0);
+    fs::write(path, text).unwrap();
+}
+
+/// A Go bench as the action stores one `go test -bench -benchmem` line: before v1.18 glued
+/// (`ns/op\t 15343 B/op\t 221 allocs/op`), then split only, since both.
+fn go_line(era: &str, name: &str, ns: f64, bytes: f64, allocs: f64) -> Vec<Js> {
+    let extra = Some("1000 times\n4 procs");
+    let glued = bench(
+        name,
+        ns,
+        &format!("ns/op\t {bytes} B/op\t      {allocs} allocs/op"),
+        extra,
+        None,
+    );
+    let split = vec![
+        bench(&format!("{name} - ns/op"), ns, "ns/op", extra, None),
+        bench(&format!("{name} - B/op"), bytes, "B/op", extra, None),
+        bench(
+            &format!("{name} - allocs/op"),
+            allocs,
+            "allocs/op",
+            extra,
+            None,
+        ),
+    ];
+    match era {
+        "glued" => vec![glued],
+        "split" => split,
+        _ => std::iter::once(glued).chain(split).collect(),
+    }
+}
+
+/// The series of one suite: (metric, unit, points), from `history --format json`.
+fn series_of(wh: &std::path::Path, suite: &str) -> Vec<(String, String, usize)> {
+    let out = ok(wh, &["history", "--suite", suite, "--format", "json"]);
+    let series: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut got: Vec<(String, String, usize)> = series
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["metric"].as_str().unwrap().to_string(),
+                s["unit"].as_str().unwrap().to_string(),
+                s["points"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+/// Issue 41: a Go history the action wrote over its versions (glued units before v1.18, split
+/// entries for a while, both since; `-count 2`) is one series per benchmark and measure, each
+/// of one unit, with a point per entry.
+#[test]
+fn a_go_data_js_is_one_series_per_benchmark_and_measure_whatever_the_actions_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = |v: f64| bench("BenchmarkPlain", v, "ns/op", Some("10 times"), None);
+    let mut entries = Vec::new();
+    for (i, era) in ["glued", "glued", "split", "split", "both", "both"]
+        .iter()
+        .enumerate()
+    {
+        let mut benches = Vec::new();
+        // -count 2 in the last two: every line twice.
+        for k in 0..if *era == "both" { 2 } else { 1 } {
+            let ns = 41653.0 + (i * 10 + k) as f64;
+            benches.extend(go_line(
+                era,
+                "BenchmarkParse/small",
+                ns,
+                15343.0 + i as f64,
+                221.0,
+            ));
+            benches.push(plain(12.5 + i as f64));
+        }
+        entries.push(gab_entry(i, "go", Js::Arr(benches)));
+    }
+    let f = dir.path().join("data.js");
+    write_data_js(&f, "Go Benchmark", entries);
+    let wh = dir.path().join("wh");
+    let out = ok(&wh, &["ingest", "--suite", "g", f.to_str().unwrap()]);
+    assert!(
+        out.starts_with("ingested 6 gab-data-js runs into suite g.Go Benchmark"),
+        "{out}"
+    );
+    // 2 benchmarks: the -benchmem one has 3 measures, the plain one 1; every unit stable.
+    assert_eq!(
+        series_of(&wh, "g.Go Benchmark"),
+        [
+            ("BenchmarkParse/small".to_string(), "ns/op".to_string(), 6),
+            (
+                "BenchmarkParse/small - B/op".to_string(),
+                "B/op".to_string(),
+                6
+            ),
+            (
+                "BenchmarkParse/small - allocs/op".to_string(),
+                "allocs/op".to_string(),
+                6
+            ),
+            ("BenchmarkPlain".to_string(), "ns/op".to_string(), 6),
+        ]
+    );
+    // Not stored twice: one row per measure and repeat; -count 2 is two repeats.
+    let rows = query(
+        &wh,
+        "select r.git_commit, t.repeat, m.name, m.value, m.unit from runs r join metrics m using (run_id) \
+         join trials t on t.run_id = m.run_id and t.trial_id = m.trial_id \
+         where m.name like 'BenchmarkParse%' order by r.started_at, t.repeat, m.name",
+    );
+    assert_eq!(rows.len(), 4 * 3 + 2 * 2 * 3, "{rows:?}");
+    let last: Vec<(i64, &str, f64)> = rows[rows.len() - 6..]
+        .iter()
+        .map(|r| {
+            (
+                r["repeat"].as_i64().unwrap(),
+                r["name"].as_str().unwrap(),
+                r["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        last,
+        [
+            (0, "BenchmarkParse/small", 41703.0),
+            (0, "BenchmarkParse/small - B/op", 15348.0),
+            (0, "BenchmarkParse/small - allocs/op", 221.0),
+            (1, "BenchmarkParse/small", 41704.0),
+            (1, "BenchmarkParse/small - B/op", 15348.0),
+            (1, "BenchmarkParse/small - allocs/op", 221.0),
+        ]
+    );
+    // The first (glued) entry's measures, read from its unit.
+    assert_eq!(rows[0]["value"], 41653.0);
+    assert_eq!(rows[1]["value"], 15343.0);
+    assert_eq!(rows[1]["unit"], "B/op");
+    // `repoUrl` after `entries`, as in the action's own history: still every run's link.
+    for r in query(&wh, "select labels from runs") {
+        let l: serde_json::Value = serde_json::from_str(r["labels"].as_str().unwrap()).unwrap();
+        assert_eq!(l["commit_url"], "https://github.com/org/repo/commit/");
+    }
+}
+
+/// The Go group of the action's own history: `BenchmarkFib20WithAuxMetric` (a
+/// `b.ReportMetric` line) is stored glued (`ns/op\t 4.000 auxMetricUnits`) in entry #226,
+/// split only in #227–#247, both from #248 on: two series of one unit each over all of them.
+#[test]
+#[cfg_attr(
+    not(shared_fixtures),
+    ignore = "needs ../shared/fixtures: a clone without it"
+)]
+fn the_actions_own_go_history_has_one_series_per_measure() {
+    let wh = tempfile::tempdir().unwrap();
+    ok(wh.path(), &["ingest", "--suite", "gab", &data_js()]);
+    let got = series_of(wh.path(), "gab.Go Benchmark");
+    let aux: Vec<_> = got
+        .iter()
+        .filter(|s| s.0.contains("Aux"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        aux,
+        [
+            (
+                "BenchmarkFib20WithAuxMetric".to_string(),
+                "ns/op".to_string(),
+                279 - 225
+            ),
+            (
+                "BenchmarkFib20WithAuxMetric - auxMetricUnits".to_string(),
+                "auxMetricUnits".to_string(),
+                279 - 225
+            ),
+        ]
+    );
+    assert!(got.iter().all(|s| !s.1.contains('\t')), "{got:?}");
+}
+
+/// Issue 41: a history is read an entry at a time and appended in batches, so a large one
+/// lands whole (here 2 batches of one suite), is added to idempotently, and an import stopped
+/// by a broken entry keeps the batches before it: fixed and imported again, it adds the rest.
+#[test]
+fn a_data_js_larger_than_a_write_batch_lands_whole_and_a_stopped_import_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let benches = |i: usize| {
+        Js::Arr(
+            (0..500)
+                .map(|b| {
+                    let name = format!("bench_{b}");
+                    bench(&name, (i * 1000 + b) as f64, "ns/iter", None, Some("± 3"))
+                })
+                .collect(),
+        )
+    };
+    // 280 entries × 500 benches: 140,000 metric rows, more than one batch (131,072); entry
+    // #270's benches are not a list.
+    let entries = |broken: bool| -> Vec<Js> {
+        (0..280)
+            .map(|i| {
+                let b = if broken && i == 270 {
+                    Js::str("not a list")
+                } else {
+                    benches(i)
+                };
+                gab_entry(i, "cargo", b)
+            })
+            .collect()
+    };
+    let f = dir.path().join("data.js");
+    write_data_js(&f, "Rust Benchmark", entries(true));
+    let wh = dir.path().join("wh");
+    let o = perfhouse(&wh, &["ingest", "--suite", "big", f.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("field `entries.Rust Benchmark[270]`: expected {commit: {id, message}, date, tool, benches"),
+        "{}",
+        stderr(&o)
+    );
+    // The first batch (263 entries of 500 rows) was committed before the broken entry.
+    let landed = scalar(&wh, "select count(*) from runs").as_i64().unwrap();
+    assert_eq!(landed, 131_072 / 500 + 1, "whole entries, one batch");
+    write_data_js(&f, "Rust Benchmark", entries(false));
+    let out = ok(&wh, &["ingest", "--suite", "big", f.to_str().unwrap()]);
+    assert!(
+        out.starts_with(&format!(
+            "ingested {} gab-data-js runs into suite big.Rust Benchmark ({landed} already present)",
+            280 - landed
+        )),
+        "{out}"
+    );
+    assert_eq!(scalar(&wh, "select count(*) from metrics"), 140_000);
+    assert_eq!(
+        scalar(
+            &wh,
+            "select max(value) from metrics where name = 'bench_499'"
+        ),
+        279_499.0
+    );
+    let again = ok(&wh, &["ingest", "--suite", "big", f.to_str().unwrap()]);
+    assert!(
+        again.contains("ingested 0 gab-data-js runs") && again.contains("(280 already present)"),
+        "{again}"
+    );
 }

@@ -32,9 +32,9 @@ fn expect(rel: &str) -> Expect {
     }
     match top {
         "go-bench" => Format("go-bench"),
-        // criterion's `--output-format bencher` text (names with spaces): not read yet.
-        "libtest-bench" if name.starts_with("made-here_criterion") => Pending("libtest-bench"),
+        "libtest-bench" if name.starts_with("made-here_criterion") => Format("criterion-bencher"),
         "libtest-bench" => Format("libtest-bench"),
+        "asv-console" => Format("asv-console"),
         "catch2" if name.ends_with(".xml") => Format("catch2-xml"),
         "catch2" => Format("catch2"),
         "jmh" => Format("jmh"),
@@ -59,6 +59,9 @@ fn expect(rel: &str) -> Expect {
         "criterion-bare" => Pending("criterion"),
         "aiperf-multirun" if name.starts_with("profile_export.jsonl") => Format("aiperf"),
         "aiperf-multirun" if name == "profile_export_aiperf.json" => Format("aiperf-summary"),
+        "aiperf-multirun" if name == "profile_export_aiperf_aggregate.json" => {
+            Format("aiperf-aggregate")
+        }
         "aiperf-multirun" => Pending("aiperf-summary"),
         "perf-script-old" => Format("perf-script"),
         "perf-stat" => Format("perf-stat"),
@@ -147,7 +150,7 @@ fn every_fixture_is_detected_as_its_own_format() {
             continue;
         }
         let got = perfhouse::ingest::detect(path).map(|f| f.name().to_string());
-        match expect(&rel) {
+        match expect(rel) {
             Expect::Skip => continue,
             Expect::Format(f) => {
                 checked += 1;
@@ -899,4 +902,168 @@ fn bmf_measures_and_bounds() {
     assert_eq!(one(&r, "bench_play_game", &[], "total_bytes"), 662.0);
     assert_eq!(one(&r, "bench_play_game", &[], "max_blocks"), 1.0);
     assert_eq!(r.len(), 6);
+}
+
+/// Issue 41: criterion's `--output-format bencher` lines (what github-action-benchmark's
+/// `cargo` tool reads): ids with spaces and `/`, cargo's and criterion's warnings between
+/// them, `+/-` criterion's standard deviation (made-here outputs of criterion 0.8.2).
+#[test]
+fn criterion_bencher_output_lands_ids_with_spaces_and_std_devs() {
+    for (file, want) in [
+        // stdout alone: `test text ops/to upper ... bench:          40 ns/iter (+/- 2)`
+        (
+            "libtest-bench/made-here_criterion0.8.2_bencher.txt",
+            [(40.0, 2.0), (23.0, 4.0), (253.0, 37.0), (1654.0, 172.0)],
+        ),
+        // with cargo's stderr: a compiler warning block, `Finished`, `Running`
+        (
+            "libtest-bench/made-here_criterion0.8.2_bencher_merged.txt",
+            [(27.0, 4.0), (18.0, 3.0), (197.0, 31.0), (1265.0, 97.0)],
+        ),
+        // criterion's `Warning: Unable to complete 10 samples in 10.0µs…` before the last
+        (
+            "libtest-bench/made-here_criterion0.8.2_bencher_warning.txt",
+            [(20.0, 9.0), (12.0, 3.0), (140.0, 69.0), (851.0, 38.0)],
+        ),
+    ] {
+        assert_eq!(
+            perfhouse::ingest::detect(&fixture_path(&format!("tests/fixtures/{file}")))
+                .unwrap()
+                .name(),
+            "criterion-bencher",
+            "{file}"
+        );
+        let wh = tempfile::tempdir().unwrap();
+        let r = ingest(wh.path(), &[file]);
+        assert_eq!(r.len(), 8, "{file}: 4 benchmarks × 2 metrics");
+        let ids = [
+            "text ops/to upper",
+            "text ops/split count",
+            "join words/push str/8",
+            "join words/push str/64",
+        ];
+        for (id, (median, std_dev)) in ids.iter().zip(want) {
+            assert_eq!(one(&r, id, &[], "time_per_iter"), median, "{file} {id}");
+            assert_eq!(
+                one(&r, id, &[], "time_per_iter_std_dev"),
+                std_dev,
+                "{file} {id}"
+            );
+        }
+        assert!(r.iter().all(|m| m.unit == "ns" && m.better == "lower"));
+        assert_eq!(
+            scalar(
+                wh.path(),
+                "select distinct source || ' ' || m.origin from runs join metrics m using (run_id)"
+            ),
+            "ingest:criterion-bencher criterion"
+        );
+    }
+}
+
+/// libtest's own output (made-here, nightly 1.97: `running 4 tests` … `test result:`) is
+/// libtest-bench, its `+/-` the range of its samples; in one log of both harnesses (a crate
+/// with a `#[bench]` target and a criterion one, as `cargo bench` prints them one after the
+/// other: here the two made-here logs joined), each line is its harness's.
+#[test]
+fn criterion_and_libtest_lines_are_told_apart() {
+    let libtest = "libtest-bench/made-here_libtest-nightly1.97_bench_merged.txt";
+    let criterion = "libtest-bench/made-here_criterion0.8.2_bencher_merged.txt";
+    let detect = |f: &str| {
+        perfhouse::ingest::detect(&fixture_path(&format!("tests/fixtures/{f}")))
+            .unwrap()
+            .name()
+    };
+    assert_eq!(detect(libtest), "libtest-bench");
+    assert_eq!(detect(criterion), "criterion-bencher");
+    let wh = tempfile::tempdir().unwrap();
+    let r = ingest(wh.path(), &[libtest]);
+    // test benches::bench_fib_20    ... bench:      13,411.88 ns/iter (+/- 295.73)
+    assert_eq!(
+        one(&r, "benches::bench_fib_20", &[], "time_per_iter"),
+        13411.88
+    );
+    assert_eq!(
+        one(&r, "benches::bench_fib_20", &[], "time_per_iter_range"),
+        295.73
+    );
+    assert_eq!(r.len(), 6, "3 benches × 2; the ignored one lands nothing");
+
+    let dir = tempfile::tempdir().unwrap();
+    let both = dir.path().join("cargo-bench.log");
+    let text = std::fs::read_to_string(fixture(libtest)).unwrap()
+        + &std::fs::read_to_string(fixture(criterion)).unwrap();
+    std::fs::write(&both, text).unwrap();
+    assert_eq!(
+        perfhouse::ingest::detect(&both).unwrap().name(),
+        "libtest-bench"
+    );
+    let wh = tempfile::tempdir().unwrap();
+    ok(
+        wh.path(),
+        &["ingest", "--suite", "s", both.to_str().unwrap()],
+    );
+    let rows = query(
+        wh.path(),
+        "select t.arm, m.origin, m.name, m.value from metrics m join trials t using (run_id, trial_id) \
+         where m.name <> 'time_per_iter' order by t.trial_id",
+    );
+    let got: Vec<(&str, &str, &str, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["arm"].as_str().unwrap(),
+                r["origin"].as_str().unwrap(),
+                r["name"].as_str().unwrap(),
+                r["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "benches::bench_fib_10",
+                "libtest",
+                "time_per_iter_range",
+                7.74
+            ),
+            (
+                "benches::bench_fib_20",
+                "libtest",
+                "time_per_iter_range",
+                295.73
+            ),
+            (
+                "benches::bench_sort_1000",
+                "libtest",
+                "time_per_iter_range",
+                473.24
+            ),
+            (
+                "text ops/to upper",
+                "criterion",
+                "time_per_iter_std_dev",
+                4.0
+            ),
+            (
+                "text ops/split count",
+                "criterion",
+                "time_per_iter_std_dev",
+                3.0
+            ),
+            (
+                "join words/push str/8",
+                "criterion",
+                "time_per_iter_std_dev",
+                31.0
+            ),
+            (
+                "join words/push str/64",
+                "criterion",
+                "time_per_iter_std_dev",
+                97.0
+            ),
+        ]
+    );
 }

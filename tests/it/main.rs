@@ -8,6 +8,7 @@ mod capacity_seam;
 mod check;
 mod compact;
 mod compare;
+mod corpus;
 mod docs;
 mod engines;
 mod figures;

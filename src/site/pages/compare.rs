@@ -33,6 +33,12 @@ pub struct ComparePage {
     pub baseline: String,
     pub candidate: String,
     pub threshold: String,
+    /// Said once, up front: rows too small for the rank test, or for any test.
+    pub small_samples: String,
+    /// A comparison of many rows opens with its counts, range and one-way metrics.
+    pub opening: Vec<String>,
+    /// The p column's heading (`Holm-adjusted p` where the rows are a family of tests).
+    pub p_heading: &'static str,
     pub fixed_params: String,
     pub rows: Vec<CompareRowView>,
     pub flags: Vec<String>,
@@ -68,6 +74,9 @@ pub(crate) fn compare_pages(
             baseline: baseline.clone(),
             candidate: candidate.clone(),
             threshold: c.noise_line(),
+            small_samples: c.overall.small_samples.clone().unwrap_or_default(),
+            opening: c.opening(),
+            p_heading: c.p_heading(),
             fixed_params: layout
                 .fixed
                 .iter()

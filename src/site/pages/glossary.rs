@@ -30,7 +30,7 @@ pub const TERMS: &[(&str, &str, &str)] = &[
     (
         "change-point",
         "change point",
-        "A run from which a series holds a new level: the shift must exceed the series' own run-to-run noise (at least 1σ and 2 %) and pass a permutation test (p < 0.01). Vermilion when the figure got worse, green when it got better.",
+        "A run from which a series holds a new level: the shift must exceed 2.75σ of the series' own run-to-run noise around it and at least 2 % (a suite can set its own rule with the `change_threshold` label) and pass a permutation test (p < 0.01). Vermilion when the figure got worse, green when it got better. Its evidence reads `3.5σ · 64 runs before, 36 after · p = 0.005`.",
     ),
     (
         "break",
@@ -46,6 +46,26 @@ pub const TERMS: &[(&str, &str, &str)] = &[
         "unstable",
         "unstable (distribution change)",
         "A stretch where a series switches between two levels (bimodal timings): moves between the two are not called changes.",
+    ),
+    (
+        "pending",
+        "pending change",
+        "A move of a series' newest run or two beyond its noise, too recent to be a change point (that needs 3 runs on each side): confirmed when the next runs stay at the new level, dropped when they return.",
+    ),
+    (
+        "whole-run",
+        "whole run moved",
+        "Most series of one run moved the same way beyond their own noise at once: one finding about the run (the machine, its load, the environment), not a verdict per series. Pending until later runs show whether they stayed or came back.",
+    ),
+    (
+        "drift",
+        "drift",
+        "A series that moves one way run after run: one finding with its total and span, drawn as a sloped line, not a chain of change points.",
+    ),
+    (
+        "holm",
+        "Holm-adjusted p",
+        "The p-value of one row of a comparison corrected for the number of rows tested together (Holm's step-down method), so that the chance of any false 'regressed' among them stays under 5 %. The verdict uses it, and the table prints it.",
     ),
     (
         "alert",

@@ -113,6 +113,8 @@ pub struct RunPage {
     pub transfer: bool,
     /// The run sweeps load: it has a sweep page.
     pub sweep: bool,
+    /// What history found about the run as a whole (a whole-run move, pending changes).
+    pub findings: Vec<String>,
 }
 
 /// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
@@ -560,6 +562,7 @@ pub(crate) fn run_page(
             .any(|m| m.arm != "default" || !m.params.is_empty()),
         metric_spread: metric_medians.iter().any(|m| m.n_trials > 1),
         metric_change: !nav.changes.is_empty(),
+        findings: nav.findings.clone(),
         metric_medians: metric_medians
             .into_iter()
             .map(|m| MetricMedianView {

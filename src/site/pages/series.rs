@@ -276,6 +276,10 @@ fn dashboard(
         )
     });
     let others = current.len().saturating_sub(HEADLINES);
+    // A whole-run move at the newest run: its movers say so, whatever their own noise says.
+    let whole = crate::query::whole_run::find(series.iter().copied())
+        .into_iter()
+        .find(|w| w.run_id == newest && crate::query::whole_run::alerting(w));
     let views = current
         .into_iter()
         .take(HEADLINES)
@@ -300,6 +304,25 @@ fn dashboard(
                             u.run_no,
                             u.switches
                         ),
+                    )
+                }
+                Some(p) if p != 0.0 && whole.as_ref().is_some_and(|w| w.moved(s)) => (
+                    format!("{:+.1}%", (latest / p - 1.0) * 100.0),
+                    "whole run moved",
+                    "verdict-inconclusive",
+                    whole.as_ref().expect("checked").text(),
+                ),
+                Some(p) if p != 0.0 && s.pending.is_some() => {
+                    let pc = s.pending.as_ref().expect("checked");
+                    (
+                        format!("{:+.1}%", (latest / p - 1.0) * 100.0),
+                        if pc.regression {
+                            "pending regression"
+                        } else {
+                            "pending improvement"
+                        },
+                        "verdict-inconclusive",
+                        crate::present::pending_text(pc, &s.unit, &format!(" from #{}", pc.run_no)),
                     )
                 }
                 Some(p) if p != 0.0 => {
@@ -536,6 +559,11 @@ fn render_series(
         .filter_map(|l| l.noise.map(|n| (l.start, n.band)))
         .collect();
     let unstable: Vec<(usize, usize)> = s.unstable.iter().map(|u| (u.start, u.end)).collect();
+    let drifts: Vec<trend::Drift> = s
+        .drifts
+        .iter()
+        .map(|d| (d.start, d.end, d.from, d.to, d.regression))
+        .collect();
     let spec = trend::Trend {
         title: &title,
         description: &description,
@@ -547,6 +575,7 @@ fn render_series(
         noise_band: s.noise.map(|n| n.band),
         bands: &bands,
         unstable: &unstable,
+        drifts: &drifts,
         small: false,
     };
     // The desktop and the phone layout; the stylesheet shows one.
@@ -682,7 +711,7 @@ fn change_rows(
                     before: fmt_value(Some(c.level_before)),
                     after: fmt_value(Some(c.level_after)),
                     change: format!("{:+.1}%", c.magnitude * 100.0),
-                    p: format!("{:.3}", c.p_value),
+                    p: c.evidence.text(),
                     class: if c.regression {
                         "verdict-regressed"
                     } else {
@@ -723,6 +752,64 @@ fn change_rows(
                     u.switches,
                     u.ashman_d
                 ),
+            },
+        )
+    }));
+    rows.extend(s.drifts.iter().map(|d| {
+        (
+            d.run_no,
+            ChangeView {
+                href: format!("../../runs/{}/index.html", d.run_id),
+                run: format!("#{}–#{}", d.run_no, d.last_run_no),
+                commit: short_commit(&d.git_commit),
+                commit_href: crate::site::pages::commit_href(
+                    commit_urls,
+                    &d.run_id,
+                    d.git_commit.as_deref(),
+                ),
+                before: fmt_value(Some(d.from)),
+                after: fmt_value(Some(d.to)),
+                change: format!("{:+.1}%", d.total * 100.0),
+                p: format!(
+                    "a line over {} runs fits better than {} steps",
+                    d.runs, d.steps
+                ),
+                class: if d.regression {
+                    "verdict-regressed"
+                } else {
+                    "verdict-improved"
+                }
+                .into(),
+                kind: format!(
+                    "drift: {} over {} runs, one finding",
+                    if d.regression {
+                        "regressing"
+                    } else {
+                        "improving"
+                    },
+                    d.runs
+                ),
+            },
+        )
+    }));
+    rows.extend(s.pending.iter().map(|p| {
+        (
+            p.run_no,
+            ChangeView {
+                href: format!("../../runs/{}/index.html", p.run_id),
+                run: format!("#{}", p.run_no),
+                commit: short_commit(&p.git_commit),
+                commit_href: crate::site::pages::commit_href(
+                    commit_urls,
+                    &p.run_id,
+                    p.git_commit.as_deref(),
+                ),
+                before: fmt_value(Some(p.level_before)),
+                after: fmt_value(Some(p.level_after)),
+                change: format!("{:+.1}%", p.magnitude * 100.0),
+                p: p.evidence.text(),
+                class: "verdict-inconclusive".into(),
+                kind: crate::present::pending_text(p, &s.unit, ""),
             },
         )
     }));
