@@ -1063,5 +1063,6 @@ fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
         },
         thresholds,
         noise: Default::default(),
+        only: None,
     })
 }

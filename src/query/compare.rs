@@ -279,6 +279,10 @@ pub struct CompareOptions {
     /// Per-series thresholds learned from history and calibration; empty means every row is
     /// judged with the floor (`verdict.threshold`).
     pub noise: super::noise::NoiseModel,
+    /// Judge this metric's rows only (`bisect --metric`, `run --until-decided`): a decision
+    /// on one metric named in advance, so the Holm family is its rows, not every figure the
+    /// trials have (the command's own wall, CPU and peak RSS among them).
+    pub only: Option<String>,
 }
 
 pub async fn compare(
@@ -325,6 +329,9 @@ pub async fn compare(
             arm.clone()
         };
         for m in metrics {
+            if opts.only.as_ref().is_some_and(|o| o != &m.name) {
+                continue;
+            }
             let (name, unit, dir, va) = (&m.name, &m.unit, &m.direction, &m.values);
             let Some(vb) = other.iter().find(|o| &o.name == name).map(|o| &o.values) else {
                 continue;
