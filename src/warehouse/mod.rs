@@ -225,6 +225,10 @@ pub const INTENT_WAIT: Duration = Duration::from_secs(10);
 /// How long `compact` waits for readers to finish before it gives up on a partition swap.
 pub const READERS_WAIT: Duration = Duration::from_secs(600);
 
+/// What [`Warehouse::damage_on_open`] found: the first damaged table file and what is wrong
+/// with it, if any, and the files it verified by their checksum.
+pub type DamageOnOpen = (Option<(PathBuf, String)>, Vec<PathBuf>);
+
 #[derive(Debug, Clone)]
 pub struct Warehouse {
     root: PathBuf,
@@ -372,7 +376,7 @@ impl Warehouse {
     /// and what is wrong with it, and the files verified by their checksum (a reader need
     /// not hash them again). The files are shared among the cores; a large one is hashed on
     /// all of them ([`checksum::of_file`]).
-    pub fn damage_on_open(&self) -> Result<(Option<(PathBuf, String)>, Vec<PathBuf>)> {
+    pub fn damage_on_open(&self) -> Result<DamageOnOpen> {
         let mut files = Vec::new();
         for table in Table::ALL {
             files.extend(self.table_files(table)?.into_iter().map(|(_, p)| p));
