@@ -1226,7 +1226,7 @@ pub(crate) mod tests {
         assert_eq!(
             c.opening(),
             [
-                "12 rows: 0 improved, 0 regressed, 7 inconclusive, 5 unchanged; changes +0.0% … +35.8%",
+                "12 rows: 0 improved, 0 regressed, 7 inconclusive, 5 unchanged; changes 0.0% … +35.8%",
                 "all one way: throughput_rps a: better at 7 of 7 params (+12.5% … +35.8%, sign test p = 0.016)",
             ]
         );
