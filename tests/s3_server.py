@@ -17,6 +17,9 @@ tests use must give it; reads stay concurrent.
 
 The request body is read before the lock is taken, so a slow upload does not hold up the others.
 
+S3_FAULTS=1 turns on a fault injector for benches/write_faults.sh: the N-th write request fails
+(see `Faults`).
+
 S3_SERVER_SWITCH_INTERVAL=SECONDS sets the interpreter's thread switch interval (default 0.005):
 tests/it/object_store.rs sets it to 1e-6 to make moto's race, were the lock gone, show in a few
 hundred rounds.
@@ -51,9 +54,76 @@ class AtomicWrites:
             return list(self.app(environ, start_response))
 
 
+class Faults:
+    """WSGI middleware (S3_FAULTS=1): fails the N-th write request, for benches/write_faults.sh.
+
+    POST /__faults__?n=N&status=S&sticky=0|1 resets the count of write requests (PUT, POST,
+    DELETE: uploads, copies, multipart steps, deletes) and makes the N-th fail with status S
+    (default 403, which clients do not retry; 503 is retried), and with sticky=1 every later
+    one too; n=0 fails none. GET /__faults__ lists the write requests since, one a line:
+    `N METHOD PATH?QUERY [copy] [FAILED]`.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        method = environ.get("REQUEST_METHOD")
+        path = environ.get("PATH_INFO", "")
+        query = environ.get("QUERY_STRING", "")
+        if path == "/__faults__":
+            if method == "POST":
+                args = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+                with _faults_lock:
+                    _faults.update(
+                        n=int(args.get("n", 0)),
+                        status=int(args.get("status", 403)),
+                        sticky=args.get("sticky") == "1",
+                        count=0,
+                        seen=[],
+                    )
+                body = b"ok"
+            else:
+                with _faults_lock:
+                    body = "".join(line + "\n" for line in _faults["seen"]).encode()
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [body]
+        if method not in WRITES:
+            return self.app(environ, start_response)
+        with _faults_lock:
+            _faults["count"] += 1
+            n, want = _faults["count"], _faults["n"]
+            fail = want > 0 and (n == want or (_faults["sticky"] and n > want))
+            copy = " copy" if environ.get("HTTP_X_AMZ_COPY_SOURCE") else ""
+            _faults["seen"].append(
+                f"{n} {method} {path}{'?' + query if query else ''}{copy}{' FAILED' if fail else ''}"
+            )
+            status = _faults["status"]
+        if not fail:
+            return self.app(environ, start_response)
+        # The body of a request that fails is read all the same (the client sent it).
+        length = environ.get("CONTENT_LENGTH")
+        if length:
+            environ["wsgi.input"].read(int(length))
+        code = {403: "AccessDenied", 500: "InternalError", 503: "SlowDown"}.get(status, "InjectedFault")
+        reason = {403: "Forbidden", 500: "Internal Server Error", 503: "Service Unavailable"}.get(status, "Error")
+        start_response(f"{status} {reason}", [("Content-Type", "application/xml")])
+        return [
+            f"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>{code}</Code>"
+            f"<Message>injected fault: write request {n}</Message></Error>".encode()
+        ]
+
+
+_faults = {"n": 0, "status": 403, "sticky": False, "count": 0, "seen": []}
+_faults_lock = threading.Lock()
+
+
 class Dispatcher(DomainDispatcherApplication):
     def __call__(self, environ, start_response):
-        return AtomicWrites(super().__call__)(environ, start_response)
+        app = AtomicWrites(super().__call__)
+        if os.environ.get("S3_FAULTS"):
+            app = Faults(app)
+        return app(environ, start_response)
 
 
 moto.server.DomainDispatcherApplication = Dispatcher

@@ -181,7 +181,11 @@ pub fn run(cli: Cli) -> Result<()> {
             labels: args.labels.iter().cloned().collect(),
         };
         let outcome = crate::runner::calibrate(&wh, runtime.handle(), &opts, cli.quiet)?;
-        return finish_run(&outcome, cli.quiet);
+        finish_run(&outcome, cli.quiet)?;
+        if let Some(run_id) = &outcome.run_id {
+            calibration_noise(&cli, &wh, &runtime, run_id)?;
+        }
+        return Ok(());
     }
     if let Command::Bisect(args) = &cli.command {
         let wh = open_warehouse(&cli)?;
@@ -991,6 +995,33 @@ fn record_report_alerts(
     Ok(n)
 }
 
+/// After `calibrate`: each measure's A/A noise side by side, printed as a table (unless
+/// `--quiet`) and kept in a sentence as a note of the calibration run (its page shows it).
+fn calibration_noise(
+    cli: &Cli,
+    wh: &Warehouse,
+    runtime: &tokio::runtime::Runtime,
+    run_id: &str,
+) -> Result<()> {
+    let list = runtime.block_on(async {
+        let q = Query::open_with(wh, &query::slo::Slos::default()).await?;
+        anyhow::Ok(crate::query::noise::calibration_noise(&q, run_id).await?)
+    })?;
+    if list.is_empty() {
+        return Ok(());
+    }
+    let table = report::calibration_noise(&list, report::TextLayout::Table);
+    if !cli.quiet {
+        print!("\nA/A noise per measure:\n{table}");
+    }
+    wh.annotate(
+        run_id,
+        &report::calibration_noise_note(&list),
+        crate::model::now_us(),
+    )?;
+    Ok(())
+}
+
 /// The end of `run` and `calibrate`: warnings, the report (always for a dry run's schedule),
 /// exit 1 when a trial failed.
 fn finish_run(outcome: &crate::runner::RunOutcome, quiet: bool) -> Result<()> {
@@ -1047,5 +1078,6 @@ fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
         },
         thresholds,
         noise: Default::default(),
+        only: None,
     })
 }

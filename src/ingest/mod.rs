@@ -8,6 +8,8 @@
 //! what the path does not say.
 
 pub mod adapter;
+#[cfg(test)]
+mod fuzz;
 pub mod text;
 
 /// Every input format, in detection order (names first, then content, in this order): one

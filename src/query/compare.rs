@@ -177,6 +177,9 @@ pub struct Comparison {
     pub flags: Vec<String>,
     /// Findings from the figures (latency decomposition, knee, cold starts).
     pub diagnoses: Vec<String>,
+    /// Per arm × params with two or more measures of the work (wall time, CPU time,
+    /// instruction counts): which one decided (`query::measures`).
+    pub decisions: Vec<super::measures::Decision>,
 }
 
 impl Row {
@@ -276,6 +279,10 @@ pub struct CompareOptions {
     /// Per-series thresholds learned from history and calibration; empty means every row is
     /// judged with the floor (`verdict.threshold`).
     pub noise: super::noise::NoiseModel,
+    /// Judge this metric's rows only (`bisect --metric`, `run --until-decided`): a decision
+    /// on one metric named in advance, so the Holm family is its rows, not every figure the
+    /// trials have (the command's own wall, CPU and peak RSS among them).
+    pub only: Option<String>,
 }
 
 pub async fn compare(
@@ -322,6 +329,9 @@ pub async fn compare(
             arm.clone()
         };
         for m in metrics {
+            if opts.only.as_ref().is_some_and(|o| o != &m.name) {
+                continue;
+            }
             let (name, unit, dir, va) = (&m.name, &m.unit, &m.direction, &m.values);
             let Some(vb) = other.iter().find(|o| &o.name == name).map(|o| &o.values) else {
                 continue;
@@ -337,9 +347,23 @@ pub async fn compare(
                     arm.clone(),
                     params.clone(),
                 );
-                let t = opts.noise.threshold(&key, va.len(), vb.len(), same_run);
-                vo.threshold = t.value.max(opts.verdict.threshold);
-                (t.source.name(), t.source.describe())
+                // Each measure at its own floor: an instruction count's is a tenth of the
+                // time floor (`figures::floor_scale`).
+                let scale = super::figures::floor_scale(name);
+                let floor = opts.verdict.threshold.max(crate::stats::noise::FLOOR) * scale;
+                let t = opts
+                    .noise
+                    .threshold_at_least(&key, va.len(), vb.len(), same_run, floor);
+                vo.threshold = t.value.max(floor);
+                let source = match t.source {
+                    crate::stats::noise::Source::Floor if scale != 1.0 => format!(
+                        "±{} floor of an instruction count (a tenth of the time floor): too \
+                         little history, no calibration",
+                        crate::stats::verdict::band_pct(floor)
+                    ),
+                    _ => t.source.describe(),
+                };
+                (t.source.name(), source)
             };
             let j: Judged = judge(va, vb, *dir, &vo);
             rows.push(Row {
@@ -431,7 +455,9 @@ pub async fn compare(
     {
         diagnoses.push(format!("capacity at SLO ({}): {}", sweep.slo, shift.text));
     }
+    let decisions = super::measures::decisions(&rows);
     Ok(Comparison {
+        decisions,
         baseline: a.sel,
         candidate: b.sel,
         threshold: opts.verdict.threshold,
@@ -1156,6 +1182,7 @@ pub(crate) mod tests {
             rows,
             flags: Vec::new(),
             diagnoses: Vec::new(),
+            decisions: Vec::new(),
         }
     }
 

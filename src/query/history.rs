@@ -502,6 +502,9 @@ impl Series {
         arm: String,
         params: crate::model::Params,
     ) -> Series {
+        // At the measure's own floor (an instruction count's is lower) until a label says
+        // otherwise.
+        let rule = super::thresholds::default_rule(&metric);
         Series {
             suite,
             metric,
@@ -518,7 +521,7 @@ impl Series {
             unstable: Vec::new(),
             minor: Vec::new(),
             levels: Vec::new(),
-            rule: ChangeRule::DEFAULT,
+            rule,
             rule_source: super::thresholds::RuleSource::Default,
             pending: None,
             drifts: Vec::new(),

@@ -8,6 +8,7 @@ use datafusion::error::DataFusionError;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use serde::de::DeserializeOwned;
 
+use crate::warehouse::checksum::VerifyingStore;
 use crate::warehouse::{Table, Warehouse};
 
 pub mod alerts;
@@ -16,6 +17,7 @@ pub mod ddl;
 pub mod figures;
 pub mod history;
 pub mod holistic;
+pub mod measures;
 pub mod noise;
 pub mod samples;
 pub mod slo;
@@ -129,18 +131,34 @@ impl Query {
         let readers = warehouse
             .read_lock()
             .map_err(|e| QueryError::Decode(e.to_string()))?;
-        // A file damaged on sight (0 bytes, truncated) stops every reader, named: the engine
-        // would skip an empty file without a word, and the runs it held would be missing.
-        if let Some((path, what)) = warehouse
-            .damage_on_sight()
-            .map_err(|e| QueryError::Decode(e.to_string()))?
-        {
+        // A damaged file stops every reader, named, before anything is read: one whose bytes
+        // differ from its name's checksum (a flipped byte would otherwise be read silently,
+        // and answered from), or, written before checksums, one of 0 bytes or truncated (the
+        // engine would skip an empty file without a word, and the runs it held would be
+        // missing).
+        let (damage, verified) = warehouse
+            .damage_on_open()
+            .map_err(|e| QueryError::Decode(e.to_string()))?;
+        if let Some((path, what)) = damage {
             return Err(QueryError::Damaged { path, what });
         }
         let root =
             std::path::absolute(warehouse.root()).map_err(|e| QueryError::Decode(e.to_string()))?;
         let dir = |table: Table| format!("{}/", root.join(table.name()).display());
-        let ctx = Self::context_over(&dir, None, slos).await;
+        // Files that land after this check (a note, a triage event) are verified as they are
+        // first read.
+        let local = VerifyingStore::new(std::sync::Arc::new(
+            object_store::local::LocalFileSystem::new(),
+        ));
+        for path in verified {
+            if let Ok(abs) = std::path::absolute(&path)
+                && let Ok(key) = object_store::path::Path::from_absolute_path(abs)
+            {
+                local.mark_verified(key);
+            }
+        }
+        let file_url = url::Url::parse("file://").expect("a URL");
+        let ctx = Self::context_over(&dir, (&file_url, std::sync::Arc::new(local)), slos).await;
         let ctx = ctx.map_err(|e| name_damage(Some(warehouse), e))?;
         Ok(Query {
             ctx,
@@ -163,7 +181,8 @@ impl Query {
             .reader_store()
             .await
             .map_err(|e| QueryError::Decode(e.to_string()))?;
-        let ctx = Self::context_over(&dir, Some((remote.store().0, store)), slos).await?;
+        let store = std::sync::Arc::new(VerifyingStore::new(store));
+        let ctx = Self::context_over(&dir, (remote.store().0, store), slos).await?;
         Ok(Query {
             ctx,
             _readers: None,
@@ -172,10 +191,12 @@ impl Query {
         })
     }
 
-    /// A session over the tables at `dir(table)`, reading through `store` where given.
+    /// A session over the tables at `dir(table)`, reading through `store` (registered for
+    /// `url`): every table file is checked against the checksum in its name before any of it
+    /// is read (`warehouse::checksum`), so a flipped byte stops the statement, named.
     async fn context_over(
         dir: &dyn Fn(Table) -> String,
-        store: Option<(&url::Url, std::sync::Arc<dyn object_store::ObjectStore>)>,
+        (url, store): (&url::Url, std::sync::Arc<VerifyingStore>),
         slos: &slo::Slos,
     ) -> Result<SessionContext, QueryError> {
         // DATAFUSION_* variables tune the engine (e.g. DATAFUSION_EXECUTION_TARGET_PARTITIONS).
@@ -193,9 +214,7 @@ impl Query {
             state = state.with_optimizer_rule(std::sync::Arc::new(holistic::ShareHolistic));
         }
         let ctx = SessionContext::new_with_state(state.build());
-        if let Some((url, store)) = store {
-            ctx.register_object_store(url, store);
-        }
+        ctx.register_object_store(url, store);
         ctx.register_udaf(udf::quantile_cont_udaf());
         ctx.register_udaf(udf::median_udaf());
         ctx.register_udf(udf::run_in_udf());

@@ -91,14 +91,22 @@ impl SuiteRules {
 
     /// The rule of `metric`'s series, and which entry set it.
     pub fn rule(&self, metric: &str) -> (ChangeRule, RuleSource) {
-        let suite = self
-            .suite
-            .map_or(ChangeRule::DEFAULT, |p| p.over(ChangeRule::DEFAULT));
+        let base = default_rule(metric);
+        let suite = self.suite.map_or(base, |p| p.over(base));
         match (self.metrics.get(metric), self.suite) {
             (Some(m), _) => (m.over(suite), RuleSource::Metric),
             (None, Some(_)) => (suite, RuleSource::Suite),
             (None, None) => (suite, RuleSource::Default),
         }
+    }
+}
+
+/// The rule of `metric`'s series where no label sets one: [`ChangeRule::DEFAULT`], at the
+/// measure's own floor (an instruction count's is a tenth: `figures::floor_scale`, issue 42).
+pub fn default_rule(metric: &str) -> ChangeRule {
+    ChangeRule {
+        floor: ChangeRule::DEFAULT.floor * super::figures::floor_scale(metric),
+        ..ChangeRule::DEFAULT
     }
 }
 

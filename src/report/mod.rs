@@ -113,6 +113,12 @@ pub fn table(c: &Comparison, color: bool) -> String {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     let _ = writeln!(out, "\noverall: {}", c.overall.line());
+    if !c.decisions.is_empty() {
+        let _ = writeln!(out, "\nwhich measure decided:");
+        for d in &c.decisions {
+            let _ = writeln!(out, "  {} {}: {}", d.arm, params(&d.params), d.text);
+        }
+    }
     if !c.summaries.is_empty() {
         let _ = writeln!(out, "\nacross params:");
         for s in &c.summaries {
@@ -197,6 +203,7 @@ pub fn markdown(c: &Comparison) -> String {
         // geometric mean.
         md_escape(&c.overall.line())
     );
+    out.push_str(&decided_md(c, &params));
     out.push_str(&md_header(c));
     for r in &rows {
         out.push_str(&md_row(r, &params(&r.params)));
@@ -222,6 +229,26 @@ pub fn markdown(c: &Comparison) -> String {
         );
     }
     let _ = writeln!(out, "\n</details>");
+    out
+}
+
+/// Which measure of the work decided, per arm × params (`query::measures`), as Markdown
+/// bullets under a bold title; empty where the comparison has no two such measures.
+fn decided_md(c: &Comparison, params: &dyn Fn(&crate::model::Params) -> String) -> String {
+    if c.decisions.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("**Which measure decided** (each judged by its own noise)\n\n");
+    for d in &c.decisions {
+        let _ = writeln!(
+            out,
+            "- {} {}: {}",
+            md_escape(&d.arm),
+            md_escape(&params(&d.params)),
+            md_escape(&d.text)
+        );
+    }
+    out.push('\n');
     out
 }
 
@@ -460,6 +487,7 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     // benchstat's summary line: judged rows, improved / regressed / unchanged / inconclusive,
     // the geometric mean and the correction.
     let _ = writeln!(head, "{}.\n", md_escape(&c.overall.line()));
+    head.push_str(&decided_md(c, &params));
     let line = |r: &Row| md_row(r, &params(&r.params));
     let header = &md_header(c);
     let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
@@ -900,6 +928,80 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
         );
     }
     w
+}
+
+/// `perfhouse calibrate`'s table: each measure's A/A noise side by side (wall time, CPU time,
+/// instructions, peak RSS, …), with the smallest change a comparison of the calibration's
+/// size can call by it.
+pub fn calibration_noise(list: &[crate::query::noise::MeasureNoise], layout: TextLayout) -> String {
+    let pct = |v: f64| format!("{:.3}", v * 100.0);
+    let header = [
+        "params",
+        "measure",
+        "unit",
+        "trials",
+        "median",
+        "cv_pct",
+        "aa_pct",
+        "floor_pct",
+        "callable_pct",
+    ];
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|m| {
+            vec![
+                crate::model::params_text(&m.params),
+                m.metric.clone(),
+                m.unit.clone(),
+                m.trials.to_string(),
+                fmt_value(Some(m.median)),
+                pct(m.cv),
+                m.aa.map_or(String::new(), pct),
+                pct(m.floor),
+                pct(m.callable),
+            ]
+        })
+        .collect();
+    let mut w = grid(&header, &rows, layout);
+    if layout == TextLayout::Table {
+        let per_side = list.first().map_or(0, |m| m.per_side);
+        let _ = writeln!(
+            w,
+            "cv = standard deviation ÷ mean of the arm's and its A/A copy's trials pooled; aa = A/A threshold at {per_side} vs {per_side} trials (99th percentile of |median ratio − 1| over 2,000 random splits); floor = the measure's own (±0.2 % for instruction counts, ±2 % otherwise); callable = the smallest change a comparison of {per_side} vs {per_side} trials calls by this measure"
+        );
+    }
+    w
+}
+
+/// [`calibration_noise`] in one paragraph, for the calibration run's notes (its page shows
+/// notes as text): "A/A noise per measure at 10 vs 10 trials (CV; A/A threshold; smallest
+/// callable change): wall_ms 27.8 %, ±37.4 %, ±37.4 %; …".
+pub fn calibration_noise_note(list: &[crate::query::noise::MeasureNoise]) -> String {
+    let pct = |v: f64| crate::present::fixed(v * 100.0, 3);
+    let per_side = list.first().map_or(0, |m| m.per_side);
+    let parts: Vec<String> = list
+        .iter()
+        .map(|m| {
+            let params = crate::model::params_text(&m.params);
+            format!(
+                "{}{} {} %, {}, ±{} %",
+                if m.params.is_empty() {
+                    String::new()
+                } else {
+                    format!("{params} ")
+                },
+                m.metric,
+                pct(m.cv),
+                m.aa.map_or("—".to_string(), |a| format!("±{} %", pct(a))),
+                pct(m.callable)
+            )
+        })
+        .collect();
+    format!(
+        "A/A noise per measure at {per_side} vs {per_side} trials (CV; A/A threshold; smallest \
+         change a comparison of that size can call): {}",
+        parts.join("; ")
+    )
 }
 
 /// `perfhouse alerts --by commit` as text: one line per commit, newest first.

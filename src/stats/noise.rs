@@ -258,6 +258,12 @@ pub fn two_run_threshold(sigma: f64) -> f64 {
     (Z * std::f64::consts::SQRT_2 * sigma).max(FLOOR)
 }
 
+/// [`two_run_threshold`] at least `floor` instead of [`FLOOR`] (a measure with a floor of its
+/// own: `query::figures::floor_scale`).
+pub fn two_run_threshold_above(sigma: f64, floor: f64) -> f64 {
+    (Z * std::f64::consts::SQRT_2 * sigma).max(floor)
+}
+
 /// The A/A threshold at `n1` vs `n2` trials from a calibration run's pooled trial values:
 /// the (1 − [`TARGET`]) quantile of |median ratio − 1| over random splits; `None` when the
 /// pool cannot be split that way (fewer than n1 + n2 values) or has a zero median.

@@ -6,6 +6,7 @@
 //! run's rows only through `runs`, so a writer that dies half-way leaves nothing visible.
 
 pub mod batch;
+pub mod checksum;
 pub mod remote;
 pub mod schema;
 
@@ -72,6 +73,14 @@ pub enum WarehouseError {
         "{path}: damaged ({what}); nothing was read past it. `perfhouse check` lists every problem"
     )]
     Damaged { path: PathBuf, what: String },
+    /// A file landed (renamed into place), then the fsync of its directory failed: the file
+    /// is there, but its name may not survive a power loss.
+    #[error("{dir}: {source}, syncing the directory after {file} landed in it")]
+    NotSynced {
+        dir: PathBuf,
+        file: String,
+        source: io::Error,
+    },
     /// A name or value past its bound, or one that cannot be a name (see `crate::model::names`).
     #[error("run {run}: {what}; nothing was written")]
     BadName { run: String, what: String },
@@ -196,7 +205,9 @@ impl Lock {
             .append(true)
             .open(path)
             // A warehouse the reader may not write to: a read-only descriptor still locks.
-            .or_else(|_| File::open(path))
+            // Where that fails too, the first error is the cause (an I/O error creating it,
+            // not the "No such file" of a lock file that was never made).
+            .or_else(|first| File::open(path).map_err(|_| first))
             .map_err(io_err(path))
     }
 }
@@ -303,9 +314,10 @@ impl Warehouse {
         Ok(out)
     }
 
+    /// The batches of one table file, its checksum verified first (see [`checksum`]).
     fn read_file(path: &Path) -> Result<Vec<RecordBatch>> {
-        let file = File::open(path).map_err(io_err(path))?;
-        read_parquet(file, path)
+        let bytes = fs::read(path).map_err(io_err(path))?;
+        read_parquet(bytes::Bytes::from(bytes), path)
     }
 
     /// Every committed run (one row per `runs` row).
@@ -353,19 +365,57 @@ impl Warehouse {
         Lock::take(&self.root.join(".writers.lock"), libc::LOCK_SH)
     }
 
-    /// The first table file that is damaged on sight, without decoding it: 0 bytes, or not
-    /// Parquet at either end (truncated, overwritten). Two 4-byte reads a file, so every
-    /// reading command can afford it before it reads (a 0-byte `runs` file would otherwise
-    /// hide its runs without a word).
-    pub fn damage_on_sight(&self) -> Result<Option<(PathBuf, String)>> {
+    /// Every table file checked before a reading session opens: one that carries a checksum
+    /// is read whole and hashed (any flipped byte, in its data, its page indexes or its
+    /// footer, is found), one written before checksums is judged from its ends (0 bytes, or
+    /// not Parquet at either end: truncated, overwritten). Returns the first damaged file
+    /// and what is wrong with it, and the files verified by their checksum (a reader need
+    /// not hash them again). The files are shared among the cores; a large one is hashed on
+    /// all of them ([`checksum::of_file`]).
+    pub fn damage_on_open(&self) -> Result<(Option<(PathBuf, String)>, Vec<PathBuf>)> {
+        let mut files = Vec::new();
         for table in Table::ALL {
-            for (_, path) in self.table_files(table)? {
-                if let Some(what) = parquet_ends(&path) {
-                    return Ok(Some((path, what)));
-                }
-            }
+            files.extend(self.table_files(table)?.into_iter().map(|(_, p)| p));
         }
-        Ok(None)
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(files.len())
+            .max(1);
+        let judge = |path: &Path| match checksum::expected_of(path) {
+            Some(_) => parquet_ends(path).or_else(|| checksum::verify_file(path).err()),
+            None => parquet_ends(path),
+        };
+        let found: Vec<(usize, String)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut bad = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(path) = files.get(i) else { break };
+                            if let Some(what) = judge(path) {
+                                bad.push((i, what));
+                                // The others stop at their next file.
+                                next.store(files.len(), std::sync::atomic::Ordering::Relaxed);
+                                break;
+                            }
+                        }
+                        bad
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        if let Some((i, what)) = found.into_iter().min_by_key(|(i, _)| *i) {
+            return Ok((Some((files[i].clone(), what)), Vec::new()));
+        }
+        files.retain(|p| checksum::expected_of(p).is_some());
+        Ok((None, files))
     }
 
     /// The first table file that fails to decode, reading each whole: called after a read
@@ -379,6 +429,7 @@ impl Warehouse {
                 if let Err(e) = Self::read_file(&path) {
                     let what = match e {
                         WarehouseError::Parquet { source, .. } => source.to_string(),
+                        WarehouseError::Damaged { what, .. } => what,
                         other => other.to_string(),
                     };
                     return Some((path, what));
@@ -673,11 +724,12 @@ impl Warehouse {
         // its file lands, none of these rows is visible. A commit that fails before then (disk
         // full, read-only) removes what it landed: a failed ingest leaves no bytes behind.
         let mut landed = Vec::new();
-        let runs_file = self
-            .partition_dir(Table::Runs, suite)
-            .join(format!("{}-0.parquet", lead.run_id));
+        let runs_dir = self.partition_dir(Table::Runs, suite);
         let committed = self.land_all(&fresh, tables, suite, &lead.run_id, &mut landed);
-        if committed.is_err() && !runs_file.exists() {
+        // The `runs` file is the commit: once it is in place (even where the directory's
+        // fsync after it failed) the run is visible, and its files stay.
+        let runs_landed = landed.iter().any(|p| p.starts_with(&runs_dir));
+        if committed.is_err() && !runs_landed {
             for path in landed.iter().rev() {
                 let _ = fs::remove_file(path);
             }
@@ -718,9 +770,7 @@ impl Warehouse {
                 if std::env::var("PERFHOUSE_FAULT_ENOSPC").is_ok_and(|t| t == table.name()) {
                     return Err(io_err(&dir)(io::Error::from_raw_os_error(libc::ENOSPC)));
                 }
-                let name = format!("{lead}-0.parquet");
-                write_atomic(&dir, &name, &batches)?;
-                landed.push(dir.join(name));
+                write_landing(&dir, &format!("{lead}-0.parquet"), &batches, landed)?;
             }
         }
         Ok(())
@@ -806,11 +856,28 @@ impl Warehouse {
                 let dir = self.partition_dir(table, &suite);
                 fs::create_dir_all(&dir).map_err(io_err(&dir))?;
                 let tmp = dir.join(format!("{name}.tmp"));
-                fs::copy(&path, &tmp).map_err(io_err(&tmp))?;
-                File::open(&tmp)
-                    .and_then(|f| f.sync_all())
-                    .map_err(io_err(&tmp))?;
-                rename_noreplace(&tmp, &dir.join(&name))?;
+                // Read once: verified against its name's checksum as it is copied, and landed
+                // with one (a bundle written before checksums gets its files' here).
+                let copied = (|| {
+                    let bytes = fs::read(&path).map_err(io_err(&path))?;
+                    let digest = checksum::digest_of(&bytes);
+                    if let Some(want) = checksum::expected(&name)
+                        && want != digest
+                    {
+                        return Err(WarehouseError::Damaged {
+                            path: path.clone(),
+                            what: checksum::mismatch(digest, want),
+                        });
+                    }
+                    let mut out = File::create_new(&tmp).map_err(io_err(&tmp))?;
+                    out.write_all(&bytes).map_err(io_err(&tmp))?;
+                    out.sync_all().map_err(io_err(&tmp))?;
+                    Ok(dir.join(checksum::name_with(&name, digest)))
+                })();
+                if copied.is_err() {
+                    let _ = fs::remove_file(&tmp);
+                }
+                rename_noreplace(&tmp, &copied?)?;
                 fsync_dir(&dir)?;
             }
         }
@@ -856,7 +923,8 @@ impl Warehouse {
         })?;
         let dir = self.partition_dir(Table::Annotations, &entry.suite);
         let file = format!("{run_id}-note-{}.parquet", uuid::Uuid::now_v7());
-        write_atomic(&dir, &file, &[b])
+        write_atomic(&dir, &file, &[b])?;
+        Ok(())
     }
 
     /// Records a triage event of an alert on a committed run: one create-only file, written
@@ -926,7 +994,14 @@ impl Warehouse {
             let mut suites: Vec<_> = by_suite.into_iter().collect();
             suites.sort();
             for (suite, files) in suites {
-                if files.len() < 2 {
+                if files.len() < 2 && files.iter().all(|p| checksum::expected_of(p).is_some()) {
+                    // One file, with its checksum: verified all the same (compact is a reader).
+                    for path in &files {
+                        checksum::verify_file(path).map_err(|what| WarehouseError::Damaged {
+                            path: path.clone(),
+                            what,
+                        })?;
+                    }
                     continue;
                 }
                 // Which files hold only committed rows, from their run_id column alone; then
@@ -934,25 +1009,48 @@ impl Warehouse {
                 // memory stays at one batch and one row group, whatever the partition holds.
                 let classes = files
                     .iter()
-                    .map(|path| all_committed(path, &committed))
+                    .map(|path| {
+                        // Nothing is merged from a file whose bytes are not the ones written.
+                        checksum::verify_file(path).map_err(|what| WarehouseError::Damaged {
+                            path: path.clone(),
+                            what,
+                        })?;
+                        all_committed(path, &committed)
+                    })
                     .collect::<Result<Vec<bool>>>()?;
                 let kept_files = classes.iter().filter(|c| **c).count();
                 let orphan_files = classes.len() - kept_files;
-                // Already one file of committed rows (and at most one of orphans): done.
-                if kept_files <= 1 && orphan_files <= 1 {
+                // Already one file of committed rows (and at most one of orphans), each with
+                // its checksum: done. A file written before checksums is rewritten with one.
+                let unverified = files.iter().any(|p| checksum::expected_of(p).is_none());
+                if kept_files <= 1 && orphan_files <= 1 && !unverified {
                     continue;
                 }
                 let staging = self.root.join(".staging").join(table.name());
                 let _ = fs::remove_dir_all(&staging);
                 fs::create_dir_all(&staging).map_err(io_err(&staging))?;
                 let stamp = uuid::Uuid::now_v7();
+                // A file with nothing to merge it with (rewritten to get its digest) keeps
+                // its name's stem, so a run's files stay named for it (`import` copies them).
+                let alone = |want: bool, merged: String| {
+                    let mut of_class = files.iter().zip(&classes).filter(|(_, c)| **c == want);
+                    match (of_class.next(), of_class.next()) {
+                        (Some((p, _)), None) => format!(
+                            "{}.parquet",
+                            checksum::stem(&p.file_name().expect("a file").to_string_lossy())
+                        ),
+                        _ => merged,
+                    }
+                };
+                let kept_name = alone(true, format!("compact-{stamp}.parquet"));
+                let orphans_name = alone(false, format!("uncommitted-{stamp}.parquet"));
                 let (mut kept, mut orphans): (Option<PartWriter>, Option<PartWriter>) =
                     (None, None);
                 for (path, committed_only) in files.iter().zip(classes) {
                     let (writer, name) = if committed_only {
-                        (&mut kept, format!("compact-{stamp}.parquet"))
+                        (&mut kept, kept_name.clone())
                     } else {
-                        (&mut orphans, format!("uncommitted-{stamp}.parquet"))
+                        (&mut orphans, orphans_name.clone())
                     };
                     let file = File::open(path).map_err(io_err(path))?;
                     let perr = |source| WarehouseError::Parquet {
@@ -1059,6 +1157,15 @@ fn parquet_ends(path: &Path) -> Option<String> {
     None
 }
 
+/// A read error as `check` lists it: a damaged file as `PATH: what` (its own message points
+/// at `check`, which is where it is printed).
+fn problem_text(e: &WarehouseError) -> String {
+    match e {
+        WarehouseError::Damaged { path, what } => format!("{}: {what}", path.display()),
+        other => other.to_string(),
+    }
+}
+
 fn age(path: &Path) -> Duration {
     fs::symlink_metadata(path)
         .and_then(|m| m.modified())
@@ -1105,7 +1212,7 @@ impl Warehouse {
             }
             match Self::read_runs_file(&suite, &path) {
                 Ok(r) => out.extend(r),
-                Err(e) => problems.push(format!("unreadable runs file: {e}")),
+                Err(e) => problems.push(format!("unreadable runs file: {}", problem_text(&e))),
             }
         }
         Ok(out)
@@ -1126,6 +1233,7 @@ impl Warehouse {
             .collect();
         report.runs = committed.len();
         let mut referenced = std::collections::HashSet::new();
+        let mut unverified = 0usize;
         for table in Table::ALL {
             let mut orphans = 0usize;
             for stray in stray_files(&self.table_dir(table)) {
@@ -1136,6 +1244,7 @@ impl Warehouse {
             }
             for (_, path) in self.table_files(table)? {
                 report.files += 1;
+                unverified += usize::from(checksum::expected_of(&path).is_none());
                 if fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
                     if table != Table::Runs {
                         report.problems.push(format!("{}: 0 bytes", path.display()));
@@ -1146,7 +1255,9 @@ impl Warehouse {
                     Ok(b) => b,
                     Err(e) => {
                         if table != Table::Runs {
-                            report.problems.push(format!("unreadable: {e}"));
+                            report
+                                .problems
+                                .push(format!("unreadable: {}", problem_text(&e)));
                         }
                         continue;
                     }
@@ -1207,6 +1318,11 @@ impl Warehouse {
                     table.name()
                 ));
             }
+        }
+        if unverified > 0 {
+            report.notes.push(format!(
+                "{unverified} table files carry no checksum in their name (written before checksums, or by another tool): read unverified; `perfhouse compact` rewrites them with one"
+            ));
         }
         for (path, what) in self.loose_ends(&referenced) {
             report.leftovers.push(format!("{}: {what}", path.display()));
@@ -1557,14 +1673,13 @@ fn all_committed(path: &Path, committed: &std::collections::HashSet<String>) -> 
     Ok(true)
 }
 
-/// A Utf8 column of a warehouse file, or an error naming the file and what differs (a file
-/// written by another tool may carry `large_string` or an integer `run_id`).
-/// The batches of one Parquet file (from disk or an object store's bytes); `path` names it in
-/// errors.
-pub(crate) fn read_parquet<R: datafusion::parquet::file::reader::ChunkReader + 'static>(
-    reader: R,
-    path: &Path,
-) -> Result<Vec<RecordBatch>> {
+/// The batches of one Parquet file (from disk or an object store's bytes), after its bytes
+/// are checked against the checksum its name carries; `path` names it in errors.
+pub(crate) fn read_parquet(reader: bytes::Bytes, path: &Path) -> Result<Vec<RecordBatch>> {
+    checksum::verify_bytes(path, &reader).map_err(|what| WarehouseError::Damaged {
+        path: path.to_path_buf(),
+        what,
+    })?;
     let perr = |source| WarehouseError::Parquet {
         path: path.to_path_buf(),
         source,
@@ -1599,6 +1714,8 @@ pub(crate) fn run_entries(
     Ok(out)
 }
 
+/// A Utf8 column of a warehouse file, or an error naming the file and what differs (a file
+/// written by another tool may carry `large_string` or an integer `run_id`).
 fn utf8_column<'a>(
     batch: &'a RecordBatch,
     name: &str,
@@ -1752,8 +1869,9 @@ impl Drop for InFlight {
 /// memory stays at one batch), landing under its final name only on [`PartWriter::finish`].
 /// Dropped unfinished, it removes its temporary file.
 pub struct PartWriter {
-    writer: Option<ArrowWriter<File>>,
-    path: PathBuf,
+    writer: Option<ArrowWriter<checksum::HashingWriter<File>>>,
+    /// The name it lands under, less its checksum.
+    name: String,
     tmp: PathBuf,
     dir: PathBuf,
 }
@@ -1767,15 +1885,18 @@ impl PartWriter {
     ) -> Result<PartWriter> {
         let tmp = dir.join(format!("{name}.tmp"));
         let file = File::create(&tmp).map_err(io_err(&tmp))?;
-        let writer = ArrowWriter::try_new(file, schema, Some(part_props())).map_err(|source| {
-            WarehouseError::Parquet {
-                path: tmp.clone(),
-                source,
-            }
+        let writer = ArrowWriter::try_new(
+            checksum::HashingWriter::new(file),
+            schema,
+            Some(part_props()),
+        )
+        .map_err(|source| WarehouseError::Parquet {
+            path: tmp.clone(),
+            source,
         })?;
         Ok(PartWriter {
             writer: Some(writer),
-            path: dir.join(name),
+            name: name.to_string(),
             tmp,
             dir: dir.to_path_buf(),
         })
@@ -1800,19 +1921,28 @@ impl PartWriter {
         w.flush().map_err(perr)
     }
 
-    /// Lands the file (fsync, rename without replacing); returns its path.
+    /// Lands the file (fsync, rename without replacing) under its name with its checksum;
+    /// returns its path.
     pub fn finish(mut self) -> Result<PathBuf> {
         let writer = self.writer.take().expect("not finished");
         let perr = |source| WarehouseError::Parquet {
             path: self.tmp.clone(),
             source,
         };
-        let file = writer.into_inner().map_err(perr)?;
-        file.sync_all().map_err(io_err(&self.tmp))?;
-        drop(file);
-        rename_noreplace(&self.tmp, &self.path)?;
-        fsync_dir(&self.dir)?;
-        Ok(self.path.clone())
+        let landed = (|| {
+            let (file, digest) = writer.into_inner().map_err(perr)?.finish();
+            file.sync_all().map_err(io_err(&self.tmp))?;
+            drop(file);
+            let path = self.dir.join(checksum::name_with(&self.name, digest));
+            rename_noreplace(&self.tmp, &path)?;
+            Ok(path)
+        })();
+        if landed.is_err() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+        let path = landed?;
+        synced_after(&self.dir, &path)?;
+        Ok(path)
     }
 }
 
@@ -1831,10 +1961,22 @@ pub(crate) fn part_props() -> WriterProperties {
         .build()
 }
 
-/// Writes `batches` to `dir/name` through `name.tmp`, fsync, rename, fsync of the directory.
-pub fn write_atomic(dir: &Path, name: &str, batches: &[RecordBatch]) -> Result<()> {
+/// Writes `batches` to `dir/name` through `name.tmp`, fsync, rename, fsync of the directory;
+/// the file lands under `name` with its checksum in it ([`checksum::name_with`]), and that
+/// path is returned.
+pub fn write_atomic(dir: &Path, name: &str, batches: &[RecordBatch]) -> Result<PathBuf> {
+    write_landing(dir, name, batches, &mut Vec::new())
+}
+
+/// [`write_atomic`], pushing the file's path to `landed` as soon as it is in place (before the
+/// directory's fsync, which may still fail), so a commit that fails can find what it landed.
+fn write_landing(
+    dir: &Path,
+    name: &str,
+    batches: &[RecordBatch],
+    landed: &mut Vec<PathBuf>,
+) -> Result<PathBuf> {
     fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let path = dir.join(name);
     let tmp = dir.join(format!("{name}.tmp"));
     let perr = |source| WarehouseError::Parquet {
         path: tmp.clone(),
@@ -1844,22 +1986,42 @@ pub fn write_atomic(dir: &Path, name: &str, batches: &[RecordBatch]) -> Result<(
         let file = File::create(&tmp).map_err(io_err(&tmp))?;
         let props = part_props();
         let schema = batches[0].schema();
-        let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(perr)?;
+        let mut writer =
+            ArrowWriter::try_new(checksum::HashingWriter::new(file), schema, Some(props))
+                .map_err(perr)?;
         for b in batches {
             writer.write(b).map_err(perr)?;
         }
-        let mut file = writer.into_inner().map_err(perr)?;
+        let (mut file, digest) = writer.into_inner().map_err(perr)?.finish();
         file.flush().map_err(io_err(&tmp))?;
         file.sync_all().map_err(io_err(&tmp))?;
         drop(file);
-        rename_noreplace(&tmp, &path)
+        let path = dir.join(checksum::name_with(name, digest));
+        rename_noreplace(&tmp, &path)?;
+        Ok(path)
     })();
     if written.is_err() {
         // A failed write (disk full, read-only) leaves nothing behind.
         let _ = fs::remove_file(&tmp);
     }
-    written?;
-    fsync_dir(dir)
+    let path = written?;
+    landed.push(path.clone());
+    synced_after(dir, &path)?;
+    Ok(path)
+}
+
+/// The fsync of `dir` after `landed` was renamed into it, its failure saying so.
+fn synced_after(dir: &Path, landed: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| WarehouseError::NotSynced {
+            dir: dir.to_path_buf(),
+            file: landed
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            source,
+        })
 }
 
 #[cfg(test)]

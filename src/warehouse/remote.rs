@@ -397,6 +397,43 @@ impl Remote {
         }
         let ids: HashSet<&str> = runs.iter().map(|(r, _)| r.run_id.as_str()).collect();
         let all_kept = keep.len() == ids.len();
+        // A `runs` file rewritten without the runs left out has other bytes, so another
+        // checksum in its name: the claims of the runs it commits are put again naming it
+        // (they are ours: no other writer reads a name from them before it exists).
+        let mut renamed: HashMap<String, String> = HashMap::new();
+        if !all_kept {
+            for (suite, path) in local.table_files(Table::Runs)? {
+                let name = path.file_name().expect("a file").to_string_lossy();
+                if let Some(bytes) = self.part_bytes(&path, &keep, false)? {
+                    renamed.insert(
+                        name.to_string(),
+                        super::checksum::name_with(&name, super::checksum::digest_of(&bytes)),
+                    );
+                }
+                for (r, runs_object) in &runs {
+                    let Some(new) = renamed.get(runs_object.as_str()) else {
+                        continue;
+                    };
+                    if r.suite != suite || !keep.contains(&r.run_id) {
+                        continue;
+                    }
+                    let claim = Claim {
+                        run_id: r.run_id.clone(),
+                        suite: r.suite.clone(),
+                        runs_object: new.clone(),
+                        claimed_at: now_rfc3339(),
+                    };
+                    let key = self.key(&format!("_claims/{}", r.input_digest));
+                    self.store
+                        .put(
+                            &key,
+                            PutPayload::from(serde_json::to_vec(&claim).expect("plain strings")),
+                        )
+                        .await
+                        .map_err(store_err(format!("writing {}", self.show(&key))))?;
+                }
+            }
+        }
         // Kept inputs: content-addressed, so one already there is the same bytes.
         let blobs = local.root().join("artifacts").join("blobs");
         for entry in walkdir::WalkDir::new(&blobs).into_iter().flatten() {
@@ -421,6 +458,12 @@ impl Remote {
             for (suite, path, name) in files {
                 let bytes = self.part_bytes(&path, &keep, all_kept)?;
                 let Some(bytes) = bytes else { continue };
+                // Rewritten without the runs left out: other bytes, another checksum.
+                let name = if all_kept {
+                    name
+                } else {
+                    super::checksum::name_with(&name, super::checksum::digest_of(&bytes))
+                };
                 let key = self.part_key(table, &suite, &name);
                 if table == Table::Runs {
                     // A fault-test hook: hold the commit back so a test can kill the writer
@@ -451,7 +494,10 @@ impl Remote {
                 if table == Table::Runs {
                     report.committed.extend(
                         runs.iter()
-                            .filter(|(r, file)| *file == name && keep.contains(&r.run_id))
+                            .filter(|(r, file)| {
+                                renamed.get(file).unwrap_or(file) == &name
+                                    && keep.contains(&r.run_id)
+                            })
                             .map(|(r, _)| r.run_id.clone()),
                     );
                 } else {
@@ -527,6 +573,11 @@ impl Remote {
     ) -> Result<Option<Vec<u8>>> {
         let raw = std::fs::read(path).map_err(super::io_err(path))?;
         if all_kept {
+            // Uploaded as it is: checked first, so a damaged file is not copied on.
+            super::checksum::verify_bytes(path, &raw).map_err(|what| WarehouseError::Damaged {
+                path: path.to_path_buf(),
+                what,
+            })?;
             return Ok(Some(raw));
         }
         let batches = read_parquet(bytes::Bytes::from(raw), path)?;
@@ -792,6 +843,31 @@ impl Remote {
             .iter()
             .filter(|m| self.part_of(&m.location).is_some() && !view.hides(&m.location))
             .count();
+        // Every other visible part read whole and checked against its name's digest (the
+        // `runs` and `artifacts` parts were read by the scan, through the same check).
+        for meta in objects.iter().filter(|m| !view.hides(&m.location)) {
+            let Some((table, _, name)) = self.part_of(&meta.location) else {
+                continue;
+            };
+            let Some(want) = super::checksum::expected(&name) else {
+                continue;
+            };
+            if matches!(table, Table::Runs | Table::Artifacts) {
+                continue;
+            }
+            match super::checksum::digest_of_object(self.store.as_ref(), &meta.location).await {
+                Ok(found) if found == want => {}
+                Ok(found) => report.problems.push(format!(
+                    "{}: damaged ({})",
+                    self.show(&meta.location),
+                    super::checksum::mismatch(found, want)
+                )),
+                Err(e) => report.problems.push(format!(
+                    "{}: cannot be read to verify it: {e}",
+                    self.show(&meta.location)
+                )),
+            }
+        }
         let keys: HashSet<&Key> = objects.iter().map(|m| &m.location).collect();
         report
             .problems

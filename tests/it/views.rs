@@ -405,7 +405,18 @@ async fn existing_files_are_never_replaced() {
     let wh = Warehouse::open(dir.path()).unwrap();
     let (r, d) = fixture();
     wh.append_run(&r, &d).unwrap();
-    let before = std::fs::read(dir.path().join("requests/suite=fx/r-late-0.parquet")).unwrap();
+    let part = dir.path().join("requests/suite=fx");
+    let listing = || {
+        let mut l: Vec<_> = std::fs::read_dir(&part)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        l.sort();
+        l
+    };
+    let landed = listing();
+    assert_eq!(landed.len(), 1, "{landed:?}");
+    let before = std::fs::read(&landed[0]).unwrap();
     let mut again = r.clone();
     again.input_digest = "another digest".into();
     let err = wh
@@ -416,24 +427,22 @@ async fn existing_files_are_never_replaced() {
         err.contains("run r-late is already in the warehouse"),
         "{err}"
     );
-    // Even a writer that skips that check cannot rename over a landed file.
-    let batch = perfhouse::warehouse::batch::trials("x", &d.trials).unwrap();
-    let err = perfhouse::warehouse::write_atomic(
-        &dir.path().join("requests/suite=fx"),
-        "r-late-0.parquet",
-        &[batch],
-    )
-    .unwrap_err()
-    .to_string();
+    // Even a writer that skips that check cannot rename over a landed file: the same bytes
+    // land under the same name (their checksum's), and are refused.
+    let batch = perfhouse::warehouse::batch::requests("r-late", &d.requests).unwrap();
+    let err = perfhouse::warehouse::write_atomic(&part, "r-late-0.parquet", &[batch])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("already exists"), "{err}");
-    assert_eq!(
-        std::fs::read(dir.path().join("requests/suite=fx/r-late-0.parquet")).unwrap(),
-        before
-    );
+    // Other bytes under the same stem land beside it, under their own checksum.
+    let batch = perfhouse::warehouse::batch::trials("x", &d.trials).unwrap();
+    let other = perfhouse::warehouse::write_atomic(&part, "r-late-0.parquet", &[batch]).unwrap();
+    assert_ne!(other, landed[0]);
+    assert_eq!(std::fs::read(&landed[0]).unwrap(), before);
     assert!(
-        !dir.path()
-            .join("requests/suite=fx/r-late-0.parquet.tmp")
-            .exists()
+        listing()
+            .iter()
+            .all(|p| p.extension().unwrap() == "parquet")
     );
 }
 

@@ -43,6 +43,8 @@ pub struct ComparePage {
     pub rows: Vec<CompareRowView>,
     pub flags: Vec<String>,
     pub diagnoses: Vec<String>,
+    /// Which measure of the work decided, per arm × params (`query::measures`).
+    pub decided: Vec<String>,
     /// Differential flamegraphs (baseline → candidate) per target × kind.
     pub diffs: Vec<KeyValue>,
 }
@@ -107,6 +109,14 @@ pub(crate) fn compare_pages(
                 .collect(),
             flags: c.flags.clone(),
             diagnoses: c.diagnoses.clone(),
+            decided: c
+                .decisions
+                .iter()
+                .map(|d| match layout.label(&d.params) {
+                    p if p.is_empty() => d.text.clone(),
+                    p => format!("{p}: {}", d.text),
+                })
+                .collect(),
             diffs: Vec::new(),
         };
         // Arm names are user strings: the file name is the candidate's position, not its name.

@@ -575,7 +575,15 @@ pub(crate) fn run_page(
                 n: m.n_trials.to_string(),
                 figures: shown
                     .iter()
-                    .map(|f| num(m.figures.get(f.name).and_then(|v| v.as_f64()), f.decimals))
+                    .map(|f| {
+                        let v = m.figures.get(f.name).and_then(|v| v.as_f64());
+                        // Bytes as KiB/MiB/GiB: 268435456 is read as 256 MiB.
+                        if f.unit == "B" {
+                            crate::present::fmt_quantity(v, f.unit)
+                        } else {
+                            num(v, f.decimals)
+                        }
+                    })
                     .collect(),
             })
             .collect(),

@@ -45,6 +45,7 @@ use object_store::{
 };
 
 use super::{Remote, store_err};
+use crate::warehouse::checksum::{self, HashingAsyncWriter};
 use crate::warehouse::{
     CompactReport, Result, Table, WarehouseError, check_schema, conform, encode_partition_value,
     part_props, read_parquet, utf8_column,
@@ -438,7 +439,7 @@ impl Remote {
             // grows (a multipart upload, invisible until complete). The first eligible file
             // waits for a second before anything is written: one alone is not merged.
             let mut first: Option<Vec<RecordBatch>> = None;
-            let mut writer: Option<AsyncArrowWriter<BufWriter>> = None;
+            let mut writer: Option<AsyncArrowWriter<HashingAsyncWriter<BufWriter>>> = None;
             let mut sources: Vec<String> = Vec::new();
             for meta in files {
                 let path = PathBuf::from(self.show(&meta.location));
@@ -481,11 +482,11 @@ impl Remote {
                             .and_then(|v| v.parse().ok())
                             .unwrap_or(10 << 20);
                         let mut w = AsyncArrowWriter::try_new(
-                            BufWriter::with_capacity(
+                            HashingAsyncWriter::new(BufWriter::with_capacity(
                                 Arc::clone(&self.store),
                                 out_key.clone(),
                                 part_bytes,
-                            ),
+                            )),
                             table.schema(),
                             Some(part_props()),
                         )
@@ -501,8 +502,24 @@ impl Remote {
                     w.write(b).await.map_err(perr)?;
                 }
             }
-            let Some(w) = writer else { continue };
-            w.close().await.map_err(perr)?;
+            let Some(mut w) = writer else { continue };
+            w.finish().await.map_err(perr)?;
+            // The output's digest is known only once it is written: it is uploaded under a
+            // name without one, then copied to its checksummed name, which the record commits
+            // (the first is hidden as a merge no record names, and `gc` removes it with them).
+            let digest = w.into_inner().digest();
+            let output = checksum::name_with(&output, digest);
+            let staged_key = out_key;
+            let out_key = self.part_key(table, &suite, &output);
+            self.store
+                .copy(&staged_key, &out_key)
+                .await
+                .map_err(store_err(format!(
+                    "copying {} to {}",
+                    self.show(&staged_key),
+                    self.show(&out_key)
+                )))?;
+            let _ = self.store.delete(&staged_key).await;
             // A fault-test hook: hold the commit back so a test can read, race or kill the
             // compaction between its output and its record.
             if let Some(ms) = std::env::var("PERFHOUSE_COMPACT_DELAY_MS")
