@@ -52,6 +52,10 @@ fn offences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (name, re) in rules() {
         for m in re.find_iter(text) {
+            // "2 vs 1 trials" counts both sides with one noun.
+            if name == "one with a plural noun" && text[..m.start()].ends_with("vs ") {
+                continue;
+            }
             let from = text[..m.start()]
                 .char_indices()
                 .rev()
@@ -93,6 +97,7 @@ fn the_rules_catch_what_they_name() {
         "1 core, 2 cores",
         "1.7e-4 x",
         "3 series",
+        "2 vs 1 trials",
     ] {
         assert!(offences(good).is_empty(), "{good}: {:?}", offences(good));
     }
