@@ -9,7 +9,7 @@
 # Usage: benches/flips.sh            (N=60)
 #        N=200 SEED=7 BIN=/path/to/perfhouse benches/flips.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/perfhouse-target}
 N=${N:-60}
 SEED=${SEED:-1}

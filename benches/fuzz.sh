@@ -9,7 +9,7 @@
 #        SECONDS_EACH=600 PROFILE=release benches/fuzz.sh
 #        FORMATS=aiperf,folded SEED=42 benches/fuzz.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/perfhouse-target}
 export RUST_MIN_STACK=${RUST_MIN_STACK:-8388608}
 SECONDS_EACH=${SECONDS_EACH:-60}

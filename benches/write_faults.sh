@@ -26,7 +26,7 @@
 # push's staging directory, pushed again (`import DIR`), lands the run whole; a failed
 # compaction, run again, keeps every row.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/perfhouse-target}
 export RUST_MIN_STACK=${RUST_MIN_STACK:-8388608}
 OPS=${OPS-"ingest compact gc annotate triage"}
