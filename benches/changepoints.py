@@ -24,8 +24,6 @@ import subprocess
 import sys
 import time
 
-from otava.analysis import compute_change_points
-
 from kedro_labels import segments
 
 K = 3
@@ -51,14 +49,27 @@ def synthetic(seeds):
     return out
 
 
-def run_perfhouse(bin_, series):
+def quiet_step(seeds):
+    """Issue 37's case: a persistent +3.5 % step on a series with 1 % noise (64 runs, then 36
+    at the new level), SEEDS series."""
+    out = []
+    for seed in range(seeds):
+        rng = random.Random(37_000 + seed)  # not hash() of a str: salted per process
+        values = [100.0 * (1.035 if i >= 64 else 1.0) * (1 + 0.01 * rng.gauss(0, 1))
+                  for i in range(100)]
+        out.append((f"quiet-step-{seed}", values, [64], None))
+    return out
+
+
+def run_perfhouse(bin_, series, rule=None):
     buf = io.StringIO()
     buf.write("series,value\n")
     for name, values, _, _ in series:
         for v in values:
             buf.write(f"{name},{v!r}\n")
     t0 = time.perf_counter()
-    out = subprocess.run([bin_, "changepoints", "-"], input=buf.getvalue(), capture_output=True,
+    args = [bin_, "changepoints", "-"] + (["--rule", rule] if rule else [])
+    out = subprocess.run(args, input=buf.getvalue(), capture_output=True,
                          text=True, check=True)
     dt = time.perf_counter() - t0
     found = json.loads(out.stdout)
@@ -66,6 +77,8 @@ def run_perfhouse(bin_, series):
 
 
 def run_otava(series):
+    from otava.analysis import compute_change_points
+
     t0 = time.perf_counter()
     found = {}
     for name, values, _, _ in series:
@@ -107,13 +120,40 @@ def kedro(history_json, labels_csv):
             for name, values in segments(json.load(open(history_json)))]
 
 
+# The change rules the trade-off curve compares (`perfhouse changepoints --rule`): the
+# σs of local noise a change must move its level by, and the floor. 2σ/4% was the rule of
+# issue 26; 2.75σ/2% is issue 37's default.
+RULES = ["2σ/4%", "2σ/2%", "2.5σ/2%", "2.5σ/3%", "2.75σ/1%", "2.75σ/2%", "2.75σ/3%", "3σ/2%",
+         "3.5σ/2%", "4σ/2%"]
+
+
+def curve(bin_, syn, real, quiet):
+    """Floor vs F1 vs false positives: each rule on the same series."""
+    print()
+    print("| rule | Kedro precision | Kedro recall | Kedro F1 | synthetic F1 | synthetic 2 % recall "
+          "| synthetic 5 % recall | 3.5 % step at σ 1 % recall | A/A false-positive rate |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for rule in RULES:
+        ks, _ = run_perfhouse(bin_, real, rule)
+        ss, _ = run_perfhouse(bin_, syn, rule)
+        qs, _ = run_perfhouse(bin_, quiet, rule)
+        kp, kr, kf, _, _ = score(real, ks)
+        _, _, sf, _, _ = score(syn, ss)
+        r2 = score([x for x in syn if x[3][0] == 0.02], ss)[1]
+        r5 = score([x for x in syn if x[3][0] == 0.05], ss)[1]
+        qr = score(quiet, qs)[1]
+        print(f"| {rule} | {kp:.2f} | {kr:.2f} | {kf:.2f} | {sf:.2f} | {r2:.2f} | {r5:.2f} | "
+              f"{qr:.2f} | {aa_rate(syn, ss):.1%} |")
+
+
 def main():
     bin_, hist, labels = sys.argv[1:4]
     seeds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
     syn = synthetic(seeds)
     real = kedro(hist, labels)
+    quiet = quiet_step(seeds)
     rows = []
-    for label, series in [("synthetic", syn), ("kedro", real)]:
+    for label, series in [("synthetic", syn), ("3.5 % step at σ 1 %", quiet), ("kedro", real)]:
         ph, ph_t = run_perfhouse(bin_, series)
         ot, ot_t = run_otava(series)
         for tool, found, dt in [("perfhouse", ph, ph_t), ("otava", ot, ot_t)]:
@@ -136,6 +176,7 @@ def main():
         secs = "" if r["seconds"] is None else f"{r['seconds']:.2f}"
         print(f"| {r['data']} | {r['tool']} | {r['series']} | {r['true']} | {r['detected']} | "
               f"{r['precision']:.2f} | {r['recall']:.2f} | {r['f1']:.2f} | {aa} | {secs} |")
+    curve(bin_, syn, real, quiet)
 
 
 if __name__ == "__main__":

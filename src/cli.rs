@@ -196,6 +196,11 @@ pub enum Command {
     /// `synthetic=replicated-real-records`). The benches use it so they reuse the release binary.
     #[command(hide = true)]
     Synth(SynthArgs),
+    /// The demo's memory-transfer workload (datasets/plans/transfer*.toml): copies objects of
+    /// one size between two buffers backed by 4 KiB or 2 MiB pages, in a seeded random order,
+    /// and prints `gbps G` and `huge_share S` (the share the kernel backed with huge pages).
+    #[command(name = "transfer-bench", hide = true)]
+    TransferBench(TransferBenchArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     ///
     /// bash: `perfhouse completions bash > ~/.local/share/bash-completion/completions/perfhouse`;
@@ -480,6 +485,10 @@ pub struct TriageArgs {
 pub struct ChangepointsArgs {
     /// The CSV file (`-` for standard input).
     pub input: PathBuf,
+    /// The change rule to judge with instead of the default, as the `change_threshold` label
+    /// writes it: `Kσ`, `F%` or `Kσ/F%` (e.g. `2.5σ/1%`), for tuning (benches/changepoints.sh).
+    #[arg(long, value_name = "RULE")]
+    pub rule: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -677,6 +686,25 @@ pub struct SynthArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct TransferBenchArgs {
+    /// Bytes of each object copied.
+    #[arg(long)]
+    pub object_size: usize,
+    /// Bytes of the pages backing the buffers: 4096, or 2097152 (transparent huge pages).
+    #[arg(long, default_value_t = 4096)]
+    pub page_size: usize,
+    /// Bytes of each buffer (source and destination); larger than the caches.
+    #[arg(long, default_value_t = 128 << 20)]
+    pub buffer: usize,
+    /// Bytes copied in the timed part.
+    #[arg(long, default_value_t = 1 << 30)]
+    pub total: usize,
+    /// Seed of the slot order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Directory of bundled datasets (each subdirectory with an `ingest.json`).
     #[arg(long, default_value = "datasets")]
@@ -685,7 +713,8 @@ pub struct DemoArgs {
     #[arg(long, short, default_value = "site")]
     pub out: PathBuf,
     /// Skip running the bundled plans (datasets/plans/compressors.toml and transfer.toml,
-    /// ~15 s); each demo otherwise adds one run of each.
+    /// under a minute: the transfer plan is 24 trials of 1 GiB copied); each demo otherwise adds
+    /// one run of each.
     #[arg(long)]
     pub no_plans: bool,
 }

@@ -186,6 +186,33 @@ pub struct Trial {
     pub started_at_us: Option<i64>,
     pub finished_at_us: Option<i64>,
     pub wall_ns: Option<i64>,
+    /// What the kernel counted for the measured command (runner trials; `None` for ingested
+    /// ones and for trials stored before it was recorded).
+    pub usage: Option<Usage>,
+}
+
+/// The kernel's accounting of a trial's measured command, recorded on every runner trial:
+/// `wait4`'s resource usage of the command (`bash -c …`) with every descendant it waited for
+/// (what `/usr/bin/time` reports), and the trial cgroup's `memory.peak` where there is one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// `ru_maxrss` × 1024: the largest resident set any one process of the command's tree
+    /// reached (`/usr/bin/time -f %M`, in bytes), not their sum.
+    pub peak_rss_bytes: i64,
+    /// The trial cgroup's `memory.peak` when the command ended: every process of the trial
+    /// together (setup's servers too, since the trial began), page cache included; `None`
+    /// where the trial has no cgroup with the memory controller (cgroup v1 memory, as here,
+    /// or Linux < 5.19).
+    pub cgroup_memory_peak_bytes: Option<i64>,
+    pub user_cpu_ns: i64,
+    pub system_cpu_ns: i64,
+    /// Context switches: voluntary (the command waited: I/O, a lock, sleep) and involuntary
+    /// (the scheduler took the CPU away: contention).
+    pub voluntary_ctx_switches: i64,
+    pub involuntary_ctx_switches: i64,
+    /// Page faults that needed I/O (major) and those served from memory (minor).
+    pub major_faults: i64,
+    pub minor_faults: i64,
 }
 
 impl Trial {
@@ -208,6 +235,7 @@ impl Trial {
             started_at_us: None,
             finished_at_us: None,
             wall_ns: None,
+            usage: None,
         }
     }
 }
@@ -360,6 +388,22 @@ pub fn cmp_params(a: &Params, b: &Params) -> std::cmp::Ordering {
         }
     }
     a.len().cmp(&b.len())
+}
+
+/// A relative change in percent with its sign, one decimal: `+6.6%`, `-5.2%`; a change that
+/// rounds to nothing is `0.0%` (never `-0.0%` or `+0.0%`). `d` is the fraction (0.066 for
+/// +6.6 %). Every page, report, table and message writes a change with it
+/// (`present::signed_pct`); it lives here so the statistics' own reasons can too.
+pub fn signed_pct(d: f64) -> String {
+    if !d.is_finite() {
+        return "—".into();
+    }
+    let r = (d * 1000.0).round() / 10.0;
+    if r == 0.0 {
+        "0.0%".into()
+    } else {
+        format!("{r:+.1}%")
+    }
 }
 
 /// `{"concurrency":"8","isl":"200"}` → `concurrency=8 isl=200` (`—` when empty): the one way

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need when it is missing, then runs `cargo test`.
 #   - Python's duckdb and pyarrow in .venv (the interop test reads the warehouse with them)
-#   - Debian's linux-perf (runner profiling tests), gcc (the profiled test program), zstd and
+#   - Debian's linux-perf (runner profiling and counter tests), gcc (the profiled test program),
+#     time (GNU time: the peak-RSS test), valgrind (the [valgrind] test), zstd and
 #     bzip2 (the bundled compressor plan), procps (pkill), chromium (the browser test) — via
 #     apt when missing and root
 #   - jq, curl, shellcheck, nodejs, npm, python3-yaml (the GitHub Action's scripts and their lint)
@@ -25,6 +26,9 @@ command -v gcc >/dev/null || missing+=(gcc)
 command -v zstd >/dev/null || missing+=(zstd)
 command -v xz >/dev/null || missing+=(xz-utils)
 command -v pkill >/dev/null || missing+=(procps)
+# The runner's peak-RSS test compares with GNU time; [valgrind] plans and their test.
+[ -x /usr/bin/time ] || missing+=(time)
+command -v valgrind >/dev/null || missing+=(valgrind)
 command -v taskset >/dev/null || missing+=(util-linux)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v git >/dev/null || missing+=(git)

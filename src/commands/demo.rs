@@ -80,8 +80,9 @@ fn locate(datasets: &Path) -> Result<PathBuf> {
     )
 }
 
-/// Runs the bundled plans that work on any Linux box: the compressor A/B and the dd transfer
-/// sweep (under two NUMA placements where numactl and several nodes exist, else one).
+/// Runs the bundled plans that work on any Linux box: the compressor A/B and the memory-transfer
+/// sweep by object and page size (under two NUMA placements where numactl and several nodes
+/// exist, else one; the run's label `numa_nodes` says how many there were).
 pub fn run_plans(
     wh: &Warehouse,
     rt: &tokio::runtime::Handle,
@@ -107,9 +108,16 @@ pub fn run_plans(
     };
     let mut out = std::io::stdout().lock();
     for name in ["compressors.toml", transfer] {
+        // The transfer page says how many NUMA nodes the placements had to choose from.
+        let labels = if name == transfer {
+            [("numa_nodes".to_string(), nodes.to_string())].into()
+        } else {
+            Default::default()
+        };
         let opts = crate::runner::RunOptions {
             plan: root.join(name),
             quiet: true,
+            labels,
             ..Default::default()
         };
         let outcome = crate::runner::execute(wh, rt, &opts)

@@ -51,6 +51,7 @@ impl IngestOptions {
                 bail!("--label/--param `{}` {p}", short(k));
             }
         }
+        crate::query::thresholds::check_labels(&a.labels).map_err(anyhow::Error::msg)?;
         Ok(IngestOptions {
             paths: a.paths.clone(),
             format: a.format,

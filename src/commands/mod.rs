@@ -5,6 +5,7 @@ mod demo;
 mod ingest;
 pub mod publish;
 mod synth;
+pub mod transfer_bench;
 
 use std::io::Write;
 
@@ -146,6 +147,7 @@ pub fn run(cli: Cli) -> Result<()> {
         .context("starting the async runtime")?;
     // The runner drives processes from this thread and samples on the runtime's workers.
     if let Command::Run(args) = &cli.command {
+        crate::query::thresholds::check_labels(&args.labels).map_err(anyhow::Error::msg)?;
         let (wh, remote) = writable(&cli)?;
         let opts = crate::runner::RunOptions {
             plan: args.plan.clone(),
@@ -179,7 +181,11 @@ pub fn run(cli: Cli) -> Result<()> {
             labels: args.labels.iter().cloned().collect(),
         };
         let outcome = crate::runner::calibrate(&wh, runtime.handle(), &opts, cli.quiet)?;
-        return finish_run(&outcome, cli.quiet);
+        finish_run(&outcome, cli.quiet)?;
+        if let Some(run_id) = &outcome.run_id {
+            calibration_noise(&cli, &wh, &runtime, run_id)?;
+        }
+        return Ok(());
     }
     if let Command::Bisect(args) = &cli.command {
         let wh = open_warehouse(&cli)?;
@@ -252,6 +258,7 @@ async fn dispatch(cli: Cli) -> Result<()> {
         Command::Demo(args) => demo(&cx.wh()?, args, cli.quiet).await?,
         Command::Completions(_) | Command::Man => unreachable!("handled in run()"),
         Command::Synth(args) => cmd_synth(&mut cx, args).await?,
+        Command::TransferBench(args) => cmd_transfer_bench(args)?,
         Command::Run(_) | Command::Calibrate(_) | Command::Bisect(_) => {
             unreachable!("handled in run()")
         }
@@ -422,9 +429,14 @@ async fn cmd_history(cx: &mut Ctx<'_>, args: &crate::cli::HistoryArgs) -> Result
     )
     .await?;
     if args.changes_only {
-        // Change points, where a series began to switch between two levels, suspected breaks.
+        // Change points, pending ones, where a series began to switch between two levels,
+        // suspected breaks.
         series.retain(|s| {
-            !s.changes.is_empty() || !s.unstable.is_empty() || !s.suspected_breaks.is_empty()
+            !s.changes.is_empty()
+                || s.pending.is_some()
+                || !s.drifts.is_empty()
+                || !s.unstable.is_empty()
+                || !s.suspected_breaks.is_empty()
         });
     }
     let text = match args.format {
@@ -632,6 +644,19 @@ async fn cmd_check(cx: &mut Ctx<'_>) -> Result<()> {
     Ok(())
 }
 
+fn cmd_transfer_bench(args: &crate::cli::TransferBenchArgs) -> Result<()> {
+    let m = transfer_bench::measure(&transfer_bench::TransferBench {
+        object_size: args.object_size,
+        page_size: args.page_size,
+        buffer: args.buffer,
+        total: args.total,
+        seed: args.seed,
+    })?;
+    println!("gbps {:.4}", m.gbps);
+    println!("huge_share {:.4}", m.huge_share);
+    Ok(())
+}
+
 async fn cmd_synth(cx: &mut Ctx<'_>, args: &crate::cli::SynthArgs) -> Result<()> {
     let (runs, rows) = synth::synth(&cx.wh()?, args, cx.cli.quiet)?;
     if !cx.cli.quiet {
@@ -730,11 +755,11 @@ async fn cmd_triage(cx: &mut Ctx<'_>, args: &crate::cli::TriageArgs) -> Result<(
         for a in &found {
             writeln!(
                 cx.stdout,
-                "alert {} ({} {} {:+.1}% at run #{}): {} → {}",
+                "alert {} ({} {} {} at run #{}): {} → {}",
                 a.alert_id,
                 a.suite,
                 a.metric,
-                a.magnitude * 100.0,
+                crate::present::signed_pct(a.magnitude),
                 a.run_no.unwrap_or_default(),
                 a.state,
                 args.state
@@ -794,7 +819,12 @@ async fn cmd_changepoints(cx: &mut Ctx<'_>, args: &crate::cli::ChangepointsArgs)
     };
     let series = history::parse_series_csv(&text)
         .map_err(|why| anyhow::anyhow!("{} {why}", args.input.display()))?;
-    let opts = crate::stats::changepoint::Options::default();
+    let mut opts = crate::stats::changepoint::Options::default();
+    if let Some(rule) = &args.rule {
+        let parsed = crate::query::thresholds::SuiteRules::parse(rule)
+            .map_err(|e| anyhow::anyhow!("--rule {rule}: {e}"))?;
+        opts.rule = parsed.rule("").0;
+    }
     let out: serde_json::Map<String, serde_json::Value> = series
         .iter()
         .map(|(name, values)| {
@@ -965,6 +995,33 @@ fn record_report_alerts(
     Ok(n)
 }
 
+/// After `calibrate`: each measure's A/A noise side by side, printed as a table (unless
+/// `--quiet`) and kept in a sentence as a note of the calibration run (its page shows it).
+fn calibration_noise(
+    cli: &Cli,
+    wh: &Warehouse,
+    runtime: &tokio::runtime::Runtime,
+    run_id: &str,
+) -> Result<()> {
+    let list = runtime.block_on(async {
+        let q = Query::open_with(wh, &query::slo::Slos::default()).await?;
+        anyhow::Ok(crate::query::noise::calibration_noise(&q, run_id).await?)
+    })?;
+    if list.is_empty() {
+        return Ok(());
+    }
+    let table = report::calibration_noise(&list, report::TextLayout::Table);
+    if !cli.quiet {
+        print!("\nA/A noise per measure:\n{table}");
+    }
+    wh.annotate(
+        run_id,
+        &report::calibration_noise_note(&list),
+        crate::model::now_us(),
+    )?;
+    Ok(())
+}
+
 /// The end of `run` and `calibrate`: warnings, the report (always for a dry run's schedule),
 /// exit 1 when a trial failed.
 fn finish_run(outcome: &crate::runner::RunOutcome, quiet: bool) -> Result<()> {
@@ -1021,5 +1078,6 @@ fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
         },
         thresholds,
         noise: Default::default(),
+        only: None,
     })
 }

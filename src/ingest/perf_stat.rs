@@ -72,7 +72,7 @@ fn csv_fields(line: &str) -> Option<(&str, &str, &str, Option<&str>)> {
 }
 
 /// `task-clock` → `task_clock`, `instructions:u` → `instructions_u`.
-fn slug(event: &str) -> String {
+pub(crate) fn slug(event: &str) -> String {
     let s: String = event
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })

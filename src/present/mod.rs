@@ -34,7 +34,56 @@ pub fn time(ts: &str) -> String {
     }
 }
 
-pub use crate::model::params_text;
+/// A parameter set as `k=v k=v` (`—` when empty), each value as [`param_value`] writes it:
+/// the one way pages and reports write one (`model::params_text` keeps the raw values for the
+/// runner's and the statistics' own messages).
+pub fn params_text(params: &Params) -> String {
+    if params.is_empty() {
+        return "—".to_string();
+    }
+    params
+        .iter()
+        .map(|(k, v)| format!("{k}={}", param_value(k, v)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Parameters whose values are sizes, and the bytes one unit of the value is.
+pub const SIZE_PARAMS: &[(&str, f64)] = &[
+    ("object_size", 1.0),
+    ("object_size_bytes", 1.0),
+    ("object_size_mib", 1048576.0),
+    ("page_size", 1.0),
+    ("block_size", 1.0),
+    ("buffer_size", 1.0),
+    ("chunk_size", 1.0),
+    ("message_size", 1.0),
+    ("msg_size", 1.0),
+    ("payload_size", 1.0),
+    ("value_size", 1.0),
+    ("bs", 1.0),
+];
+
+/// The bytes a size parameter's value stands for (`object_size=1048576` → 1048576,
+/// `object_size_mib=4` → 4194304; any `*_bytes` key), `None` for any other parameter.
+pub fn param_bytes(key: &str, value: &str) -> Option<f64> {
+    let scale = SIZE_PARAMS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, s)| *s)
+        .or_else(|| key.ends_with("_bytes").then_some(1.0))?;
+    let v: f64 = value.trim().parse().ok()?;
+    (v.is_finite() && v >= 0.0).then_some(v * scale)
+}
+
+/// A parameter's value as a reader sees it: a size in binary units (`object_size=1048576` →
+/// `1 MiB`, `page_size=4096` → `4 KiB`), anything else as given.
+pub fn param_value(key: &str, value: &str) -> String {
+    match param_bytes(key, value) {
+        Some(b) => fmt_quantity(Some(b), "B"),
+        None => value.to_string(),
+    }
+}
 
 /// What the trials of one run have in common: parameters with one value across every trial
 /// are shown once in the run's header, so tables and chart titles name only what varies.
@@ -70,7 +119,7 @@ impl ParamLayout {
         let text: Vec<String> = params
             .iter()
             .filter(|(k, _)| !self.fixed.contains_key(*k))
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| format!("{k}={}", param_value(k, v)))
             .collect();
         if text.is_empty() {
             "—".to_string()
@@ -110,6 +159,32 @@ pub fn fmt_number(v: f64) -> String {
     }
     let digits = (3 - a.log10().floor() as i32).max(0) as usize;
     fixed(v, digits)
+}
+
+/// A pending change (`query::history::PendingChange`) in the words every output uses, `at`
+/// where it is (or empty): "pending regression at #343: +12.0% (1 run so far; 5.2σ · 40 runs
+/// before, 1 after · pending): confirmed when 2 more runs stay beyond ±3.1% of 100 ms, dropped
+/// when they return".
+pub fn pending_text(p: &crate::query::history::PendingChange, unit: &str, at: &str) -> String {
+    let (more, stay, they) = if p.needs == 1 {
+        ("1 more run".to_string(), "stays", "it returns")
+    } else {
+        (format!("{} more runs", p.needs), "stay", "they return")
+    };
+    format!(
+        "pending {}{at}: {:+.1}% ({} run{} so far; {}): confirmed when {more} {stay} beyond ±{:.1}% of {}, dropped when {they}",
+        if p.regression {
+            "regression"
+        } else {
+            "improvement"
+        },
+        p.magnitude * 100.0,
+        p.runs,
+        if p.runs == 1 { "" } else { "s" },
+        p.evidence.text(),
+        p.threshold * 100.0,
+        fmt_quantity(Some(p.level_before), unit),
+    )
 }
 
 /// An arm's name as a reader sees it: the copy an A/A calibration runs (`gzip~aa`, see
@@ -160,36 +235,10 @@ pub const COUNT_UNITS: &[&str] = &[
     "trials",
 ];
 
-/// A value with its unit, scaled to a unit a reader takes in at a glance: bytes as
-/// KiB/MiB/GiB (binary, as `ls -h` and the transfer charts), times in s/ms/µs/ns, three
-/// significant digits; counts as whole numbers; any other unit three significant digits too.
-/// `82378752 B` → `78.6 MiB`; `0.000170 s` → `170 µs`; `0 B` → `0 B`.
-pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
-    let Some(v) = v.filter(|v| v.is_finite()) else {
-        return "—".into();
-    };
-    // Three significant digits, trailing zeros of a fraction dropped: 78.6, 4, 1.5.
-    let sig3 = |x: f64| {
-        let a = x.abs();
-        let digits = if a >= 100.0 || a == 0.0 {
-            0
-        } else if a >= 10.0 {
-            1
-        } else {
-            2
-        };
-        fixed(x, digits)
-    };
-    let scaled = |steps: &[(f64, &str)]| {
-        // The largest step the value reaches (the first is the base unit).
-        let (factor, name) = steps
-            .iter()
-            .rev()
-            .find(|(f, _)| v.abs() >= *f)
-            .copied()
-            .unwrap_or(steps[0]);
-        format!("{} {name}", sig3(v / factor))
-    };
+/// The prefixed steps of a unit, each as (its size in `unit`, its name), smallest first:
+/// bytes in binary steps (B … TiB, as `ls -h` and the transfer charts), times from ns to s.
+/// `None` for a unit without prefixes (a count, a rate, a ratio).
+pub fn unit_ladder(unit: &str) -> Option<Vec<(f64, &'static str)>> {
     const BYTES: [(f64, &str); 5] = [
         (1.0, "B"),
         (1024.0, "KiB"),
@@ -197,34 +246,123 @@ pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
         (1073741824.0, "GiB"),
         (1099511627776.0, "TiB"),
     ];
-    // Times from the smallest unit up, in the given unit's terms.
-    let times = |base: f64| -> Vec<(f64, &'static str)> {
-        [(1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1.0, "s")]
+    // Times in the given unit's terms (its power of ten): whole powers, so 1 ms is 1e-3 s
+    // exactly, not 1e-6 / 1e-3.
+    let times = |base: i32| {
+        [(-9, "ns"), (-6, "µs"), (-3, "ms"), (0, "s")]
             .iter()
-            .map(|(f, n)| (f / base, *n))
+            .map(|(e, n)| (10f64.powi(e - base), *n))
             .collect()
+    };
+    match unit {
+        "B" | "bytes" | "byte" => Some(BYTES.to_vec()),
+        "s" | "sec" | "seconds" => Some(times(0)),
+        "ms" => Some(times(-3)),
+        "us" | "µs" => Some(times(-6)),
+        "ns" => Some(times(-9)),
+        _ => None,
+    }
+}
+
+/// The step of `unit` a value of size `magnitude` reads best in: the largest step it reaches
+/// (the first where it reaches none), as (its size in `unit`, its name). A unit without
+/// prefixes is its own step. What [`fmt_quantity`] and every chart axis scale by.
+pub fn unit_step(unit: &str, magnitude: f64) -> (f64, String) {
+    match unit_ladder(unit) {
+        Some(steps) => {
+            let m = magnitude.abs();
+            let (f, n) = steps
+                .iter()
+                .rev()
+                .find(|(f, _)| m >= *f * (1.0 - 1e-9))
+                .copied()
+                .unwrap_or(steps[0]);
+            (f, n.to_string())
+        }
+        None => (1.0, unit.to_string()),
+    }
+}
+
+/// A value with its unit, scaled to a unit a reader takes in at a glance: bytes as
+/// KiB/MiB/GiB (binary, as `ls -h` and the transfer charts), times in s/ms/µs/ns, three
+/// significant digits; counts as whole numbers; any other unit three significant digits too.
+/// `82378752 B` → `78.6 MiB`; `0.000170 s` → `170 µs`; `0 B` → `0 B`.
+pub fn fmt_quantity(v: Option<f64>, unit: &str) -> String {
+    fmt_quantity_digits(v, unit, 3)
+}
+
+/// [`fmt_quantity`] with `digits` significant digits (3 or 4): a series page's runs, where
+/// neighbouring values differ by less than a percent, keep four (`130.3 ms`).
+pub fn fmt_quantity_digits(v: Option<f64>, unit: &str, digits: usize) -> String {
+    let Some(v) = v.filter(|v| v.is_finite()) else {
+        return "—".into();
     };
     if v == 0.0 && !unit.is_empty() {
         return format!("0 {unit}");
     }
+    let sig = |x: f64| significant(x, digits);
+    if unit_ladder(unit).is_some() {
+        let (factor, name) = unit_step(unit, v);
+        return format!("{} {name}", sig(v / factor));
+    }
     match unit {
-        "B" | "bytes" | "byte" => scaled(&BYTES),
-        "s" | "sec" | "seconds" => scaled(&times(1.0)),
-        "ms" => scaled(&times(1e-3)),
-        "us" | "µs" => scaled(&times(1e-6)),
-        "ns" => scaled(&times(1e-9)),
         // Counts are whole: 1.2e6 instructions is 1200000, a mean count keeps 4 digits.
         u if COUNT_UNITS.contains(&u) => format!("{} {u}", fmt_number(v)),
+        "" if digits > 3 && (1e-3..1e6).contains(&v.abs()) => sig(v),
         "" => fmt_value(Some(v)),
         // Any other unit: three significant digits as above (900 req/s, 15.9 MB/s), tiny
         // values in scientific notation (1.7e-4 x).
-        u if v.abs() >= 0.01 => format!("{} {u}", sig3(v)),
+        u if v.abs() >= 0.01 => format!("{} {u}", sig(v)),
         u => format!("{} {u}", fmt_number(v)),
     }
 }
 
+/// `x` with `digits` significant digits, trailing zeros of a fraction dropped; whole numbers
+/// at and above 10^digits as they are (1023, not 1.02e3).
+pub fn significant(x: f64, digits: usize) -> String {
+    let a = x.abs();
+    let whole = if a == 0.0 {
+        digits as i32
+    } else {
+        a.log10().floor() as i32 + 1
+    };
+    fixed(x, (digits as i32 - whole).max(0) as usize)
+}
+
+/// Three significant digits, trailing zeros of a fraction dropped: 78.6, 4, 1.5 (whole
+/// numbers from 100 up: 1023, not 1.02e3).
+pub fn sig3(x: f64) -> String {
+    significant(x, 3)
+}
+
+pub use crate::model::signed_pct;
+
+/// `n` and its noun, singular for one: "1 run", "2 runs", "1 core"; `plural` where the noun
+/// does not take an `s` ("1 entry", "2 entries").
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {}", plural(n, noun))
+}
+
+/// `noun` for `n` of it: "run"/"runs", "entry"/"entries", "process"/"processes",
+/// "series"/"series".
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 || noun.ends_with("series") {
+        return noun.to_string();
+    }
+    if let Some(stem) = noun.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'o', 'u'])
+    {
+        return format!("{stem}ies");
+    }
+    if noun.ends_with(['s', 'x']) || noun.ends_with("ch") || noun.ends_with("sh") {
+        return format!("{noun}es");
+    }
+    format!("{noun}s")
+}
+
+/// A ratio as its change in percent (`1.066` → `+6.6%`), `—` when missing.
 pub fn pct(r: Option<f64>) -> String {
-    r.map_or("—".into(), |r| format!("{:+.1}%", (r - 1.0) * 100.0))
+    r.map_or("—".into(), crate::stats::verdict::change_pct)
 }
 
 /// A file-name-safe, collision-resistant slug of a user string.
@@ -266,10 +404,11 @@ pub fn ci(row: &Row) -> String {
     }
 }
 
-/// A comparison row's Mann-Whitney p.
-/// A comparison row's p-value: `0.012`, or `< 0.001` (never `0.000`); `—` without a test.
+/// The p-value a comparison row's verdict rests on (`Row::decisive_p`: Holm-adjusted where
+/// the comparison has a family of tests; the column is headed `Comparison::p_heading`):
+/// `0.012`, or `< 0.001` (never `0.000`); `—` without a test.
 pub fn p(row: &Row) -> String {
-    row.p_value.map_or("—".into(), |p| {
+    row.decisive_p().map_or("—".into(), |p| {
         if p < 0.001 {
             "< 0.001".into()
         } else {
@@ -290,6 +429,30 @@ pub fn url_segment(text: &str) -> String {
         }
     }
     out
+}
+
+/// A long name (asv's `module.Class.benchmark`, without spaces) as HTML that a narrow column
+/// wraps between its parts, never inside a word: escaped, with `<wbr>` after each `.` of a
+/// name longer than 24 characters, and after each `_` of a part still longer than 20. A short
+/// name is only escaped (a 1,000-run site writes a name per run page row).
+pub fn wrap_name(name: &str) -> String {
+    if name.chars().count() <= 24 {
+        return html_escape(name);
+    }
+    let parts: Vec<String> = name
+        .split('.')
+        .map(|part| {
+            if part.chars().count() > 20 {
+                part.split('_')
+                    .map(html_escape)
+                    .collect::<Vec<_>>()
+                    .join("_<wbr>")
+            } else {
+                html_escape(part)
+            }
+        })
+        .collect();
+    parts.join(".<wbr>")
 }
 
 /// `s` with the five characters HTML gives meaning escaped.
@@ -393,5 +556,44 @@ mod tests {
         assert_eq!(v(Some(0.0)), "0");
         assert_eq!(v(Some(4.33e-5)), "4.33e-5");
         assert_eq!(v(Some(12.0)), "12.00");
+    }
+
+    /// Long names wrap between their parts, never inside a word (issue 40 item 7).
+    #[test]
+    fn long_names_wrap_between_their_parts() {
+        use super::wrap_name;
+        assert_eq!(wrap_name("bench.time_series_0"), "bench.time_series_0");
+        assert_eq!(
+            wrap_name("benchmark_runner.RunnerTimeSuite.time_compute_bound_runner"),
+            "benchmark_runner.<wbr>RunnerTimeSuite.<wbr>time_<wbr>compute_<wbr>bound_<wbr>runner"
+        );
+        assert_eq!(
+            wrap_name("a<b>.cdefghijklmnopqrstuvwxyz"),
+            "a&lt;b&gt;.<wbr>cdefghijklmnopqrstuvwxyz"
+        );
+    }
+
+    #[test]
+    fn changes_params_and_counts_read_one_way() {
+        use super::{count, param_value, params_text, signed_pct, significant};
+        assert_eq!(signed_pct(-0.00004), "0.0%");
+        assert_eq!(signed_pct(0.066), "+6.6%");
+        assert_eq!(signed_pct(-0.052), "-5.2%");
+        assert_eq!(param_value("object_size", "1048576"), "1 MiB");
+        assert_eq!(param_value("page_size", "4096"), "4 KiB");
+        assert_eq!(param_value("object_size_mib", "4"), "4 MiB");
+        assert_eq!(param_value("payload_bytes", "65536"), "64 KiB");
+        assert_eq!(param_value("batch_size", "1024"), "1024");
+        assert_eq!(param_value("concurrency", "8"), "8");
+        let p: crate::model::Params = [
+            ("object_size".to_string(), "1048576".to_string()),
+            ("numa".to_string(), "interleave".to_string()),
+        ]
+        .into();
+        assert_eq!(params_text(&p), "numa=interleave object_size=1 MiB");
+        assert_eq!(count(1, "core"), "1 core");
+        assert_eq!(significant(130.34, 4), "130.3");
+        assert_eq!(significant(0.012345, 3), "0.0123");
+        assert_eq!(significant(1023.0, 3), "1023");
     }
 }

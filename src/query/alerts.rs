@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::history::Series;
+use super::history::{Series, worse};
 use super::{Query, QueryError};
 use crate::model::Params;
 
@@ -70,9 +70,56 @@ pub fn break_alert_id(
 pub const CONFIRM_BREAK: &str = "accepted";
 pub const REJECT_BREAK: &str = "invalid";
 
+/// The id of a whole-run move's alert (`query::whole_run`): the suite and the run.
+pub fn whole_run_alert_id(suite: &str, run_id: &str) -> String {
+    alert_id(
+        suite,
+        "",
+        "",
+        &Params::new(),
+        &format!("whole-run\u{1f}{run_id}"),
+    )
+}
+
+/// What an alert is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertKind {
+    /// A change point `history` called.
+    Change,
+    /// A move of a series' newest runs beyond its noise, not a change point yet
+    /// (`history::PendingChange`); its id is the one the change point will have.
+    Pending,
+    /// A suspected break (a jump of [`SUSPECTED_BREAK_FACTOR`]× or more where nothing records
+    /// the benchmark's version): `magnitude` is the jump; triage confirms ([`CONFIRM_BREAK`])
+    /// or rejects ([`REJECT_BREAK`]) it. Never part of a commit entry ([`by_commit`]).
+    ///
+    /// [`SUSPECTED_BREAK_FACTOR`]: super::history::SUSPECTED_BREAK_FACTOR
+    SuspectedBreak,
+    /// Most series of one run moved one way (`query::whole_run`): one finding about the run;
+    /// `metric` is empty, `magnitude` the movers' geometric mean. Triage `accepted` confirms
+    /// it as an environment change (each series starts a new segment at the run).
+    WholeRun,
+}
+
+impl AlertKind {
+    /// The kind in the text outputs' words, with the direction where it has one.
+    pub fn label(self, regression: bool) -> &'static str {
+        match (self, regression) {
+            (AlertKind::Change, true) => "regression",
+            (AlertKind::Change, false) => "improvement",
+            (AlertKind::Pending, true) => "pending regression",
+            (AlertKind::Pending, false) => "pending improvement",
+            (AlertKind::SuspectedBreak, _) => "suspected break",
+            (AlertKind::WholeRun, _) => "whole run",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Alert {
     pub alert_id: String,
+    pub kind: AlertKind,
     pub suite: String,
     pub metric: String,
     pub unit: String,
@@ -85,6 +132,9 @@ pub struct Alert {
     pub git_commit: Option<String>,
     pub magnitude: f64,
     pub regression: bool,
+    /// How sure, in the one short form every output writes (× local σ, runs on each side,
+    /// p; a pending change says what confirms it; a whole-run move what moved).
+    pub evidence: String,
     pub state: String,
     pub note: String,
     /// When the state was last set (empty while `new`).
@@ -96,13 +146,9 @@ pub struct Alert {
     /// Its series has had no run for [`STALE_RUNS`] runs of its suite (a benchmark removed
     /// or renamed): listed, never leading.
     pub stale: bool,
-    /// Not a change point but a suspected break (a jump of [`SUSPECTED_BREAK_FACTOR`]× or
-    /// more where nothing records the benchmark's version): `magnitude` is the jump; triage
-    /// confirms ([`CONFIRM_BREAK`]) or rejects ([`REJECT_BREAK`]) it. Never part of a commit
-    /// entry's figures ([`by_commit`]).
-    ///
-    /// [`SUSPECTED_BREAK_FACTOR`]: super::history::SUSPECTED_BREAK_FACTOR
-    pub suspected_break: bool,
+    /// The whole-run move (its alert id) this series' move at this run is part of: the text
+    /// outputs fold such pending alerts into that one finding.
+    pub whole_run: Option<String>,
 }
 
 /// Runs of a suite without a run of a series after which its alerts are stale.
@@ -115,141 +161,58 @@ fn rfc3339(at_us: i64) -> String {
         .unwrap_or_default()
 }
 
-/// The alerts of `series` (as `history` found them) and every triaged one, open first
-/// (regressions before improvements, then largest magnitude).
+/// An alert's run and what it found there, before its triage state is looked up.
+struct Found<'a> {
+    id: String,
+    kind: AlertKind,
+    point: &'a super::history::Point,
+    magnitude: f64,
+    regression: bool,
+    evidence: String,
+}
+
+/// The alerts of `series` (as `history` found them: change points, pending changes,
+/// suspected breaks), their whole-run moves, and every triaged one, open first (regressions
+/// before improvements, then largest magnitude).
 pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryError> {
     let mut events = super::triage::latest_events(q).await?;
-    let mut out = Vec::new();
-    let mut run_nos: BTreeMap<String, (u64, String)> = BTreeMap::new();
     let newest = newest_runs(series);
-    let mut last_seen: BTreeMap<(String, String, String, Params), u64> = BTreeMap::new();
+    let wholes = super::whole_run::find(series);
+    let mut out = Vec::new();
     for s in series {
-        for p in &s.points {
-            run_nos.insert(p.run_id.clone(), (p.run_no, p.started_at.clone()));
-        }
         let last = s.points.last().map_or(0, |p| p.run_no);
-        last_seen.insert(
-            (
-                s.suite.clone(),
-                s.metric.clone(),
-                s.arm.clone(),
-                s.params.clone(),
-            ),
-            last,
-        );
         let top = newest.get(&s.suite).copied().unwrap_or(last);
-        let stale = top.saturating_sub(last) >= STALE_RUNS;
-        // An alert of this series at a run, with its triage state if it has one.
-        let mut push = |id: String,
-                        run_id: &str,
-                        run_no: u64,
-                        started_at: Option<String>,
-                        git_commit: &Option<String>,
-                        magnitude: f64,
-                        regression: bool,
-                        suspected_break: bool| {
-            let ev = events.remove(&id);
+        for f in found_in(s) {
+            let ev = events.remove(&f.id);
             out.push(Alert {
-                alert_id: id,
+                alert_id: f.id,
+                kind: f.kind,
                 suite: s.suite.clone(),
                 metric: s.metric.clone(),
                 unit: s.unit.clone(),
                 arm: s.arm.clone(),
                 params: s.params.clone(),
-                run_id: run_id.to_string(),
-                run_no: Some(run_no),
-                started_at,
-                git_commit: git_commit.clone(),
-                magnitude,
-                regression,
+                run_id: f.point.run_id.clone(),
+                run_no: Some(f.point.run_no),
+                started_at: Some(f.point.started_at.clone()),
+                git_commit: f.point.git_commit.clone(),
+                magnitude: f.magnitude,
+                regression: f.regression,
+                evidence: f.evidence,
                 state: ev.as_ref().map_or("new".into(), |e| e.state.clone()),
                 note: ev.as_ref().map_or(String::new(), |e| e.note.clone()),
                 updated_at: ev.map_or(String::new(), |e| rfc3339(e.at_us)),
                 detected: true,
-                runs_ago: Some(top.saturating_sub(run_no)),
-                stale,
-                suspected_break,
+                runs_ago: Some(top.saturating_sub(f.point.run_no)),
+                stale: top.saturating_sub(last) >= STALE_RUNS,
+                whole_run: whole_run_of(&wholes, s, &f.point.run_id),
             });
-        };
-        // Suspected breaks (rejected ones too: their triage stays listed), each an alert.
-        let mut jumps: Vec<usize> = s
-            .suspected_breaks
-            .iter()
-            .chain(&s.rejected_breaks)
-            .copied()
-            .collect();
-        jumps.sort_unstable();
-        for i in jumps {
-            let (before, p) = (&s.points[i - 1], &s.points[i]);
-            let magnitude = p.value / before.value - 1.0;
-            push(
-                break_alert_id(&s.suite, &s.metric, &s.arm, &s.params, &p.run_id),
-                &p.run_id,
-                p.run_no,
-                Some(p.started_at.clone()),
-                &p.git_commit,
-                magnitude,
-                worse(s.better, magnitude),
-                true,
-            );
-        }
-        for c in &s.changes {
-            push(
-                alert_id(&s.suite, &s.metric, &s.arm, &s.params, &c.run_id),
-                &c.run_id,
-                c.run_no,
-                s.points
-                    .iter()
-                    .find(|p| p.run_id == c.run_id)
-                    .map(|p| p.started_at.clone()),
-                &c.git_commit,
-                c.magnitude,
-                c.regression,
-                false,
-            );
         }
     }
-    // Triaged alerts the detector no longer reports (accepted ones are breaks now).
-    for (id, e) in events {
-        let known = run_nos.get(&e.run_id).cloned();
-        let top = newest.get(&e.suite).copied();
-        let last = last_seen
-            .get(&(
-                e.suite.clone(),
-                e.metric.clone(),
-                e.arm.clone(),
-                e.params.clone(),
-            ))
-            .copied();
-        let suspected_break =
-            id == break_alert_id(&e.suite, &e.metric, &e.arm, &e.params, &e.run_id);
-        out.push(Alert {
-            alert_id: id,
-            suite: e.suite,
-            metric: e.metric.clone(),
-            unit: series
-                .iter()
-                .find(|s| s.metric == e.metric)
-                .map_or(String::new(), |s| s.unit.clone()),
-            arm: e.arm,
-            params: e.params,
-            run_id: e.run_id,
-            run_no: known.as_ref().map(|k| k.0),
-            started_at: known.clone().map(|k| k.1),
-            git_commit: e.git_commit,
-            magnitude: e.magnitude,
-            regression: e.regression,
-            state: e.state,
-            note: e.note,
-            updated_at: rfc3339(e.at_us),
-            detected: false,
-            runs_ago: top.zip(known.as_ref()).map(|(t, k)| t.saturating_sub(k.0)),
-            stale: top
-                .zip(last)
-                .is_none_or(|(t, l)| t.saturating_sub(l) >= STALE_RUNS),
-            suspected_break,
-        });
+    for w in wholes.iter().filter(|w| super::whole_run::alerting(w)) {
+        out.push(whole_run_alert(w, &newest, &mut events));
     }
+    out.extend(triaged_only(events, series, &newest));
     out.sort_by(|a, b| {
         (!is_open(&a.state), !a.regression)
             .cmp(&(!is_open(&b.state), !b.regression))
@@ -259,13 +222,168 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
     Ok(out)
 }
 
-/// A change of `magnitude` goes the wrong way for a series judged in `better`'s direction.
-fn worse(better: crate::stats::verdict::Direction, magnitude: f64) -> bool {
-    if better == crate::stats::verdict::Direction::HigherIsBetter {
-        magnitude < 0.0
-    } else {
-        magnitude > 0.0
+/// What `history` found in one series that is an alert: its suspected breaks (rejected ones
+/// too: their triage stays listed), change points and pending change.
+fn found_in(s: &Series) -> Vec<Found<'_>> {
+    let mut out = Vec::new();
+    let mut jumps: Vec<usize> = s
+        .suspected_breaks
+        .iter()
+        .chain(&s.rejected_breaks)
+        .copied()
+        .collect();
+    jumps.sort_unstable();
+    for i in jumps {
+        let (before, p) = (&s.points[i - 1], &s.points[i]);
+        let magnitude = p.value / before.value - 1.0;
+        out.push(Found {
+            id: break_alert_id(&s.suite, &s.metric, &s.arm, &s.params, &p.run_id),
+            kind: AlertKind::SuspectedBreak,
+            point: p,
+            magnitude,
+            regression: worse(s.better, magnitude),
+            evidence: format!("×{:.3} between neighbouring runs", p.value / before.value),
+        });
     }
+    let point = |run_id: &str| s.points.iter().find(|p| p.run_id == run_id);
+    for c in &s.changes {
+        let Some(p) = point(&c.run_id) else { continue };
+        out.push(Found {
+            id: alert_id(&s.suite, &s.metric, &s.arm, &s.params, &c.run_id),
+            kind: AlertKind::Change,
+            point: p,
+            magnitude: c.magnitude,
+            regression: c.regression,
+            evidence: c.evidence.text(),
+        });
+    }
+    if let Some(pc) = &s.pending {
+        out.push(Found {
+            id: alert_id(&s.suite, &s.metric, &s.arm, &s.params, &pc.run_id),
+            kind: AlertKind::Pending,
+            point: &s.points[pc.start],
+            magnitude: pc.magnitude,
+            regression: pc.regression,
+            evidence: format!(
+                "{}; {} run{} so far, confirmed by {} more at the new level",
+                pc.evidence.text(),
+                pc.runs,
+                if pc.runs == 1 { "" } else { "s" },
+                pc.needs
+            ),
+        });
+    }
+    out
+}
+
+/// The id of the whole-run move at `run_id` that series `s` moved in, if any.
+fn whole_run_of(wholes: &[super::whole_run::WholeRun], s: &Series, run_id: &str) -> Option<String> {
+    wholes
+        .iter()
+        .filter(|w| super::whole_run::alerting(w) && w.run_id == run_id)
+        .find(|w| w.moved(s))
+        .map(|w| whole_run_alert_id(&w.suite, &w.run_id))
+}
+
+/// A whole-run move as an alert, with its triage state.
+fn whole_run_alert(
+    w: &super::whole_run::WholeRun,
+    newest: &BTreeMap<String, u64>,
+    events: &mut BTreeMap<String, crate::model::AlertEvent>,
+) -> Alert {
+    let id = whole_run_alert_id(&w.suite, &w.run_id);
+    let ev = events.remove(&id);
+    Alert {
+        kind: AlertKind::WholeRun,
+        suite: w.suite.clone(),
+        metric: String::new(),
+        unit: String::new(),
+        arm: String::new(),
+        params: Params::new(),
+        run_id: w.run_id.clone(),
+        run_no: Some(w.run_no),
+        started_at: Some(w.started_at.clone()),
+        git_commit: w.git_commit.clone(),
+        magnitude: w.geomean,
+        regression: w.regression,
+        evidence: w.text(),
+        state: ev.as_ref().map_or("new".into(), |e| e.state.clone()),
+        note: ev.as_ref().map_or(String::new(), |e| e.note.clone()),
+        updated_at: ev.map_or(String::new(), |e| rfc3339(e.at_us)),
+        detected: true,
+        runs_ago: newest.get(&w.suite).map(|t| t.saturating_sub(w.run_no)),
+        stale: false,
+        whole_run: Some(id.clone()),
+        alert_id: id,
+    }
+}
+
+/// Triaged alerts the detector no longer reports (accepted changes are breaks now; a pending
+/// change that was dropped), listed with their last state.
+fn triaged_only(
+    events: BTreeMap<String, crate::model::AlertEvent>,
+    series: &[Series],
+    newest: &BTreeMap<String, u64>,
+) -> Vec<Alert> {
+    let mut run_nos: BTreeMap<&str, (u64, &str)> = BTreeMap::new();
+    let mut last_seen: BTreeMap<(&str, &str, &str, &Params), u64> = BTreeMap::new();
+    for s in series {
+        for p in &s.points {
+            run_nos.insert(&p.run_id, (p.run_no, &p.started_at));
+        }
+        let last = s.points.last().map_or(0, |p| p.run_no);
+        last_seen.insert((&s.suite, &s.metric, &s.arm, &s.params), last);
+    }
+    let mut out = Vec::new();
+    for (id, e) in events {
+        let known = run_nos.get(e.run_id.as_str()).copied();
+        let top = newest.get(&e.suite).copied();
+        let last = last_seen
+            .get(&(
+                e.suite.as_str(),
+                e.metric.as_str(),
+                e.arm.as_str(),
+                &e.params,
+            ))
+            .copied();
+        let kind = if id == break_alert_id(&e.suite, &e.metric, &e.arm, &e.params, &e.run_id) {
+            AlertKind::SuspectedBreak
+        } else if id == whole_run_alert_id(&e.suite, &e.run_id) {
+            AlertKind::WholeRun
+        } else {
+            AlertKind::Change
+        };
+        out.push(Alert {
+            alert_id: id,
+            kind,
+            unit: series
+                .iter()
+                .find(|s| s.metric == e.metric)
+                .map_or(String::new(), |s| s.unit.clone()),
+            run_no: known.map(|k| k.0),
+            started_at: known.map(|k| k.1.to_string()),
+            runs_ago: top.zip(known).map(|(t, k)| t.saturating_sub(k.0)),
+            stale: kind != AlertKind::WholeRun
+                && top
+                    .zip(last)
+                    .is_none_or(|(t, l)| t.saturating_sub(l) >= STALE_RUNS),
+            suite: e.suite,
+            metric: e.metric,
+            arm: e.arm,
+            params: e.params,
+            run_id: e.run_id,
+            git_commit: e.git_commit,
+            magnitude: e.magnitude,
+            regression: e.regression,
+            evidence: "no longer detected".to_string(),
+            state: e.state,
+            note: e.note,
+            updated_at: rfc3339(e.at_us),
+            detected: false,
+            whole_run: None,
+        });
+    }
+    out
 }
 
 /// The newest run number of each suite among `series`' points.
@@ -334,6 +452,13 @@ pub struct CommitAlert {
     /// new level is each series' new baseline), `rejected` (every alert triaged, not all
     /// accepted: a change of the code, or none), or empty where the rule does not hold.
     pub environment: String,
+    /// Members that are pending changes (moves of the newest runs, not change points yet).
+    pub pending: usize,
+    /// The whole-run move at this entry's run (`query::whole_run`), in words, and its alert.
+    pub whole_run: Option<String>,
+    pub whole_run_id: Option<String>,
+    /// How sure, in the one short form: its worst member's evidence.
+    pub evidence: String,
 }
 
 /// Fewest changes one way at one commit that make it relevant though each is small, and the
@@ -391,8 +516,9 @@ pub fn benchmark_group(suite: &str, metric: &str) -> String {
 /// (`perfhouse triage commit:SHA STATE`) confirms it ([`CONFIRM_ENVIRONMENT`]: each series
 /// starts a new segment there) or, with any other state on every alert, rejects it.
 ///
-/// Suspected breaks (alerts with `suspected_break`) are no part of any entry: a changed
-/// benchmark is not a change of the code or the machine.
+/// Pending changes are members like change points (counted in `pending`); a whole-run move
+/// at the entry's run is said in `whole_run` and `why`. Suspected breaks are no part of any
+/// entry: a changed benchmark is not a change of the code or the machine.
 pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
     let key = |c: &Option<String>, run: &str| c.clone().unwrap_or_else(|| run.to_string());
     let mut groups: BTreeMap<String, CommitAlert> = BTreeMap::new();
@@ -417,8 +543,20 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
         alerts: Vec::new(),
         suspected_environment: false,
         environment: String::new(),
+        pending: 0,
+        whole_run: None,
+        whole_run_id: None,
+        evidence: String::new(),
     };
-    for a in alerts.iter().filter(|a| !a.suspected_break) {
+    let wholes: BTreeMap<String, &Alert> = alerts
+        .iter()
+        .filter(|a| a.kind == AlertKind::WholeRun)
+        .map(|a| (key(&a.git_commit, &a.run_id), a))
+        .collect();
+    for a in alerts
+        .iter()
+        .filter(|a| matches!(a.kind, AlertKind::Change | AlertKind::Pending))
+    {
         let g = groups
             .entry(key(&a.git_commit, &a.run_id))
             .or_insert_with(|| blank(a.git_commit.clone(), a.run_id.clone()));
@@ -557,6 +695,30 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
         if coordinated {
             environment(&mut g, &k, ups >= downs, &context);
         }
+        g.pending = g
+            .alerts
+            .iter()
+            .filter(|a| a.kind == AlertKind::Pending)
+            .count();
+        if g.pending > 0 {
+            g.why += &format!(
+                "; {} of its {} series pending (moved in the newest run(s) only)",
+                g.pending, g.series
+            );
+        }
+        if let Some(w) = wholes.get(&k) {
+            g.why += &format!("; {}", w.evidence);
+            g.whole_run = Some(w.evidence.clone());
+            g.whole_run_id = Some(w.alert_id.clone());
+        }
+        // A whole-run move's words are the entry's evidence; else its worst member's.
+        g.evidence = match &g.whole_run {
+            Some(w) => w.clone(),
+            None => g
+                .alerts
+                .first()
+                .map_or(String::new(), |a| a.evidence.clone()),
+        };
         out.push(g);
     }
     // Newest first; stale ones (no recent run of any member series) after all others.
@@ -734,7 +896,9 @@ mod tests {
             detected: true,
             runs_ago: Some(20 - run_no),
             stale,
-            suspected_break: false,
+            kind: AlertKind::Change,
+            evidence: String::new(),
+            whole_run: None,
         }
     }
 
@@ -797,6 +961,13 @@ mod tests {
                 sigma: Some(0.005),
                 threshold: 0.04,
                 regression: magnitude > 0.0,
+                evidence: crate::stats::changepoint::Evidence::new(
+                    magnitude,
+                    Some(0.005),
+                    6,
+                    3,
+                    Some(0.005),
+                ),
             }],
             ..ms_series("s", &format!("m{i}"))
         };
@@ -873,7 +1044,9 @@ mod tests {
             detected: true,
             runs_ago: Some(0),
             stale: false,
-            suspected_break: false,
+            kind: AlertKind::Change,
+            evidence: String::new(),
+            whole_run: None,
         }
     }
 

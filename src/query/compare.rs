@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Query;
 use crate::model::params_text;
-use crate::stats::verdict::{Direction, Judged, Verdict, VerdictOptions, judge};
+use crate::stats::verdict::{
+    Direction, Judged, Verdict, VerdictOptions, change_pct, judge, p_text,
+};
 use crate::stats::{mean, median};
 
 pub use super::samples::{CompareError, RunInfo, Selection, resolve};
@@ -75,7 +77,41 @@ pub struct Summary {
     pub worst_ratio: f64,
     #[serde(with = "crate::model::params_as_json")]
     pub worst_params: crate::model::Params,
+    /// Parameter sets whose point estimate moved the better / the worse way (ratio ≠ 1), and
+    /// the range of the ratios.
+    pub better: usize,
+    pub worse: usize,
+    pub min_ratio: f64,
+    pub max_ratio: f64,
+    /// The exact two-sided sign test of `better` against `worse` (`stats::sign_test`): rows
+    /// too small to decide one by one can still all point one way, and 7 of 7 one way happens
+    /// by chance 1.6 % of the time.
+    pub sign_p: f64,
 }
+
+impl Summary {
+    /// "throughput_rps gzip → zstd: better at 7 of 7 params (+12.5% … +35.8%, sign test
+    /// p = 0.016)", where every parameter set moved one way and the sign test says so below
+    /// `alpha`; `None` otherwise.
+    pub fn one_way(&self, alpha: f64) -> Option<String> {
+        let n = self.better + self.worse;
+        let all_one_way = n == self.params_compared && (self.better == 0 || self.worse == 0);
+        (all_one_way && self.sign_p < alpha).then(|| {
+            format!(
+                "{} {}: {} at {n} of {n} params ({} … {}, sign test {})",
+                self.metric,
+                self.arm,
+                if self.better > 0 { "better" } else { "worse" },
+                change_pct(self.min_ratio),
+                change_pct(self.max_ratio),
+                p_text(self.sign_p)
+            )
+        })
+    }
+}
+
+/// A comparison of at least this many judged rows opens with a summary ([`Comparison::opening`]).
+pub const MANY_ROWS: usize = 10;
 
 /// The whole comparison in one line, benchstat-style.
 #[derive(Debug, Clone, Serialize)]
@@ -88,6 +124,8 @@ pub struct Overall {
     pub inconclusive: usize,
     /// Geometric mean of the judged rows' ratios (candidate / baseline).
     pub geomean_ratio: Option<f64>,
+    /// The smallest and largest change (ratio − 1) of the judged rows.
+    pub change_range: Option<(f64, f64)>,
     /// Rank tests the Holm correction ran over (those whose sample sizes can reach p < α).
     pub corrected_over: usize,
     /// The multiple-comparison correction over the rows' p-values: `holm` (Holm–Bonferroni
@@ -118,7 +156,7 @@ impl Overall {
         format!(
             "geometric mean of ratios {} over {} judged rows; p Holm-corrected over {} test(s)",
             self.geomean_ratio
-                .map_or("—".to_string(), |g| format!("{:+.1}%", (g - 1.0) * 100.0)),
+                .map_or("—".to_string(), |g| crate::model::signed_pct(g - 1.0)),
             self.judged,
             self.corrected_over
         )
@@ -130,6 +168,8 @@ pub struct Comparison {
     pub baseline: Selection,
     pub candidate: Selection,
     pub threshold: f64,
+    /// The significance level every row's test is held to (after the Holm correction).
+    pub alpha: f64,
     pub overall: Overall,
     pub rows: Vec<Row>,
     pub summaries: Vec<Summary>,
@@ -137,9 +177,64 @@ pub struct Comparison {
     pub flags: Vec<String>,
     /// Findings from the figures (latency decomposition, knee, cold starts).
     pub diagnoses: Vec<String>,
+    /// Per arm × params with two or more measures of the work (wall time, CPU time,
+    /// instruction counts): which one decided (`query::measures`).
+    pub decisions: Vec<super::measures::Decision>,
+}
+
+impl Row {
+    /// The p the verdict rests on, the one a table prints: Holm-adjusted where the row is in
+    /// the comparison's family of tests ([`correct_for_many`]), else its test's own; none for a
+    /// row shown for context.
+    pub fn decisive_p(&self) -> Option<f64> {
+        if self.better == Direction::Info {
+            return None;
+        }
+        self.p_adjusted.or(self.p_value)
+    }
 }
 
 impl Comparison {
+    /// The heading of the p column: `Holm-adjusted p` where the comparison corrected over more
+    /// than one test (the column then prints [`Row::decisive_p`]), else `p`.
+    pub fn p_heading(&self) -> &'static str {
+        if self.overall.corrected_over > 1 {
+            "Holm-adjusted p"
+        } else {
+            "p"
+        }
+    }
+
+    /// What a comparison of many rows opens with (empty for a few rows, unless one is needed):
+    /// the counts and the range of the changes, then each metric whose every parameter set
+    /// moved one way, significantly by the sign test, though its rows may each be too small to
+    /// decide ("throughput_rps a → b: better at 7 of 7 params (+12.5% … +35.8%, sign test
+    /// p = 0.016)").
+    pub fn opening(&self) -> Vec<String> {
+        let one_way: Vec<String> = self
+            .summaries
+            .iter()
+            .filter_map(|s| s.one_way(self.alpha))
+            .collect();
+        let o = &self.overall;
+        if o.judged < MANY_ROWS && one_way.is_empty() {
+            return Vec::new();
+        }
+        let range = o.change_range.map_or(String::new(), |(lo, hi)| {
+            format!(
+                "; changes {} … {}",
+                change_pct(1.0 + lo),
+                change_pct(1.0 + hi)
+            )
+        });
+        let mut out = vec![format!(
+            "{} rows: {} improved, {} regressed, {} inconclusive, {} unchanged{range}",
+            o.judged, o.improved, o.regressed, o.inconclusive, o.unchanged
+        )];
+        out.extend(one_way.into_iter().map(|w| format!("all one way: {w}")));
+        out
+    }
+
     /// Which noise thresholds judged the rows, in one clause: "noise thresholds per series
     /// (floor ±2%): 4 from A/A calibration, 12 from history, 6 at the floor".
     pub fn noise_line(&self) -> String {
@@ -184,6 +279,10 @@ pub struct CompareOptions {
     /// Per-series thresholds learned from history and calibration; empty means every row is
     /// judged with the floor (`verdict.threshold`).
     pub noise: super::noise::NoiseModel,
+    /// Judge this metric's rows only (`bisect --metric`, `run --until-decided`): a decision
+    /// on one metric named in advance, so the Holm family is its rows, not every figure the
+    /// trials have (the command's own wall, CPU and peak RSS among them).
+    pub only: Option<String>,
 }
 
 pub async fn compare(
@@ -230,6 +329,9 @@ pub async fn compare(
             arm.clone()
         };
         for m in metrics {
+            if opts.only.as_ref().is_some_and(|o| o != &m.name) {
+                continue;
+            }
             let (name, unit, dir, va) = (&m.name, &m.unit, &m.direction, &m.values);
             let Some(vb) = other.iter().find(|o| &o.name == name).map(|o| &o.values) else {
                 continue;
@@ -245,9 +347,23 @@ pub async fn compare(
                     arm.clone(),
                     params.clone(),
                 );
-                let t = opts.noise.threshold(&key, va.len(), vb.len(), same_run);
-                vo.threshold = t.value.max(opts.verdict.threshold);
-                (t.source.name(), t.source.describe())
+                // Each measure at its own floor: an instruction count's is a tenth of the
+                // time floor (`figures::floor_scale`).
+                let scale = super::figures::floor_scale(name);
+                let floor = opts.verdict.threshold.max(crate::stats::noise::FLOOR) * scale;
+                let t = opts
+                    .noise
+                    .threshold_at_least(&key, va.len(), vb.len(), same_run, floor);
+                vo.threshold = t.value.max(floor);
+                let source = match t.source {
+                    crate::stats::noise::Source::Floor if scale != 1.0 => format!(
+                        "±{} floor of an instruction count (a tenth of the time floor): too \
+                         little history, no calibration",
+                        crate::stats::verdict::band_pct(floor)
+                    ),
+                    _ => t.source.describe(),
+                };
+                (t.source.name(), source)
             };
             let j: Judged = judge(va, vb, *dir, &vo);
             rows.push(Row {
@@ -339,10 +455,13 @@ pub async fn compare(
     {
         diagnoses.push(format!("capacity at SLO ({}): {}", sweep.slo, shift.text));
     }
+    let decisions = super::measures::decisions(&rows);
     Ok(Comparison {
+        decisions,
         baseline: a.sel,
         candidate: b.sel,
         threshold: opts.verdict.threshold,
+        alpha: opts.verdict.alpha,
         overall,
         rows,
         summaries,
@@ -371,13 +490,22 @@ pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
         running = running.max(((m - k) as f64 * p).min(1.0));
         let r = &mut rows[i];
         r.p_adjusted = Some(running);
+        // The reason names the p the table prints (the adjusted one, where there is a family).
         if matches!(r.verdict, Verdict::Improved | Verdict::Regressed) && running >= alpha {
             r.verdict = Verdict::Inconclusive;
             r.reason = format!(
                 "{}; but over the {m} tests of this comparison the Holm-adjusted {} ≥ {alpha}",
                 r.reason,
-                crate::stats::verdict::p_text(running)
+                p_text(running)
             );
+        } else if m > 1 {
+            r.reason = format!(
+                "{}; over the {m} tests of this comparison the Holm-adjusted {}",
+                r.reason,
+                p_text(running)
+            );
+        } else if !r.reason.contains(&p_text(running)) {
+            r.reason = format!("{}; {} {}", r.reason, r.test.as_str(), p_text(running));
         }
     }
 }
@@ -414,8 +542,14 @@ pub fn verdict_note(r: &Row, alpha: f64) -> Option<String> {
     Some(match (r.p_value, r.p_adjusted) {
         (Some(p), Some(adj)) if p < alpha && adj >= alpha => format!(
             "{small}{test} {} but Holm-adjusted {} ≥ {alpha}",
-            crate::stats::verdict::p_text(p),
-            crate::stats::verdict::p_text(adj)
+            p_text(p),
+            p_text(adj)
+        ),
+        // The adjusted p is the one the verdict used (and the table prints): name it too.
+        (Some(p), Some(adj)) if adj > p => format!(
+            "{small}{test} {}, Holm-adjusted {} ≥ {alpha}",
+            p_text(p),
+            p_text(adj)
         ),
         (Some(p), _) => format!(
             "{small}{test} {} ≥ {alpha}",
@@ -441,6 +575,12 @@ fn overall(rows: &[Row]) -> Overall {
         unchanged: count(Verdict::Unchanged),
         inconclusive: count(Verdict::Inconclusive),
         geomean_ratio: mean(&logs).map(f64::exp),
+        change_range: judged.iter().filter_map(|r| r.ratio).map(|x| x - 1.0).fold(
+            None,
+            |acc: Option<(f64, f64)>, d| {
+                Some(acc.map_or((d, d), |(lo, hi)| (lo.min(d), hi.max(d))))
+            },
+        ),
         corrected_over: rows.iter().filter(|r| r.p_adjusted.is_some()).count(),
         multiple_comparisons: "holm",
         small_samples: small_samples(&judged),
@@ -457,6 +597,17 @@ fn small_samples(judged: &[&Row]) -> Option<String> {
         .collect();
     sizes.sort_unstable();
     sizes.dedup();
+    // One trial on a side: no spread, so no test at all.
+    if let Some(&(a, b)) = sizes.iter().find(|(a, b)| *a < 2 || *b < 2) {
+        let n = if a == b {
+            format!("{a} trial per arm")
+        } else {
+            format!("{a} trials against {b}")
+        };
+        return Some(format!(
+            "{n}: one trial shows no spread, so no test can decide; those rows are inconclusive whatever they show"
+        ));
+    }
     let (a, b) = *sizes.first()?;
     let floor = crate::stats::mannwhitney::min_p_value(a, b);
     let n = if sizes.len() == 1 && a == b {
@@ -499,6 +650,13 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
                     bad(x).total_cmp(&bad(y))
                 })
                 .expect("non-empty group");
+            let up = ratios.iter().filter(|&&x| x > 1.0).count();
+            let down = ratios.iter().filter(|&&x| x < 1.0).count();
+            let (better, worse) = if v[0].better == Direction::HigherIsBetter {
+                (up, down)
+            } else {
+                (down, up)
+            };
             Summary {
                 metric,
                 arm,
@@ -506,13 +664,21 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
                 mean_ratio: mean(&ratios).unwrap_or(f64::NAN),
                 worst_ratio: worst.ratio.unwrap_or(f64::NAN),
                 worst_params: worst.params.clone(),
+                better,
+                worse,
+                min_ratio: ratios.iter().copied().fold(f64::INFINITY, f64::min),
+                max_ratio: ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                sign_p: crate::stats::sign_test(better, better + worse),
             }
         })
         .collect()
 }
 
-/// Closed-loop trials whose Little's-law ratio is below 0.9: the client, not the server, set
-/// the pace, so latency and throughput understate the server.
+/// A closed-loop trial whose Little's-law ratio is below this was paced by its client.
+pub const CLIENT_BOUND: f64 = 0.9;
+
+/// Closed-loop trials whose Little's-law ratio is below [`CLIENT_BOUND`]: the client, not the
+/// server, set the pace, so latency and throughput understate the server.
 fn client_bound(s: &Side) -> Vec<String> {
     let mut groups: BTreeMap<(&str, &crate::model::Params), Vec<f64>> = BTreeMap::new();
     for t in s.trials.iter().filter(|t| t.kept) {
@@ -524,7 +690,7 @@ fn client_bound(s: &Side) -> Vec<String> {
         .into_iter()
         .filter_map(|((arm, params), v)| {
             let m = median(&v)?;
-            (m < 0.9).then(|| format!(
+            (m < CLIENT_BOUND).then(|| format!(
                 "{}: {arm} at {} is client-bound: Little's-law ratio {:.2} < 0.9 (throughput × mean latency ÷ concurrency); the load generator, not the server, set the pace",
                 s.sel.label, params_text(params), m
             ))
@@ -793,10 +959,11 @@ fn cold_starts(s: &Side) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn row(p: f64, n: usize, verdict: Verdict) -> Row {
+    /// A lower-is-better row in ms, ratio 1.2, its CI 1.1…1.3, its test's p `p` at `n` vs `n`.
+    pub(crate) fn row(p: f64, n: usize, verdict: Verdict) -> Row {
         Row {
             metric: format!("m{p}"),
             unit: "ms".into(),
@@ -982,6 +1149,145 @@ mod tests {
         assert_eq!(
             verdict_note(&edge, 0.05).as_deref(),
             Some("CI reaches inside the ±2% noise band")
+        );
+    }
+
+    /// A comparison of `rows` as `compare` concludes one (Holm, notes, counts, summaries),
+    /// between two placeholder selections.
+    pub(crate) fn comparison_of(mut rows: Vec<Row>) -> Comparison {
+        let alpha = VerdictOptions::default().alpha;
+        correct_for_many(&mut rows, alpha);
+        for r in &mut rows {
+            r.verdict_note = verdict_note(r, alpha);
+        }
+        let sel = |label: &str| Selection {
+            run: RunInfo {
+                run_id: "run".into(),
+                suite: "s".into(),
+                run_no: 1,
+                started_at: String::new(),
+                git_commit: None,
+                env_fingerprint: None,
+            },
+            arm: None,
+            label: label.into(),
+        };
+        Comparison {
+            baseline: sel("s#1@a"),
+            candidate: sel("s#1@b"),
+            threshold: 0.02,
+            alpha,
+            overall: overall(&rows),
+            summaries: summarise(&rows),
+            rows,
+            flags: Vec::new(),
+            diagnoses: Vec::new(),
+            decisions: Vec::new(),
+        }
+    }
+
+    /// The issue's sweep, in small: 7 load levels at 2 trials per arm where the candidate's
+    /// throughput is higher at every one (+12.5 … +35.8 %, Welch p = 0.02 each, called before
+    /// the correction), and 5 latency rows unchanged (ratio 1, p = 0.5). Holm over the 12
+    /// tests: 12 · 0.02 = 0.24 for each throughput row (the running max keeps 0.24 down the
+    /// seven), 5 · 0.5 = 2.5 → 1 for the rest. So every throughput row is inconclusive, its p
+    /// column and its reason say 0.240, and the comparison opens with its counts, the range
+    /// and the one-way metric: 7 of 7 better, sign test 2/2⁷ = 0.015625.
+    #[test]
+    fn a_many_row_comparison_opens_with_a_summary_and_prints_the_p_it_decides_by() {
+        let ratios = [1.125, 1.15, 1.2, 1.25, 1.3, 1.33, 1.358];
+        let mut rows: Vec<Row> = Vec::new();
+        for (i, &x) in ratios.iter().enumerate() {
+            let mut r = row(0.02, 2, Verdict::Improved);
+            r.metric = "throughput_rps".into();
+            r.better = Direction::HigherIsBetter;
+            r.params = [("concurrency".to_string(), (1u32 << i).to_string())].into();
+            r.ratio = Some(x);
+            (r.ci_low, r.ci_high) = (Some(x - 0.05), Some(x + 0.05));
+            rows.push(r);
+        }
+        for i in 0..5 {
+            let mut r = row(0.5, 2, Verdict::Unchanged);
+            r.metric = "latency_p50_ms".into();
+            r.params = [("concurrency".to_string(), (1u32 << i).to_string())].into();
+            r.ratio = Some(1.0);
+            (r.ci_low, r.ci_high) = (Some(0.99), Some(1.01));
+            rows.push(r);
+        }
+        let c = comparison_of(rows);
+        let tp: Vec<&Row> = c
+            .rows
+            .iter()
+            .filter(|r| r.metric == "throughput_rps")
+            .collect();
+        for r in &tp {
+            assert_eq!(r.verdict, Verdict::Inconclusive);
+            assert!((r.decisive_p().unwrap() - 0.24).abs() < 1e-12, "{r:?}");
+            assert!(
+                r.reason.contains(
+                    "over the 12 tests of this comparison the Holm-adjusted p = 0.240 ≥ 0.05"
+                ),
+                "{}",
+                r.reason
+            );
+        }
+        let flat = c
+            .rows
+            .iter()
+            .find(|r| r.metric == "latency_p50_ms")
+            .unwrap();
+        assert_eq!(flat.decisive_p(), Some(1.0));
+        assert!(
+            flat.reason.ends_with("the Holm-adjusted p = 1.000"),
+            "{}",
+            flat.reason
+        );
+        assert_eq!(c.p_heading(), "Holm-adjusted p");
+        let tps = c
+            .summaries
+            .iter()
+            .find(|s| s.metric == "throughput_rps")
+            .unwrap();
+        assert_eq!((tps.better, tps.worse, tps.params_compared), (7, 0, 7));
+        assert!((tps.sign_p - 0.015_625).abs() < 1e-15);
+        assert_eq!(
+            c.opening(),
+            [
+                "12 rows: 0 improved, 0 regressed, 7 inconclusive, 5 unchanged; changes 0.0% … +35.8%",
+                "all one way: throughput_rps a: better at 7 of 7 params (+12.5% … +35.8%, sign test p = 0.016)",
+            ]
+        );
+        // A few rows open with nothing; one test is no family, its p heading plain.
+        let one = comparison_of(vec![row(0.01, 10, Verdict::Regressed)]);
+        assert!(one.opening().is_empty());
+        assert_eq!(one.p_heading(), "p");
+        assert_eq!(one.rows[0].decisive_p(), Some(0.01));
+        assert_eq!(
+            one.rows[0].reason, "CI beyond; Mann-Whitney p = 0.010",
+            "one test: its own p, named once"
+        );
+    }
+
+    /// One trial on a side: no test at all, said once, up front (not "Welch decides").
+    #[test]
+    fn one_trial_per_arm_says_no_test_can_decide() {
+        let c = comparison_of(vec![
+            row(0.3, 1, Verdict::Inconclusive),
+            row(0.3, 3, Verdict::Inconclusive),
+        ]);
+        assert_eq!(
+            c.overall.small_samples.as_deref(),
+            Some(
+                "1 trial per arm: one trial shows no spread, so no test can decide; those rows are inconclusive whatever they show"
+            )
+        );
+        let c = comparison_of(vec![row(0.3, 2, Verdict::Inconclusive)]);
+        assert!(
+            c.overall
+                .small_samples
+                .as_deref()
+                .unwrap()
+                .starts_with("2 trials per arm: too few for the Mann-Whitney rank test (its smallest two-sided p is 0.33)")
         );
     }
 }

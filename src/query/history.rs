@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Query, QueryError, lit};
-use crate::stats::changepoint::Options;
-use crate::stats::noise::{band, change_threshold, history_sigma};
+use crate::model::Params;
+use crate::stats::changepoint::{Evidence, Options};
+use crate::stats::noise::{ChangeRule, band, history_sigma};
 use crate::stats::verdict::Direction;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -49,11 +50,36 @@ pub struct Change {
     pub magnitude: f64,
     pub p_value: f64,
     /// The local run-to-run σ it was judged against (the runs next to it on both sides) and
-    /// the threshold that gave (`stats::noise::change_threshold`).
+    /// the threshold that gave (the series' `rule`).
     pub sigma: Option<f64>,
     pub threshold: f64,
     /// The change goes the wrong way for the metric's direction.
     pub regression: bool,
+    /// How sure, in the one short form (× local σ, runs on each side, p).
+    pub evidence: Evidence,
+}
+
+/// A move of a series' newest runs beyond the noise of its level, too recent to be a change
+/// point (`stats::changepoint::pending`): confirmed into one when the next runs stay at the
+/// new level (the detector then calls it, at the same run and with the same alert id),
+/// dropped when they return.
+#[derive(Debug, Clone, Serialize)]
+pub struct PendingChange {
+    /// Its first point (the first run at the new level) and that run.
+    pub start: usize,
+    pub run_id: String,
+    pub run_no: u64,
+    pub git_commit: Option<String>,
+    pub level_before: f64,
+    pub level_after: f64,
+    pub magnitude: f64,
+    pub sigma: Option<f64>,
+    pub threshold: f64,
+    pub regression: bool,
+    /// Runs at the new level so far, and how many more there make it a change point.
+    pub runs: usize,
+    pub needs: usize,
+    pub evidence: Evidence,
 }
 
 /// A stretch of a series that switches between two levels (`stats::changepoint::unstable`):
@@ -124,6 +150,37 @@ pub struct Series {
     /// Its levels between changes and breaks, each with its own noise (empty until change
     /// points are found).
     pub levels: Vec<Level>,
+    /// The magnitude a change point must pass against its local noise, and where that rule
+    /// came from (the default, or the suite's `change_threshold` label: `query::thresholds`).
+    pub rule: ChangeRule,
+    pub rule_source: super::thresholds::RuleSource,
+    /// A move of its newest runs beyond its noise, not a change point yet.
+    pub pending: Option<PendingChange>,
+    /// Stretches that drifted one way run after run (`stats::changepoint::drifts`): each one
+    /// finding, with its total and span, never a chain of change points.
+    pub drifts: Vec<DriftSpan>,
+}
+
+/// A monotone drift of a series over a span of runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct DriftSpan {
+    /// Its first point and one past its last.
+    pub start: usize,
+    pub end: usize,
+    /// Its first and last run.
+    pub run_id: String,
+    pub run_no: u64,
+    pub git_commit: Option<String>,
+    pub last_run_no: u64,
+    /// The fitted line's value at its first and last run, and to / from − 1.
+    pub from: f64,
+    pub to: f64,
+    pub total: f64,
+    /// Runs it spans, and the change points it would have been cut into.
+    pub runs: usize,
+    pub steps: usize,
+    /// It goes the wrong way for the metric.
+    pub regression: bool,
 }
 
 /// A segment's run-to-run noise (see `stats::noise`).
@@ -135,7 +192,7 @@ pub struct SeriesNoise {
     pub deltas: usize,
     /// ± relative band one unchanged run stays in at the 1 % target (z·σ, at least the floor).
     pub band: f64,
-    /// The smallest change a change point must show (1σ, at least the floor).
+    /// The smallest change a change point must show here (the series' rule at this σ).
     pub threshold: f64,
 }
 
@@ -179,14 +236,29 @@ pub fn find_all_changes(out: &mut [Series], opts: &Options) {
     // costs ~100× one without (every permutation runs), so each thread takes the next series
     // when it is free, not a fixed share.
     let found = crate::parallel::par_map(out, |s| changes_of(s, opts));
-    for (s, (changes, unstable, minor)) in out.iter_mut().zip(found) {
-        s.changes = changes;
-        s.unstable = unstable;
-        s.minor = minor;
+    let mut newest: BTreeMap<String, u64> = BTreeMap::new();
+    for s in out.iter() {
+        if let Some(p) = s.points.last() {
+            let n = newest.entry(s.suite.clone()).or_default();
+            *n = (*n).max(p.run_no);
+        }
+    }
+    for (s, found) in out.iter_mut().zip(found) {
+        s.changes = found.changes;
+        s.unstable = found.unstable;
+        s.minor = found.minor;
+        s.drifts = found.drifts;
         s.levels = s.levels();
         if let Some(newest) = s.levels.last() {
             s.noise = newest.noise.or(s.noise);
         }
+        // Pending only where the series still runs: one that stopped (a benchmark removed or
+        // renamed, stale in `alerts`) will not confirm anything.
+        let last = s.points.last().map_or(0, |p| p.run_no);
+        let top = newest.get(&s.suite).copied().unwrap_or(last);
+        s.pending = (top.saturating_sub(last) < super::alerts::STALE_RUNS)
+            .then(|| s.pending_change(opts))
+            .flatten();
     }
 }
 
@@ -337,7 +409,11 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
     }
     let events = super::triage::latest_events(q).await?;
     let accepted = super::triage::accepted_of(&events);
+    let rules = super::thresholds::load(q).await?;
     for s in &mut out {
+        if let Some(r) = rules.get(&s.suite) {
+            (s.rule, s.rule_source) = r.rule(&s.metric);
+        }
         let key = (
             s.suite.clone(),
             s.metric.clone(),
@@ -345,6 +421,10 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
             s.params.clone(),
         );
         let new_baselines = accepted.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+        // A whole-run move accepted in triage (its alert names no series): an environment
+        // change at that run, so every series of the suite starts a new segment there.
+        let whole = (s.suite.clone(), String::new(), String::new(), Params::new());
+        let environment = accepted.get(&whole).map(Vec::as_slice).unwrap_or(&[]);
         // A suspected break stays one until triage rejects its break alert.
         let (rejected, suspected): (Vec<usize>, Vec<usize>) =
             suspected_breaks(&s.points).into_iter().partition(|&i| {
@@ -367,12 +447,22 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
                 a.version != b.version
                     || a.env_fingerprint != b.env_fingerprint
                     || new_baselines.contains(&b.run_id)
+                    || environment.contains(&b.run_id)
                     || s.suspected_breaks.contains(&i)
             })
             .collect();
         s.noise = s.segment_noise(s.points.len());
     }
     Ok(out)
+}
+
+/// A change of `magnitude` goes the wrong way for a series judged in `better`'s direction.
+pub fn worse(better: Direction, magnitude: f64) -> bool {
+    if better == Direction::HigherIsBetter {
+        magnitude < 0.0
+    } else {
+        magnitude > 0.0
+    }
 }
 
 /// [`Series::recurs`]: the runs it looks back over, the share of a departure an earlier run
@@ -412,6 +502,9 @@ impl Series {
         arm: String,
         params: crate::model::Params,
     ) -> Series {
+        // At the measure's own floor (an instruction count's is lower) until a label says
+        // otherwise.
+        let rule = super::thresholds::default_rule(&metric);
         Series {
             suite,
             metric,
@@ -428,6 +521,10 @@ impl Series {
             unstable: Vec::new(),
             minor: Vec::new(),
             levels: Vec::new(),
+            rule,
+            rule_source: super::thresholds::RuleSource::Default,
+            pending: None,
+            drifts: Vec::new(),
         }
     }
 
@@ -459,7 +556,7 @@ impl Series {
             sigma,
             deltas,
             band: band(sigma),
-            threshold: change_threshold(sigma),
+            threshold: self.rule.threshold(Some(sigma)),
         })
     }
 
@@ -526,6 +623,46 @@ impl Series {
             .count()
     }
 
+    /// The pending change at its newest runs (`stats::changepoint::pending` over its newest
+    /// level), unless the series switches between two levels now or the move is a one-run
+    /// departure it has shown before ([`Series::recurs`]).
+    fn pending_change(&self, opts: &Options) -> Option<PendingChange> {
+        let level = self.levels.last()?;
+        // While it switches between two levels, or drifts to date (the drift is the finding,
+        // and its level lags behind the newest runs), no pending change.
+        let n = self.points.len();
+        if self.unstable_now().is_some() || self.drifts.last().is_some_and(|d| d.end == n) {
+            return None;
+        }
+        let values: Vec<f64> = self.points[level.start..].iter().map(|p| p.value).collect();
+        let opts = Options {
+            rule: self.rule,
+            ..opts.clone()
+        };
+        let found = crate::stats::changepoint::pending(&values, &opts)?;
+        let start = level.start + found.start;
+        let runs = n - start;
+        if runs == 1 && self.recurs(start) >= RECURS {
+            return None;
+        }
+        let p = &self.points[start];
+        Some(PendingChange {
+            start,
+            run_id: p.run_id.clone(),
+            run_no: p.run_no,
+            git_commit: p.git_commit.clone(),
+            level_before: found.level_before,
+            level_after: found.level_after,
+            magnitude: found.magnitude,
+            sigma: found.sigma,
+            threshold: found.threshold,
+            regression: worse(self.better, found.magnitude),
+            runs,
+            needs: opts.min_size - runs,
+            evidence: Evidence::new(found.magnitude, found.sigma, found.before, runs, None),
+        })
+    }
+
     /// The noise that applies at point `i`: of the level holding it.
     pub fn noise_at(&self, i: usize) -> Option<SeriesNoise> {
         self.levels
@@ -585,40 +722,52 @@ pub fn detect_all(values: &[f64], opts: &Options) -> crate::stats::changepoint::
     crate::stats::changepoint::detect(values, opts)
 }
 
-/// The change points and unstable stretches of `s`, searched within each segment (points of
-/// one benchmark version on one machine), never across a break.
-fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Vec<Change>) {
-    let bounds = s.bounds();
-    let mut changes = Vec::new();
-    let mut minor = Vec::new();
-    let mut spans = Vec::new();
-    for w in bounds.windows(2) {
+/// What `history` finds in one series, every segment searched on its own.
+struct Found {
+    changes: Vec<Change>,
+    unstable: Vec<UnstableSpan>,
+    minor: Vec<Change>,
+    drifts: Vec<DriftSpan>,
+}
+
+/// The change points, unstable stretches and drifts of `s`, searched within each segment
+/// (points of one benchmark version on one machine), never across a break.
+fn changes_of(s: &Series, opts: &Options) -> Found {
+    let mut out = Found {
+        changes: Vec::new(),
+        unstable: Vec::new(),
+        minor: Vec::new(),
+        drifts: Vec::new(),
+    };
+    let opts = Options {
+        rule: s.rule,
+        ..opts.clone()
+    };
+    for w in s.bounds().windows(2) {
         let (from, to) = (w[0], w[1]);
         let values: Vec<f64> = s.points[from..to].iter().map(|p| p.value).collect();
-        let found = detect_all(&values, opts);
-        for u in &found.unstable {
-            let p = &s.points[from + u.start];
-            spans.push(UnstableSpan {
-                start: from + u.start,
-                end: from + u.end,
+        let found = detect_all(&values, &opts);
+        out.unstable
+            .extend(found.unstable.iter().map(|u| unstable_span(s, from, u)));
+        out.drifts.extend(found.drifts.iter().map(|d| {
+            let (p, last) = (&s.points[from + d.start], &s.points[from + d.end - 1]);
+            DriftSpan {
+                start: from + d.start,
+                end: from + d.end,
                 run_id: p.run_id.clone(),
                 run_no: p.run_no,
                 git_commit: p.git_commit.clone(),
-                low: u.modes.low,
-                high: u.modes.high,
-                low_share: u.modes.low_share,
-                ashman_d: u.modes.ashman_d,
-                switches: u.switches,
-                ongoing: from + u.end == s.points.len(),
-            });
-        }
+                last_run_no: last.run_no,
+                from: d.from,
+                to: d.to,
+                total: d.total,
+                runs: d.end - d.start,
+                steps: d.steps,
+                regression: worse(s.better, d.total),
+            }
+        }));
         let change = |c: &crate::stats::changepoint::ChangePoint| {
             let p = &s.points[from + c.index];
-            let worse = if s.better == crate::stats::verdict::Direction::HigherIsBetter {
-                c.magnitude < 0.0
-            } else {
-                c.magnitude > 0.0
-            };
             Change {
                 run_id: p.run_id.clone(),
                 run_no: p.run_no,
@@ -631,13 +780,32 @@ fn changes_of(s: &Series, opts: &Options) -> (Vec<Change>, Vec<UnstableSpan>, Ve
                 p_value: c.p_value,
                 sigma: c.sigma,
                 threshold: c.threshold,
-                regression: worse,
+                regression: worse(s.better, c.magnitude),
+                evidence: Evidence::new(c.magnitude, c.sigma, c.before, c.after, Some(c.p_value)),
             }
         };
-        changes.extend(found.changes.iter().map(change));
-        minor.extend(found.minor.iter().map(change));
+        out.changes.extend(found.changes.iter().map(change));
+        out.minor.extend(found.minor.iter().map(change));
     }
-    (changes, spans, minor)
+    out
+}
+
+/// An unstable stretch `u` of the segment of `s` starting at point `from`.
+fn unstable_span(s: &Series, from: usize, u: &crate::stats::changepoint::Unstable) -> UnstableSpan {
+    let p = &s.points[from + u.start];
+    UnstableSpan {
+        start: from + u.start,
+        end: from + u.end,
+        run_id: p.run_id.clone(),
+        run_no: p.run_no,
+        git_commit: p.git_commit.clone(),
+        low: u.modes.low,
+        high: u.modes.high,
+        low_share: u.modes.low_share,
+        ashman_d: u.modes.ashman_d,
+        switches: u.switches,
+        ongoing: from + u.end == s.points.len(),
+    }
 }
 
 #[cfg(test)]

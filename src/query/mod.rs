@@ -17,12 +17,15 @@ pub mod ddl;
 pub mod figures;
 pub mod history;
 pub mod holistic;
+pub mod measures;
 pub mod noise;
 pub mod samples;
 pub mod slo;
 pub mod sweep;
+pub mod thresholds;
 pub mod triage;
 pub mod udf;
+pub mod whole_run;
 
 /// The view definitions, in creation order (later views build on earlier ones).
 pub const VIEWS: &[(&str, &str)] = &[
@@ -133,7 +136,7 @@ impl Query {
         // and answered from), or, written before checksums, one of 0 bytes or truncated (the
         // engine would skip an empty file without a word, and the runs it held would be
         // missing).
-        let crate::warehouse::OpenCheck { damage, verified } = warehouse
+        let (damage, verified) = warehouse
             .damage_on_open()
             .map_err(|e| QueryError::Decode(e.to_string()))?;
         if let Some((path, what)) = damage {

@@ -70,6 +70,11 @@ pub struct LevelView {
     /// `achieved_ratio` below [`BEHIND`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub behind: Option<bool>,
+    /// Closed loop (a concurrency sweep): Little's-law ratio, throughput × mean latency ÷
+    /// concurrency, median over the repeats. Below [`super::compare::CLIENT_BOUND`] the load
+    /// generator, not the server, set the pace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub littles_law_ratio: Option<f64>,
     /// The server figures the run names (`[[scrape]] figures`): the median over the level's
     /// trials of each that has a value.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -581,6 +586,14 @@ fn from_rows(
                     cost_per_mtok: output_tps.and_then(|t| deployment.cost_per_mtok(t)),
                     achieved_ratio,
                     behind: achieved_ratio.map(|r| r < BEHIND),
+                    littles_law_ratio: (!open_loop && lv.load > 0.0)
+                        .then(|| {
+                            med(lv.load, &|r| {
+                                let v = r.throughput_rps? * (r.latency_mean_ms? / 1000.0) / lv.load;
+                                v.is_finite().then_some(v)
+                            })
+                        })
+                        .flatten(),
                     server: server
                         .0
                         .iter()

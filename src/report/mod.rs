@@ -14,7 +14,11 @@ fn layout(c: &Comparison) -> ParamLayout {
 }
 
 fn fixed_text(l: &ParamLayout) -> Option<String> {
-    let parts: Vec<String> = l.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let parts: Vec<String> = l
+        .fixed
+        .iter()
+        .map(|(k, v)| format!("{k}={}", crate::present::param_value(k, v)))
+        .collect();
     (!parts.is_empty()).then(|| parts.join(" "))
 }
 
@@ -31,7 +35,7 @@ pub fn table(c: &Comparison, color: bool) -> String {
         "candidate",
         "change",
         "95% CI",
-        "p",
+        c.p_heading(),
         "verdict",
     ];
     let mut cells: Vec<[String; 10]> = c
@@ -76,6 +80,9 @@ pub fn table(c: &Comparison, color: bool) -> String {
     if let Some(small) = &c.overall.small_samples {
         let _ = writeln!(out, "note: {small}");
     }
+    for line in c.opening() {
+        let _ = writeln!(out, "summary: {line}");
+    }
     let _ = writeln!(
         out,
         "{}; medians over measured, non-discarded trials\n",
@@ -106,6 +113,12 @@ pub fn table(c: &Comparison, color: bool) -> String {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     let _ = writeln!(out, "\noverall: {}", c.overall.line());
+    if !c.decisions.is_empty() {
+        let _ = writeln!(out, "\nwhich measure decided:");
+        for d in &c.decisions {
+            let _ = writeln!(out, "  {} {}: {}", d.arm, params(&d.params), d.text);
+        }
+    }
     if !c.summaries.is_empty() {
         let _ = writeln!(out, "\nacross params:");
         for s in &c.summaries {
@@ -176,6 +189,7 @@ pub fn markdown(c: &Comparison) -> String {
     if let Some(small) = &c.overall.small_samples {
         let _ = writeln!(out, "> {}\n", md_escape(small));
     }
+    out.push_str(&md_opening(c));
     let _ = writeln!(
         out,
         "{} regression{}; {}{}.\n\n{}.\n",
@@ -189,11 +203,8 @@ pub fn markdown(c: &Comparison) -> String {
         // geometric mean.
         md_escape(&c.overall.line())
     );
-    let _ = writeln!(
-        out,
-        "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---:|---:|---:|");
+    out.push_str(&decided_md(c, &params));
+    out.push_str(&md_header(c));
     for r in &rows {
         out.push_str(&md_row(r, &params(&r.params)));
     }
@@ -218,6 +229,26 @@ pub fn markdown(c: &Comparison) -> String {
         );
     }
     let _ = writeln!(out, "\n</details>");
+    out
+}
+
+/// Which measure of the work decided, per arm × params (`query::measures`), as Markdown
+/// bullets under a bold title; empty where the comparison has no two such measures.
+fn decided_md(c: &Comparison, params: &dyn Fn(&crate::model::Params) -> String) -> String {
+    if c.decisions.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("**Which measure decided** (each judged by its own noise)\n\n");
+    for d in &c.decisions {
+        let _ = writeln!(
+            out,
+            "- {} {}: {}",
+            md_escape(&d.arm),
+            md_escape(&params(&d.params)),
+            md_escape(&d.text)
+        );
+    }
+    out.push('\n');
     out
 }
 
@@ -249,7 +280,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                 .iter()
                 .map(|c| {
                     format!(
-                        "{} at #{}{}: {:+.1}% (p={:.3}, ±{:.1}% local threshold)",
+                        "{} at #{}{}: {} ({}; threshold ±{:.1}%)",
                         if c.regression {
                             "regression"
                         } else {
@@ -257,11 +288,27 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                         },
                         c.run_no,
                         at(&c.git_commit),
-                        c.magnitude * 100.0,
-                        c.p_value,
+                        crate::present::signed_pct(c.magnitude),
+                        c.evidence.text(),
                         c.threshold * 100.0
                     )
                 })
+                .chain(s.drifts.iter().map(|d| {
+                    format!(
+                        "{} drift from #{}{} to #{}: {:+.1}% over {} runs (one finding, not {} change points)",
+                        if d.regression { "regressing" } else { "improving" },
+                        d.run_no,
+                        at(&d.git_commit),
+                        d.last_run_no,
+                        d.total * 100.0,
+                        d.runs,
+                        d.steps
+                    )
+                }))
+                .chain(s.pending.iter().map(|p| {
+                    let here = format!(" at #{}{}", p.run_no, at(&p.git_commit));
+                    crate::present::pending_text(p, &s.unit, &here)
+                }))
                 .chain(s.suspected_breaks.iter().map(|&i| {
                     let (a, b) = (&s.points[i - 1], &s.points[i]);
                     format!(
@@ -307,7 +354,7 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
                     format!("{} ({})", s.metric, s.unit)
                 },
                 s.arm.clone(),
-                crate::model::params_text(&s.params),
+                crate::present::params_text(&s.params),
                 s.points.len().to_string(),
                 fmt_value(s.points.last().map(|p| p.value)),
                 changes.join("; "),
@@ -315,6 +362,28 @@ pub fn history(series: &[crate::query::history::Series], format: TextLayout) -> 
         })
         .collect();
     grid(&header, &rows, format)
+}
+
+/// A comparison's opening summary ([`Comparison::opening`]) as a Markdown list, or nothing.
+fn md_opening(c: &Comparison) -> String {
+    let lines = c.opening();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("**Summary**\n\n");
+    for l in lines {
+        let _ = writeln!(s, "- {}", md_escape(&l));
+    }
+    s.push('\n');
+    s
+}
+
+/// The header of a comparison's Markdown table, its p column headed as the table prints it.
+fn md_header(c: &Comparison) -> String {
+    format!(
+        "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | {} |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n",
+        c.p_heading()
+    )
 }
 
 /// One Markdown table row of a comparison (verdict icon, metric with unit, medians, change,
@@ -414,11 +483,13 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     if let Some(small) = &c.overall.small_samples {
         let _ = writeln!(head, "> {}.\n", md_escape(small));
     }
+    head.push_str(&md_opening(c));
     // benchstat's summary line: judged rows, improved / regressed / unchanged / inconclusive,
     // the geometric mean and the correction.
     let _ = writeln!(head, "{}.\n", md_escape(&c.overall.line()));
+    head.push_str(&decided_md(c, &params));
     let line = |r: &Row| md_row(r, &params(&r.params));
-    let header = "| verdict | metric | arm | params | n | baseline | candidate | change | 95% CI | p |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+    let header = &md_header(c);
     let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
         .iter()
         .partition(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Improved));
@@ -567,12 +638,12 @@ fn forest_svg(rows: &[&Row], label: &dyn Fn(&Row) -> String) -> String {
 pub fn commit_entry_line(e: &crate::query::alerts::CommitAlert, site_url: &str) -> String {
     let sha = e.git_commit.as_deref().unwrap_or_default();
     format!(
-        "\nIn the suite's history, commit `{}` moved {} series ({} regressed, {} improved; geometric mean {:+.1}%): {}/alerts.html#commit-{}\n",
+        "\nIn the suite's history, commit `{}` moved {} series ({} regressed, {} improved; geometric mean {}): {}/alerts.html#commit-{}\n",
         md_escape(crate::model::short_commit(sha)),
         e.series,
         e.regressions,
         e.improvements,
-        e.geomean * 100.0,
+        crate::present::signed_pct(e.geomean),
         site_url.trim_end_matches('/'),
         crate::present::url_segment(sha)
     )
@@ -616,12 +687,27 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
         c.regressions(),
         c.noise_line()
     );
+    if let Some(small) = &c.overall.small_samples {
+        let _ = write!(s, "<p class=\"note\">{}.</p>", html_escape(small));
+    }
+    let opening = c.opening();
+    if !opening.is_empty() {
+        s.push_str("<ul class=\"summary\">");
+        for l in &opening {
+            let _ = write!(s, "<li>{}</li>", html_escape(l));
+        }
+        s.push_str("</ul>");
+    }
     let _ = write!(
         s,
         "<figure class=\"chart\">{}</figure>",
         forest_svg(&rows, &label)
     );
-    s.push_str("<table class=\"compare\"><thead><tr><th>verdict</th><th>metric</th><th>arm</th><th>params</th><th>n</th><th>baseline</th><th>candidate</th><th>change</th><th>95% CI</th><th>p</th><th>why</th></tr></thead><tbody>");
+    let _ = write!(
+        s,
+        "<table class=\"compare\"><thead><tr><th>verdict</th><th>metric</th><th>arm</th><th>params</th><th>n</th><th>baseline</th><th>candidate</th><th>change</th><th>95% CI</th><th>{}</th><th>why</th></tr></thead><tbody>",
+        c.p_heading()
+    );
     for r in &rows {
         let _ = write!(
             s,
@@ -801,6 +887,8 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
         "since",
         "deltas",
         "two_runs_pct",
+        "change_pct",
+        "change_rule",
         "unstable_since",
         "calibration_run",
         "calibration_trials",
@@ -813,11 +901,17 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
                 e.suite.clone(),
                 e.metric.clone(),
                 e.arm.clone(),
-                crate::model::params_text(&e.params),
+                crate::present::params_text(&e.params),
                 pct(e.sigma),
                 e.since_run.map_or(String::new(), |r| format!("#{r}")),
                 num(e.deltas),
                 pct(e.two_runs),
+                pct(Some(e.change_threshold)),
+                format!(
+                    "{} ({})",
+                    e.change_rule.describe(),
+                    e.change_rule_from.name()
+                ),
                 e.unstable_since.map_or(String::new(), |r| format!("#{r}")),
                 e.calibration_run.map_or(String::new(), |r| format!("#{r}")),
                 num(e.calibration_trials),
@@ -829,11 +923,85 @@ pub fn noise(entries: &[crate::query::noise::Entry], layout: TextLayout) -> Stri
     if layout == TextLayout::Table {
         let _ = writeln!(
             w,
-            "{} series; σ = relative run-to-run noise of the newest level (since its last change point or break, from run `since`); unstable_since = the series switches between two levels from that run (no change is called inside); two_runs = z·√2·σ (1 % target, ±2 % floor); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration",
+            "{} series; σ = relative run-to-run noise of the newest level (since its last change point or break, from run `since`); unstable_since = the series switches between two levels from that run (no change is called inside); two_runs = z·√2·σ (1 % target, ±2 % floor); change = the smallest change point history calls here, by change_rule (default, or the suite's or metric's `change_threshold` label); aa_3v3 = A/A threshold at 3 vs 3 from the newest calibration",
             entries.len()
         );
     }
     w
+}
+
+/// `perfhouse calibrate`'s table: each measure's A/A noise side by side (wall time, CPU time,
+/// instructions, peak RSS, …), with the smallest change a comparison of the calibration's
+/// size can call by it.
+pub fn calibration_noise(list: &[crate::query::noise::MeasureNoise], layout: TextLayout) -> String {
+    let pct = |v: f64| format!("{:.3}", v * 100.0);
+    let header = [
+        "params",
+        "measure",
+        "unit",
+        "trials",
+        "median",
+        "cv_pct",
+        "aa_pct",
+        "floor_pct",
+        "callable_pct",
+    ];
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|m| {
+            vec![
+                crate::model::params_text(&m.params),
+                m.metric.clone(),
+                m.unit.clone(),
+                m.trials.to_string(),
+                fmt_value(Some(m.median)),
+                pct(m.cv),
+                m.aa.map_or(String::new(), pct),
+                pct(m.floor),
+                pct(m.callable),
+            ]
+        })
+        .collect();
+    let mut w = grid(&header, &rows, layout);
+    if layout == TextLayout::Table {
+        let per_side = list.first().map_or(0, |m| m.per_side);
+        let _ = writeln!(
+            w,
+            "cv = standard deviation ÷ mean of the arm's and its A/A copy's trials pooled; aa = A/A threshold at {per_side} vs {per_side} trials (99th percentile of |median ratio − 1| over 2,000 random splits); floor = the measure's own (±0.2 % for instruction counts, ±2 % otherwise); callable = the smallest change a comparison of {per_side} vs {per_side} trials calls by this measure"
+        );
+    }
+    w
+}
+
+/// [`calibration_noise`] in one paragraph, for the calibration run's notes (its page shows
+/// notes as text): "A/A noise per measure at 10 vs 10 trials (CV; A/A threshold; smallest
+/// callable change): wall_ms 27.8 %, ±37.4 %, ±37.4 %; …".
+pub fn calibration_noise_note(list: &[crate::query::noise::MeasureNoise]) -> String {
+    let pct = |v: f64| crate::present::fixed(v * 100.0, 3);
+    let per_side = list.first().map_or(0, |m| m.per_side);
+    let parts: Vec<String> = list
+        .iter()
+        .map(|m| {
+            let params = crate::model::params_text(&m.params);
+            format!(
+                "{}{} {} %, {}, ±{} %",
+                if m.params.is_empty() {
+                    String::new()
+                } else {
+                    format!("{params} ")
+                },
+                m.metric,
+                pct(m.cv),
+                m.aa.map_or("—".to_string(), |a| format!("±{} %", pct(a))),
+                pct(m.callable)
+            )
+        })
+        .collect();
+    format!(
+        "A/A noise per measure at {per_side} vs {per_side} trials (CV; A/A threshold; smallest \
+         change a comparison of that size can call): {}",
+        parts.join("; ")
+    )
 }
 
 /// `perfhouse alerts --by commit` as text: one line per commit, newest first.
@@ -856,8 +1024,11 @@ pub fn alerts_by_commit(
         "why",
         "state",
         "environment",
+        "evidence",
+        "pending",
+        "whole_run",
     ];
-    let pct = |v: f64| format!("{:+.1}%", v * 100.0);
+    let pct = crate::present::signed_pct;
     let rows: Vec<Vec<String>> = list
         .iter()
         .map(|c| {
@@ -866,7 +1037,7 @@ pub fn alerts_by_commit(
                 .iter()
                 .take(3)
                 .map(|a| {
-                    let params = crate::model::params_text(&a.params);
+                    let params = crate::present::params_text(&a.params);
                     format!(
                         "{}{}{} {} [{}]",
                         a.metric,
@@ -912,6 +1083,9 @@ pub fn alerts_by_commit(
                 c.why.clone(),
                 state.to_string(),
                 c.environment.clone(),
+                c.evidence.clone(),
+                c.pending.to_string(),
+                c.whole_run.clone().unwrap_or_default(),
             ]
         })
         .collect();
@@ -927,14 +1101,32 @@ pub fn alerts_by_commit(
     w
 }
 
-/// `perfhouse alerts` as text; `all`: closed ones are listed too.
+/// `perfhouse alerts` as text; `all`: closed ones are listed too. The table folds the pending
+/// alerts of a whole-run move into that one finding (the CSV lists every alert, with the
+/// whole-run move's id in its last column).
 pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayout) -> String {
+    use crate::query::alerts::AlertKind;
     let header = [
-        "alert", "state", "suite", "metric", "arm", "params", "change", "kind", "run", "commit",
+        "alert",
+        "state",
+        "suite",
+        "metric",
+        "arm",
+        "params",
+        "change",
+        "kind",
+        "run",
+        "commit",
+        "evidence",
         "note",
+        "whole_run",
     ];
+    let folded = |a: &&crate::query::alerts::Alert| {
+        layout == TextLayout::Table && a.kind == AlertKind::Pending && a.whole_run.is_some()
+    };
     let rows: Vec<Vec<String>> = list
         .iter()
+        .filter(|a| !folded(a))
         .map(|a| {
             vec![
                 a.alert_id.clone(),
@@ -942,19 +1134,14 @@ pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayou
                 a.suite.clone(),
                 a.metric.clone(),
                 a.arm.clone(),
-                crate::model::params_text(&a.params),
-                format!("{:+.1}%", a.magnitude * 100.0),
-                if a.suspected_break {
-                    "suspected break"
-                } else if a.regression {
-                    "regression"
-                } else {
-                    "improvement"
-                }
-                .into(),
+                crate::present::params_text(&a.params),
+                crate::present::signed_pct(a.magnitude),
+                a.kind.label(a.regression).into(),
                 a.run_no.map_or(String::new(), |n| format!("#{n}")),
                 a.git_commit.clone().unwrap_or_default(),
+                a.evidence.clone(),
                 a.note.clone(),
+                a.whole_run.clone().unwrap_or_default(),
             ]
         })
         .collect();
@@ -962,10 +1149,60 @@ pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayou
     if layout == TextLayout::Table {
         let _ = writeln!(
             w,
-            "{} alert(s){}; set a state with `perfhouse triage ALERT STATE --note TEXT`",
+            "{} alert(s){}{}; set a state with `perfhouse triage ALERT STATE --note TEXT` (a whole run's: accepted confirms an environment change)",
             list.len(),
-            if all { "" } else { " open" }
+            if all { "" } else { " open" },
+            match list.iter().filter(folded).count() {
+                0 => String::new(),
+                n => format!(", {n} pending ones folded into their whole-run moves"),
+            }
         );
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::query::compare::tests::{comparison_of, row};
+    use crate::stats::verdict::Verdict;
+
+    /// Three rows, one regressed at p = 0.001 (Holm: 3 · 0.001 = 0.003) and two at p = 0.2
+    /// and 0.3 (2 · 0.2 = 0.4, max(0.4, 0.3) = 0.4): the p column, headed `Holm-adjusted p`,
+    /// prints 0.003 and 0.400, the numbers each row's reason names, in the terminal table, the
+    /// Markdown and the PR report.
+    #[test]
+    fn the_p_column_is_the_holm_adjusted_p_the_reasons_name() {
+        let mut rows = vec![
+            row(0.001, 10, Verdict::Regressed),
+            row(0.2, 10, Verdict::Inconclusive),
+            row(0.3, 10, Verdict::Inconclusive),
+        ];
+        for (r, m) in rows.iter_mut().zip(["a", "b", "c"]) {
+            r.metric = m.into();
+        }
+        let c = comparison_of(rows);
+        let table = super::table(&c, false);
+        let header = table.lines().find(|l| l.starts_with("metric")).unwrap();
+        assert!(header.contains("Holm-adjusted p"), "{header}");
+        let line = |m: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(m))
+                .unwrap()
+                .to_string()
+        };
+        assert!(line("a (ms)").contains(" 0.003  regressed"), "{table}");
+        assert!(line("b (ms)").contains(" 0.400  inconclusive"), "{table}");
+        assert!(table.contains("the Holm-adjusted p = 0.003"), "{table}");
+        assert!(table.contains("the Holm-adjusted p = 0.400"), "{table}");
+        for md in [super::markdown(&c), super::pr_markdown(&c, None)] {
+            assert!(md.contains("| 95% CI | Holm-adjusted p |"), "{md}");
+            assert!(md.contains("| 0.003 |") && md.contains("| 0.400 |"), "{md}");
+            assert!(
+                !md.contains("| 0.001 |"),
+                "the unadjusted p is not the column: {md}"
+            );
+        }
+        assert!(super::pr_html(&c, None, "").contains("<th>Holm-adjusted p</th>"));
+    }
 }

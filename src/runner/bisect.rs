@@ -252,8 +252,7 @@ pub fn bisect(
 
 /// The outcome as text: the ends, every step's evidence, the first bad commit.
 pub fn report(o: &BisectOutcome) -> String {
-    let pct =
-        |r: Option<f64>| r.map_or("—".to_string(), |r| format!("{:+.1}%", (r - 1.0) * 100.0));
+    let pct = |r: Option<f64>| r.map_or("—".to_string(), |r| crate::model::signed_pct(r - 1.0));
     let short = |c: &str| c[..c.len().min(10)].to_string();
     let mut s = format!(
         "bisect {}: good {} → bad {}: {} ({}), {} commits between (run {})\n",

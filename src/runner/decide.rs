@@ -111,7 +111,12 @@ pub async fn arm_rows(
         arm: Some(arm.to_string()),
         run: base.run.clone(),
     };
-    let c = compare::compare(q, sel(baseline), sel(candidate), opts).await?;
+    // One metric named in advance: its rows alone are judged and corrected for.
+    let opts = CompareOptions {
+        only: Some(metric.to_string()),
+        ..opts.clone()
+    };
+    let c = compare::compare(q, sel(baseline), sel(candidate), &opts).await?;
     Ok(c.rows.into_iter().filter(|r| r.metric == metric).collect())
 }
 

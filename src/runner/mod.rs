@@ -4,6 +4,7 @@
 
 pub mod bisect;
 pub mod capacity;
+pub mod counters;
 pub mod decide;
 pub mod env;
 pub mod exec;
@@ -14,6 +15,7 @@ pub mod proc;
 pub mod profile;
 pub mod sampler;
 pub mod scrape;
+pub mod valgrind;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -430,6 +432,62 @@ pub fn execute_with(
         },
         None => None,
     };
+    // Said once for the run (a warning and a note on its page), not per trial.
+    let mut run_notes = Vec::new();
+    let counting = match &plan.counters {
+        Some(c) => match counters::probe(&c.events) {
+            Ok(counted) => {
+                let missing: Vec<String> = c
+                    .events
+                    .iter()
+                    .filter(|e| !counted.contains(e))
+                    .map(|e| counters::user_space(e))
+                    .collect();
+                if !missing.is_empty() {
+                    warnings.push(format!(
+                        "hardware counters: perf stat does not count {} on this machine \
+                         (`<not supported>`); not recorded",
+                        missing.join(", ")
+                    ));
+                }
+                run_notes.push(format!(
+                    "hardware counters (perf stat, user space) per trial: {}{}",
+                    counted
+                        .iter()
+                        .map(|e| counters::user_space(e))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if missing.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; not counted here: {}", missing.join(", "))
+                    }
+                ));
+                Some(counted)
+            }
+            Err(why) => {
+                let text = format!(
+                    "hardware counters off for this run: {why}; no counter is recorded (never \
+                     zeros), and the commands run without perf"
+                );
+                warnings.push(text.clone());
+                run_notes.push(text);
+                None
+            }
+        },
+        None => None,
+    };
+    if let Some(v) = &plan.valgrind {
+        let version =
+            valgrind::available().map_err(|why| anyhow::anyhow!("the plan's [valgrind]: {why}"))?;
+        run_notes.push(format!(
+            "under {version} {} (simulated caches {}): instructions and estimated cycles = L1 \
+             hits + 5·LL hits + 35·RAM hits per trial; the trials' wall time, CPU time and \
+             peak RSS are valgrind's",
+            v.tool.as_str(),
+            valgrind::CACHES.join(" ")
+        ));
+    }
     let mut schedule = match &mut search {
         Some(d) => d.first_round(&plan),
         None => plan.schedule(),
@@ -456,6 +514,7 @@ pub fn execute_with(
     // The warehouse's noise model, read once at the first --until-decided look.
     let mut noise: Option<crate::query::noise::NoiseModel> = None;
     let mut data = RunData::default();
+    data.notes.extend(run_notes);
     // Per scrape target: scrapes and failures over the run (warned once, noted at the end).
     let mut scrape_tally: BTreeMap<String, ScrapeTally> = BTreeMap::new();
     let mut failed = 0;
@@ -485,6 +544,7 @@ pub fn execute_with(
                 scratch: &scratch,
                 run_id: &run_id,
                 profiling: profiling.as_ref(),
+                counters: counting.as_deref(),
                 exec,
                 cancel,
             };
@@ -670,6 +730,9 @@ struct TrialContext<'a> {
     scratch: &'a Path,
     run_id: &'a str,
     profiling: Option<&'a plan::Profile>,
+    /// The `[counters]` events perf counts on this machine (`None`: none asked for, or none
+    /// counted here).
+    counters: Option<&'a [String]>,
     exec: &'a dyn exec::Executor,
     cancel: &'a AtomicBool,
 }
@@ -963,12 +1026,20 @@ impl<'a> TrialRun<'a> {
             Some(a) => format!("{} {a}", plan.run.command),
             None => plan.run.command.clone(),
         };
+        // Under perf stat or valgrind, which start it and count it (and every process it
+        // starts).
+        let command = match (self.cx.counters, &plan.valgrind) {
+            (Some(events), _) => counters::wrap(&command, events, &self.dir.join(counters::OUT)),
+            (None, Some(v)) => valgrind::wrap(&command, v.tool, &v.args, &self.dir),
+            (None, None) => command,
+        };
         let timeout = plan.run.timeout;
         self.trial.started_at_us = Some(now_us());
         let logs = (&self.logs.stdout, &self.logs.stderr);
         let r = self.step(exec::Step::Command, &command, logs, timeout, self.cx.cancel)?;
         self.trial.finished_at_us = Some(now_us());
         self.trial.wall_ns = Some(r.wall.as_nanos() as i64);
+        self.trial.usage = r.usage;
         self.trial.exit_code = r.code;
         if let Some(s) = sampler {
             self.data.cpu_samples = s.stop(self.cx.rt);
@@ -1086,6 +1157,7 @@ impl<'a> TrialRun<'a> {
                         .push(format!("trial {trial_id}: metric `{}`: {why}", m.name)),
                 }
             }
+            self.read_counts();
             for c in &self.cx.plan.collect {
                 collect(
                     self.cx.wh,
@@ -1104,6 +1176,25 @@ impl<'a> TrialRun<'a> {
             warnings: self.warnings,
             scrapes: self.scrapes,
         })
+    }
+}
+
+impl TrialRun<'_> {
+    /// The counts `[counters]` (perf stat) or `[valgrind]` wrote for this trial, as metrics;
+    /// a trial without them says why in a warning.
+    fn read_counts(&mut self) {
+        let trial_id = self.trial_id();
+        let read = match (self.cx.counters, &self.cx.plan.valgrind) {
+            (Some(_), _) => counters::read(&self.dir.join(counters::OUT), trial_id),
+            (None, Some(v)) => valgrind::read(&self.dir, v.tool, trial_id).map(|(m, _)| m),
+            (None, None) => return,
+        };
+        match read {
+            Ok(m) => self.data.metrics.extend(m),
+            Err(why) => self
+                .warnings
+                .push(format!("trial {trial_id}: no counts: {why}")),
+        }
     }
 }
 

@@ -26,6 +26,13 @@ pub struct Plan {
     pub sample: Option<Sample>,
     #[serde(default)]
     pub profile: Option<Profile>,
+    /// Hardware counters of the measured command per trial, via `perf stat` (`runner::counters`).
+    #[serde(default)]
+    pub counters: Option<Counters>,
+    /// The measured command under valgrind: instruction counts and estimated cycles
+    /// (`runner::valgrind`).
+    #[serde(default)]
+    pub valgrind: Option<Valgrind>,
     #[serde(default)]
     pub collect: Vec<Collect>,
     /// Servers whose Prometheus metrics are sampled during each trial (`runner::scrape`).
@@ -236,6 +243,46 @@ pub struct Profile {
     pub call_graph: String,
 }
 
+/// `[counters]`: the measured command runs under `perf stat`, counting these events in user
+/// space (`instructions:u`, …); each counted event is a metric of the trial, named as the
+/// `perf-stat` ingest format names it (`instructions_u`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counters {
+    /// perf event names without a modifier (`:u` is added).
+    #[serde(default = "counter_events")]
+    pub events: Vec<String>,
+}
+
+/// `[valgrind]`: the measured command runs under valgrind's cachegrind or callgrind with its
+/// cache simulation on; instructions, cache hits and estimated cycles become metrics.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Valgrind {
+    #[serde(default = "cachegrind")]
+    pub tool: ValgrindTool,
+    /// More valgrind options, after perfhouse's own (a later option wins: `--LL=…` sets
+    /// another simulated last-level cache).
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValgrindTool {
+    Cachegrind,
+    Callgrind,
+}
+
+impl ValgrindTool {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ValgrindTool::Cachegrind => "cachegrind",
+            ValgrindTool::Callgrind => "callgrind",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Collect {
@@ -350,6 +397,15 @@ fn fp() -> String {
 }
 fn auto() -> String {
     "auto".to_string()
+}
+fn counter_events() -> Vec<String> {
+    super::counters::DEFAULT_EVENTS
+        .iter()
+        .map(|e| e.to_string())
+        .collect()
+}
+fn cachegrind() -> ValgrindTool {
+    ValgrindTool::Cachegrind
 }
 fn stdout() -> Source {
     Source::Stdout
@@ -604,6 +660,30 @@ impl Plan {
                     ));
                 }
             });
+        }
+        if let Some(c) = &plan.counters {
+            if plan.valgrind.is_some() {
+                return Err(format!(
+                    "{}`[counters]` and `[valgrind]` together: perf would count valgrind's own \
+                     work, not the command's; run one plan with each",
+                    line_of("[counters]")
+                ));
+            }
+            if c.events.is_empty() {
+                return Err(format!("{}`counters.events` is empty", line_of("events")));
+            }
+            let name = |e: &str| {
+                e.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                    && e.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c))
+            };
+            if let Some(bad) = c.events.iter().find(|e| !name(e)) {
+                return Err(format!(
+                    "{}`counters.events`: `{bad}` is not a perf event name (`instructions`, \
+                     `branch-misses`; no modifier: user space `:u` is added)",
+                    line_of("events")
+                ));
+            }
         }
         if let Some(c) = plan.capacity.as_mut() {
             validate_capacity(c, &plan.slo, text)?;
@@ -967,6 +1047,30 @@ SIZE = [1, 2]
         plan.run.warmup = 1;
         assert_eq!(plan.schedule().iter().filter(|t| t.warmup).count(), 4);
         assert!(plan.schedule()[..4].iter().all(|t| t.warmup));
+    }
+
+    #[test]
+    fn counters_and_valgrind_parse_with_defaults_and_refuse_each_other() {
+        let base = "suite = \"s\"\n[run]\ncommand = \"x\"\n";
+        let p = Plan::parse(&format!("{base}[counters]\n")).unwrap();
+        assert_eq!(
+            p.counters.unwrap().events,
+            ["instructions", "cycles", "branch-misses", "cache-misses"]
+        );
+        let p = Plan::parse(&format!("{base}[valgrind]\ntool = \"callgrind\"\n")).unwrap();
+        assert_eq!(p.valgrind.unwrap().tool, ValgrindTool::Callgrind);
+        let e = Plan::parse(&format!("{base}[counters]\n[valgrind]\n")).unwrap_err();
+        assert!(e.contains("line 4") && e.contains("together"), "{e}");
+        let e = Plan::parse(&format!(
+            "{base}[counters]\nevents = [\"instructions:u\"]\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("line 5") && e.contains("`instructions:u`"),
+            "{e}"
+        );
+        let e = Plan::parse(&format!("{base}[valgrind]\ntool = \"massif\"\n")).unwrap_err();
+        assert!(e.contains("massif"), "{e}");
     }
 
     #[test]

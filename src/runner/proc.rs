@@ -21,6 +21,9 @@ pub struct Outcome {
     /// Stopped because the run was interrupted (SIGINT/SIGTERM to perfhouse).
     pub cancelled: bool,
     pub wall: Duration,
+    /// The kernel's accounting of the command and the descendants it waited for (`wait4`),
+    /// with its cgroup's memory peak; `None` where a scripted executor gives none.
+    pub usage: Option<crate::model::Usage>,
 }
 
 impl Outcome {
@@ -69,6 +72,17 @@ impl Cgroup {
         let procs = std::ffi::CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes())
             .map_err(|e| e.to_string())?;
         Ok(Cgroup { dir, procs })
+    }
+
+    /// `memory.peak`: the most memory the cgroup's processes held together since it was made
+    /// (page cache included); `None` where the memory controller is not enabled for it
+    /// (cgroup v1 memory, as on hybrid hosts) or the kernel predates the file (Linux 5.19).
+    pub fn memory_peak(&self) -> Option<i64> {
+        std::fs::read_to_string(self.dir.join("memory.peak"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
     }
 
     /// Pids still in the cgroup.
@@ -145,10 +159,13 @@ pub fn run(
             });
         }
     }
-    let mut child = command
+    let child = command
         .arg("-c")
         .arg(cmd)
         .current_dir(dir)
+        // The perfhouse binary itself, for plans whose workload it ships (transfer-bench);
+        // a plan's own `PERFHOUSE` wins.
+        .envs(std::env::current_exe().ok().map(|exe| ("PERFHOUSE", exe)))
         .envs(env.iter().map(|(k, v)| (k, v)))
         .env(MARKER, marker)
         .stdin(Stdio::null())
@@ -157,10 +174,13 @@ pub fn run(
         .process_group(0)
         .spawn()?;
     let pid = child.id() as i32;
-    // A thread waits, so a fast command returns at once and a slow one is bounded.
+    // A thread waits, so a fast command returns at once and a slow one is bounded. It reaps
+    // the child with wait4 (not `Child::wait`) for the resource usage the kernel kept.
     let (tx, rx) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
-        let status = child.wait();
+        let status = wait4(pid);
+        // Reaped above: dropping the handle neither waits nor kills.
+        drop(child);
         let _ = tx.send(());
         status
     });
@@ -182,13 +202,52 @@ pub fn run(
             }
         }
     }
-    let status = waiter.join().expect("waiter thread")?;
+    let (status, mut usage) = waiter.join().expect("waiter thread")?;
+    let wall = start.elapsed();
+    usage.cgroup_memory_peak_bytes = cgroup.and_then(Cgroup::memory_peak);
     Ok(Outcome {
         code: status.code(),
         timed_out,
         cancelled,
-        wall: start.elapsed(),
+        wall,
+        usage: Some(usage),
     })
+}
+
+/// Waits for child `pid` to end and reaps it, with the resource usage the kernel accounted to
+/// it: its own and that of every descendant it waited for (`wait4(2)`, as `/usr/bin/time`
+/// reads it). A descendant nobody waited for (a daemon that double-forked) is not in it.
+fn wait4(pid: i32) -> std::io::Result<(std::process::ExitStatus, crate::model::Usage)> {
+    use std::os::unix::process::ExitStatusExt;
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain old data; all-zero bytes are a valid value.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: both pointers are to live locals of the right types; wait4 writes only them.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r == pid {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    // suseconds_t is i64 on Linux x86-64 but i32 on macOS: the conversion is not useless there.
+    #[allow(clippy::useless_conversion)]
+    let ns = |t: libc::timeval| i64::from(t.tv_sec) * 1_000_000_000 + i64::from(t.tv_usec) * 1_000;
+    let usage = crate::model::Usage {
+        // Linux reports ru_maxrss in KiB.
+        peak_rss_bytes: ru.ru_maxrss as i64 * 1024,
+        cgroup_memory_peak_bytes: None,
+        user_cpu_ns: ns(ru.ru_utime),
+        system_cpu_ns: ns(ru.ru_stime),
+        voluntary_ctx_switches: ru.ru_nvcsw as i64,
+        involuntary_ctx_switches: ru.ru_nivcsw as i64,
+        major_faults: ru.ru_majflt as i64,
+        minor_faults: ru.ru_minflt as i64,
+    };
+    Ok((std::process::ExitStatus::from_raw(status), usage))
 }
 
 /// SIGTERM to the group, then SIGKILL after a grace period.

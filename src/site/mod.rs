@@ -44,6 +44,20 @@ pub enum SiteError {
 
 /// The site's stylesheet (also inlined into `report --format html`).
 pub const CSS: &str = include_str!("../../assets/style.css");
+/// The series pages' script (hover, zoom, log scale, overlays), one file per site.
+pub const TREND_JS: &str = include_str!("../../assets/trend.js");
+
+/// Where the series pages' script is written, relative to the site's root: named by its hash,
+/// so a browser never runs a stale copy.
+pub fn trend_js_path() -> &'static str {
+    static PATH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "assets/trend.{}.js",
+            &hex::encode(Sha256::digest(TREND_JS.as_bytes()))[..10]
+        )
+    });
+    &PATH
+}
 
 use load::*;
 pub use pages::compare::*;
@@ -111,6 +125,7 @@ pub async fn build_with(
     let css_hash = &hex::encode(Sha256::digest(CSS.as_bytes()))[..10];
     let css = format!("assets/style.{css_hash}.css");
     w.put(&css, CSS.as_bytes())?;
+    w.put(trend_js_path(), TREND_JS.as_bytes())?;
     w.put(".nojekyll", b"")?;
     let ix = Indexes::new(&data);
     let hrefs = render_overview(&mut w, &data, &ix, &css)?;
@@ -134,6 +149,8 @@ struct Indexes<'a> {
     nav: BTreeMap<&'a str, (Option<&'a RunRow>, Option<&'a RunRow>)>,
     /// Run id → its series' change from their previous run ([`RunNav::changes`]).
     changes: BTreeMap<&'a str, Vec<(u64, f64)>>,
+    /// Run id → what history found about the run as a whole ([`RunNav::findings`]).
+    findings: BTreeMap<String, Vec<String>>,
 }
 
 impl<'a> Indexes<'a> {
@@ -193,6 +210,7 @@ impl<'a> Indexes<'a> {
             messages,
             nav,
             changes,
+            findings: run_findings(&data.history),
         }
     }
 }
@@ -420,6 +438,46 @@ pub struct RunNav {
     /// (0.032: +3.2 %), by id. Part of the page's cache key: a run ingested between two others
     /// moves it.
     pub changes: Vec<(u64, f64)>,
+    /// What history found about the run as a whole: a whole-run move (`query::whole_run`),
+    /// the series whose pending change starts here.
+    pub findings: Vec<String>,
+}
+
+/// Per run, what history found about it as a whole, in words: its whole-run move (pending,
+/// stayed or came back), and how many series have a pending change from it.
+fn run_findings(history: &[crate::query::history::Series]) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for w in crate::query::whole_run::find(history) {
+        out.entry(w.run_id.clone()).or_default().push(w.text());
+    }
+    let mut pending: BTreeMap<&str, Vec<&crate::query::history::Series>> = BTreeMap::new();
+    for s in history {
+        if let Some(p) = &s.pending {
+            pending.entry(p.run_id.as_str()).or_default().push(s);
+        }
+    }
+    for (run, list) in pending {
+        let names: Vec<String> = list
+            .iter()
+            .take(3)
+            .filter_map(|s| {
+                let p = s.pending.as_ref()?;
+                Some(format!(
+                    "{} {:+.1}% ({})",
+                    s.metric,
+                    p.magnitude * 100.0,
+                    p.evidence.text()
+                ))
+            })
+            .collect();
+        out.entry(run.to_string()).or_default().push(format!(
+            "{} series moved beyond their noise from this run on, not change points yet (pending, confirmed by the next runs): {}{}",
+            list.len(),
+            names.join("; "),
+            if list.len() > 3 { "; …" } else { "" }
+        ));
+    }
+    out
 }
 
 impl RunNav {
@@ -427,7 +485,7 @@ impl RunNav {
     pub fn change(&self, metric: &str, arm: &str, params: &crate::model::Params) -> Option<String> {
         let id = series_id(metric, arm, params);
         let i = self.changes.binary_search_by_key(&id, |c| c.0).ok()?;
-        Some(format!("{:+.1}%", self.changes[i].1 * 100.0))
+        Some(crate::present::signed_pct(self.changes[i].1))
     }
 }
 
@@ -461,6 +519,7 @@ fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
             .get(r.run_id.as_str())
             .cloned()
             .unwrap_or_default(),
+        findings: ix.findings.get(&r.run_id).cloned().unwrap_or_default(),
     }
 }
 

@@ -1,20 +1,22 @@
-//! Trend charts as hand-written SVG (lighter than a general plotting library's output, and
-//! every mark can carry a hover `<title>` and a link): x is the run order, labelled with run
-//! numbers and dates (never fractional ticks); y the value with a few round ticks. Drawn: the
-//! min–max band over a run's repeats, the noise band of the newest segment (level ± z·σ,
-//! from the noise model), each segment's level between change points and breaks, change
-//! points (dashed; vermilion for regressions, green for improvements), known breaks (dotted
-//! grey), runs with notes (triangles). Colours: the site's Okabe–Ito palette.
+//! Trend charts as hand-written SVG: x is the run order, labelled with run numbers and dates
+//! (never fractional ticks); y the value in the unit step that reads best (µs, MiB) with a
+//! few round ticks. Drawn: the min–max band over a run's repeats, each level's noise band
+//! (level ± z·σ, from the noise model), each segment's level between change points and
+//! breaks, change points (dashed; vermilion for regressions, green for improvements), known
+//! breaks (dotted grey), unstable stretches (shaded), runs with notes (triangles). Colours:
+//! the site's Okabe–Ito palette.
 //!
-//! Hover and click: series of at most [`MARKED`] runs get one linked circle with a `<title>`
-//! per run (works without JavaScript); longer ones carry their points as JSON in
-//! `data-points` and the page's inline script shows the nearest run on hover and opens it on
-//! click (the table below the chart lists the newest runs either way).
+//! Each chart is drawn once, in a 720-unit view box that the page scales to its width; on a
+//! phone the stylesheet sets its text at twice the size (so it reads at 11 px in a chart
+//! shown at half) and hides every other x label (`.minor`). The series page's data is
+//! written once, as JSON ([`data`]): its script shows the nearest run on hover, opens it on
+//! click, and draws zoomed, log-scale and overlaid views with every mark this chart has
+//! (`templates/series.html`).
 
 use std::fmt::Write;
 
-/// Runs up to which every point is its own linked, titled mark.
-pub const MARKED: usize = 400;
+/// Runs up to which each run is also a dot on the line (where dots stay apart).
+const DOTS: usize = 120;
 /// Points a small multiple's line keeps at most.
 const SMALL_POINTS: usize = 120;
 
@@ -50,11 +52,21 @@ pub struct Trend<'a> {
     /// Stretches that switch between two levels (first index, one past the last): shaded,
     /// and marked once at their start as a distribution change.
     pub unstable: &'a [(usize, usize)],
+    /// Drifts (first index, one past the last, fitted value at each end, is a regression):
+    /// drawn as the sloped line they are, one finding, not a staircase of change points.
+    pub drifts: &'a [Drift],
     /// A small multiple: no axes text, no hover marks.
     pub small: bool,
+    /// The first point shown (0: the whole series): the series page starts at its newest
+    /// level when an earlier one spans another order of magnitude ([`default_from`]).
+    pub from: usize,
 }
 
 use super::xy::{BLUE, GREEN, ORANGE, VERMILION};
+
+/// A drift as the chart draws it: (first index, one past the last, fitted value at the first
+/// and at the last point, is a regression).
+pub type Drift = (usize, usize, f64, f64, bool);
 use crate::present::html_escape as esc;
 
 /// Round tick values covering [lo, hi]: steps of 1, 2 or 5 × 10^k, about `n` of them.
@@ -127,34 +139,85 @@ fn tick_label(v: f64) -> String {
     tick_label_digits(v, digits)
 }
 
-/// The chart as an SVG string: a small multiple, or the series page's desktop layout.
-pub fn svg(t: &Trend) -> String {
-    draw(t, false)
-}
-
-/// The series page's phone layout: 360 units wide (shown at about its size on a phone, so
-/// text stays 11 px), fewer ticks. The stylesheet shows one of the two.
-pub fn svg_narrow(t: &Trend) -> String {
-    draw(&Trend { small: false, ..*t }, true)
-}
-
-fn draw(t: &Trend, narrow: bool) -> String {
-    let (w, h) = match (t.small, narrow) {
-        (true, _) => (240.0, 72.0),
-        (false, true) => (360.0, 260.0),
-        (false, false) => (720.0, 320.0),
-    };
-    let (ml, mr, mt, mb) = match (t.small, narrow) {
-        (true, _) => (4.0, 4.0, 4.0, 4.0),
-        (false, true) => (50.0, 10.0, 12.0, 52.0),
-        (false, false) => (64.0, 16.0, 16.0, 52.0),
-    };
-    let (pw, ph) = (w - ml - mr, h - mt - mb);
+/// Each level of a trend between breaks and change points: (first index, one past the
+/// last, its median, its noise band where it has one). The chart draws them, and the page's
+/// script draws the same ones in zoomed views.
+pub fn segments(t: &Trend) -> Vec<(usize, usize, f64, Option<f64>)> {
     let n = t.points.len();
+    let mut cuts: Vec<usize> = t
+        .breaks
+        .iter()
+        .copied()
+        .chain(t.changes.iter().map(|c| c.0))
+        .filter(|&i| i > 0 && i < n)
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(cuts.iter().copied())
+        .chain(std::iter::once(n))
+        .collect();
+    let mut out = Vec::new();
+    for (k, win) in bounds.windows(2).enumerate() {
+        let (a, b) = (win[0], win[1]);
+        let vals: Vec<f64> = t.points[a..b]
+            .iter()
+            .map(|p| p.value)
+            .filter(|v| v.is_finite())
+            .collect();
+        let Some(level) = crate::stats::median(&vals) else {
+            continue;
+        };
+        let last = k + 2 == bounds.len();
+        let band = if t.bands.is_empty() {
+            t.noise_band.filter(|_| last)
+        } else {
+            t.bands.iter().find(|b| b.0 == a).map(|b| b.1)
+        };
+        out.push((a, b, level, band));
+    }
+    out
+}
+
+/// Where a series page's chart starts: at its newest level (after its last break or change
+/// point) when that level holds at least [`NEWEST_RUNS`] runs and an earlier level's value
+/// is ten times its own or more, or a tenth or less (a line at the bottom of an axis scaled
+/// for the old level says nothing); 0 otherwise. The script draws the full history on request.
+pub fn default_from(t: &Trend) -> usize {
+    let segs = segments(t);
+    let Some(&(start, end, newest, _)) = segs.last() else {
+        return 0;
+    };
+    if start == 0 || end - start < NEWEST_RUNS || newest.is_nan() || newest <= 0.0 {
+        return 0;
+    }
+    let far = segs[..segs.len() - 1]
+        .iter()
+        .any(|s| s.2 > 0.0 && (s.2 / newest >= 10.0 || s.2 / newest <= 0.1));
+    if far { start } else { 0 }
+}
+
+/// Runs a newest level needs to be the default view on its own.
+pub const NEWEST_RUNS: usize = 5;
+
+/// The chart as an SVG string: a small multiple (240 × 72, no text), or the series page's
+/// chart (720 × 340, scaled to the page by the stylesheet).
+pub fn svg(t: &Trend) -> String {
+    let (w, h) = if t.small {
+        (240.0, 72.0)
+    } else {
+        (720.0, 340.0)
+    };
+    let all = t.points.len();
+    let from = t.from.min(all.saturating_sub(1));
+    let pts = &t.points[from..];
+    let n = pts.len();
+    // Marks given by index into the whole series, shifted into the view.
+    let shown = |i: usize| (i >= from && i < all).then(|| i - from);
     let finite = |v: &f64| v.is_finite();
     let mut lo = f64::MAX;
     let mut hi = f64::MIN;
-    for p in t.points {
+    for p in pts {
         for v in [Some(p.value), p.lo, p.hi]
             .into_iter()
             .flatten()
@@ -167,8 +230,24 @@ fn draw(t: &Trend, narrow: bool) -> String {
     if lo > hi {
         (lo, hi) = (0.0, 1.0);
     }
+    // A flat series (every run 0 B, or one value) gets an axis a unit or 5 % around it, not
+    // ±1e-12 written in scientific notation.
+    if hi - lo <= hi.abs().max(lo.abs()) * 1e-9 {
+        let around = (hi.abs() * 0.05).max(if hi == 0.0 { 1.0 } else { 0.0 });
+        (lo, hi) = (lo - around, hi + around);
+    }
     let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.01).max(1e-12);
     let (lo, hi) = super::charts::drawable(lo - pad, hi + pad);
+    // The axis's unit step (ms, MiB) and its ticks, in that step.
+    let (factor, axis_unit) = crate::present::unit_step(t.unit, lo.abs().max(hi.abs()));
+    let tick_values = ticks(lo / factor, hi / factor, 5);
+    let labels = tick_labels(&tick_values);
+    let (ml, mr, mt, mb) = if t.small {
+        (4.0, 4.0, 4.0, 4.0)
+    } else {
+        (left_margin(&labels), 16.0, 16.0, 60.0)
+    };
+    let (pw, ph) = (w - ml - mr, h - mt - mb);
     let x = |i: f64| {
         if n > 1 {
             ml + i / (n - 1) as f64 * pw
@@ -180,12 +259,8 @@ fn draw(t: &Trend, narrow: bool) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trend{}\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\" data-left=\"{ml}\" data-plot=\"{pw}\"><title>{}</title><desc>{}</desc>",
-        match (t.small, narrow) {
-            (true, _) => " small",
-            (false, true) => " narrow",
-            (false, false) => " wide",
-        },
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trend{}\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\" data-left=\"{ml}\" data-plot=\"{pw}\" data-from=\"{from}\"><title>{}</title><desc>{}</desc>",
+        if t.small { " small" } else { "" },
         esc(t.title),
         esc(t.description)
     );
@@ -194,62 +269,57 @@ fn draw(t: &Trend, narrow: bool) -> String {
         "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ddd\"/>"
     );
     if !t.small {
-        let tick_values = ticks(lo, hi, if narrow { 4 } else { 5 });
-        for (v, label) in tick_values.iter().copied().zip(tick_labels(&tick_values)) {
-            let yy = y(v);
+        for (v, label) in tick_values.iter().copied().zip(&labels) {
+            let yy = y(v * factor);
             let _ = write!(
                 s,
-                "<line x1=\"{ml}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#555\">{}</text>",
+                "<line x1=\"{ml}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{yy:.1}\" dy=\".35em\" text-anchor=\"end\" fill=\"#555\">{label}</text>",
                 ml + pw,
                 ml - 6.0,
-                yy + 4.0,
-                label
             );
         }
         let _ = write!(
             s,
-            "<text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
+            "<text transform=\"translate(2 {:.1}) rotate(-90)\" dy=\".8em\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
             mt + ph / 2.0,
-            esc(if t.unit.is_empty() { "value" } else { t.unit })
+            esc(if axis_unit.is_empty() {
+                "value"
+            } else {
+                &axis_unit
+            })
         );
-        // x: about six runs (three on a phone), labelled with their number and date.
-        let k = n.clamp(1, if narrow { 3 } else { 6 });
-        let mut last = usize::MAX;
-        for j in 0..k {
-            let i = if k > 1 { j * (n - 1) / (k - 1) } else { 0 };
-            if i == last || i >= n {
-                continue;
-            }
-            last = i;
-            let p = &t.points[i];
+        // x: five runs labelled with their number and date (a phone shows every other).
+        for (j, i) in x_ticks(n).into_iter().enumerate() {
+            let p = &pts[i];
             let xx = x(i as f64);
             // The end labels stay inside the view box.
-            let anchor = match (j, k) {
-                (0, k) if k > 1 => "start",
-                (j, k) if j + 1 == k && k > 1 => "end",
-                _ => "middle",
+            let anchor = if i == 0 && n > 1 {
+                "start"
+            } else if i + 1 == n && n > 1 {
+                "end"
+            } else {
+                "middle"
             };
             let _ = write!(
                 s,
-                "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#999\"/><text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"#333\">#{}</text><text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"#777\">{}</text>",
+                "<g{}><line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#999\"/><text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"#333\"><tspan dy=\"1em\">#{}</tspan><tspan x=\"{xx:.1}\" dy=\"1.2em\" fill=\"#777\">{}</tspan></text></g>",
+                if j % 2 == 1 { " class=\"minor\"" } else { "" },
                 mt + ph,
                 mt + ph + 4.0,
-                mt + ph + 16.0,
+                mt + ph + 4.0,
                 p.run_no,
-                mt + ph + 30.0,
                 esc(p.date)
             );
         }
         let _ = write!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">run (in order; number and date)</text>",
+            "<text class=\"minor\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">run (in order; number and date)</text>",
             ml + pw / 2.0,
             h - 4.0
         );
     }
     // Min–max band over repeats.
-    let band: Vec<(usize, f64, f64)> = t
-        .points
+    let band: Vec<(usize, f64, f64)> = pts
         .iter()
         .enumerate()
         .filter_map(|(i, p)| match (p.lo, p.hi) {
@@ -277,57 +347,37 @@ fn draw(t: &Trend, narrow: bool) -> String {
             "<path d=\"{d}Z\" fill=\"{BLUE}\" fill-opacity=\"0.15\"><title>min–max over each run's repeats</title></path>"
         );
     }
-    // Segments: between breaks and change points, each at its median level.
-    let mut cuts: Vec<usize> = t
-        .breaks
-        .iter()
-        .copied()
-        .chain(t.changes.iter().map(|c| c.0))
-        .filter(|&i| i > 0 && i < n)
-        .collect();
-    cuts.sort_unstable();
-    cuts.dedup();
-    let bounds: Vec<usize> = std::iter::once(0)
-        .chain(cuts.iter().copied())
-        .chain(std::iter::once(n))
-        .collect();
-    for (k, win) in bounds.windows(2).enumerate() {
-        let (a, b) = (win[0], win[1]);
-        let vals: Vec<f64> = t.points[a..b]
-            .iter()
-            .map(|p| p.value)
-            .filter(finite)
-            .collect();
-        let Some(level) = crate::stats::median(&vals) else {
+    // Each level (its median) and its noise band, over the part of it in view.
+    for (a, b, level, band) in segments(t) {
+        if b <= from {
             continue;
-        };
+        }
+        let (a, b) = (a.max(from) - from, b - from);
         let (x0, x1) = (x(a as f64), x((b - 1) as f64));
-        let last = k + 2 == bounds.len();
-        let band = if t.bands.is_empty() {
-            t.noise_band.filter(|_| last)
-        } else {
-            t.bands.iter().find(|b| b.0 == a).map(|b| b.1)
-        };
+        let text = fmt_level(level, t.unit);
         if let Some(band) = band {
             let (top, bottom) = (y(level * (1.0 + band)), y(level * (1.0 - band)));
             let _ = write!(
                 s,
-                "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{ORANGE}\" fill-opacity=\"0.10\"><title>noise band of this level: {} ± {:.1}% (99% of unchanged runs fall inside)</title></rect>",
+                "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{ORANGE}\" fill-opacity=\"0.10\"><title>noise band of this level: {text} ± {:.1}% (99% of unchanged runs fall inside)</title></rect>",
                 (x1 - x0).max(1.0),
                 (bottom - top).max(0.5),
-                tick_label(level),
                 band * 100.0
             );
         }
         let _ = write!(
             s,
-            "<line x1=\"{x0:.1}\" x2=\"{x1:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#444\" stroke-width=\"1\" stroke-opacity=\"0.6\"><title>segment level (median) {}</title></line>",
-            tick_label(level),
+            "<line x1=\"{x0:.1}\" x2=\"{x1:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#444\" stroke-width=\"1\" stroke-opacity=\"0.6\"><title>segment level (median) {text}</title></line>",
             yy = y(level)
         );
     }
-    for &(a, b) in t.unstable.iter().filter(|u| u.0 < n && u.1 > u.0) {
-        let (x0, x1) = (x(a as f64 - 0.5), x((b.min(n) - 1) as f64 + 0.5));
+    for &(a, b) in t.unstable.iter().filter(|u| u.1 > u.0 && u.1 > from) {
+        let a = a.max(from);
+        let Some(la) = shown(a) else { continue };
+        let (x0, x1) = (
+            x(la as f64 - 0.5).max(ml),
+            x((b.min(all) - from - 1) as f64 + 0.5).min(ml + pw),
+        );
         let _ = write!(
             s,
             "<rect class=\"unstable\" x=\"{x0:.1}\" y=\"{mt}\" width=\"{:.1}\" height=\"{ph}\" fill=\"#7f7f7f\" fill-opacity=\"0.08\"><title>unstable from #{}: the series switches between two levels here; no change point is called inside</title></rect><line class=\"distribution-change\" x1=\"{x0:.1}\" x2=\"{x0:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"#cc79a7\" stroke-width=\"2\" stroke-dasharray=\"1 3\"><title>distribution change at #{}: unstable from here</title></line>",
@@ -337,21 +387,45 @@ fn draw(t: &Trend, narrow: bool) -> String {
             t.points[a].run_no
         );
     }
-    for &i in t.breaks.iter().filter(|&&i| i < n) {
-        let xx = x(i as f64 - 0.5);
+    // Drifts: the sloped line each is, over the part of it in view.
+    for &(a, b, from_v, to_v, regression) in t.drifts.iter().filter(|d| d.1 > d.0 && d.1 > from) {
+        let (first, last) = (a.max(from), b.min(all) - 1);
+        // The fitted line between its ends, cut at the view's first run.
+        let at =
+            |i: usize| from_v + (to_v - from_v) * (i - a) as f64 / (last.max(a + 1) - a) as f64;
         let _ = write!(
             s,
-            "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"#969696\" stroke-dasharray=\"2 3\"><title>known break before #{}: the benchmark's code or the machine changed (or a change was accepted as the new baseline)</title></line>",
+            "<line class=\"drift\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\" stroke-opacity=\"0.8\"><title>drift {} from #{} to #{}: one finding, not a chain of change points</title></line>",
+            x((first - from) as f64),
+            x((last - from) as f64),
+            y(if first == a { from_v } else { at(first) }),
+            y(to_v),
+            if regression { VERMILION } else { GREEN },
+            crate::present::signed_pct(to_v / from_v - 1.0),
+            t.points[a].run_no,
+            t.points[last].run_no
+        );
+    }
+    // A break before the first run shown is where the view starts: no line.
+    for &i in t.breaks {
+        let Some(li) = shown(i).filter(|&li| li > 0) else {
+            continue;
+        };
+        let xx = x(li as f64 - 0.5);
+        let _ = write!(
+            s,
+            "<line class=\"break\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"#969696\" stroke-dasharray=\"2 3\"><title>known break before #{}: the benchmark's code or the machine changed (or a change was accepted as the new baseline)</title></line>",
             mt + ph,
             t.points[i].run_no
         );
     }
-    for &(i, regression, magnitude) in t.changes.iter().filter(|c| c.0 < n) {
-        let xx = x(i as f64);
+    for &(i, regression, magnitude) in t.changes {
+        let Some(li) = shown(i) else { continue };
+        let xx = x(li as f64);
         let p = &t.points[i];
         let _ = write!(
             s,
-            "<line class=\"change\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"6 4\"><title>{} {:+.1}% at #{}{}</title></line>",
+            "<line class=\"change\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"6 4\"><title>{} {} at #{}{}</title></line>",
             mt + ph,
             if regression { VERMILION } else { GREEN },
             if regression {
@@ -359,7 +433,7 @@ fn draw(t: &Trend, narrow: bool) -> String {
             } else {
                 "improvement"
             },
-            magnitude * 100.0,
+            crate::present::signed_pct(magnitude),
             p.run_no,
             if p.commit.is_empty() {
                 String::new()
@@ -376,8 +450,9 @@ fn draw(t: &Trend, narrow: bool) -> String {
         1
     };
     let mut d = String::new();
+    let mut dots = String::new();
     let mut pen = false;
-    for (i, p) in t.points.iter().enumerate() {
+    for (i, p) in pts.iter().enumerate() {
         if stride > 1 && i % stride != 0 && i + 1 != n {
             continue;
         }
@@ -386,66 +461,75 @@ fn draw(t: &Trend, narrow: bool) -> String {
             continue;
         }
         // No line across a known break: the runs on either side measure different things.
-        if t.breaks.contains(&i) {
+        if t.breaks.contains(&(i + from)) {
             pen = false;
         }
-        let _ = write!(
-            d,
-            "{}{:.1},{:.1}",
-            if pen { "L" } else { "M" },
-            x(i as f64),
-            y(p.value)
-        );
+        let (xx, yy) = (x(i as f64), y(p.value));
+        let _ = write!(d, "{}{xx:.1},{yy:.1}", if pen { "L" } else { "M" });
+        let _ = write!(dots, "M{xx:.1},{yy:.1}h0");
         pen = true;
     }
     let _ = write!(
         s,
-        "<path d=\"{d}\" fill=\"none\" stroke=\"{BLUE}\" stroke-width=\"{}\"/>",
+        "<path class=\"line\" d=\"{d}\" fill=\"none\" stroke=\"{BLUE}\" stroke-width=\"{}\"/>",
         if t.small { 1.2 } else { 1.8 }
     );
-    for &i in t.notes.iter().filter(|&&i| i < n) {
-        let (xx, yy) = (x(i as f64), y(t.points[i].value));
+    // A dot per run where they stay apart: one path of round caps, not a shape per run.
+    if !t.small && n <= DOTS {
         let _ = write!(
             s,
-            "<path d=\"M{:.1},{:.1}l5,9h-10z\" fill=\"{ORANGE}\"><title>#{} has a note</title></path>",
+            "<path class=\"dots\" d=\"{dots}\" stroke=\"{BLUE}\" stroke-width=\"{}\" stroke-linecap=\"round\"/>",
+            if n <= 60 { 7 } else { 5 }
+        );
+    }
+    for &i in t.notes {
+        let Some(li) = shown(i).filter(|_| t.points[i].value.is_finite()) else {
+            continue;
+        };
+        let (xx, yy) = (x(li as f64), y(t.points[i].value));
+        let _ = write!(
+            s,
+            "<path class=\"note\" d=\"M{:.1},{:.1}l5,9h-10z\" fill=\"{ORANGE}\"><title>#{} has a note</title></path>",
             xx,
             yy - 12.0,
             t.points[i].run_no
         );
     }
-    if !t.small && n <= MARKED {
-        for (i, p) in t
-            .points
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.value.is_finite())
-        {
-            let _ = write!(
-                s,
-                "<a href=\"{}\"><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{BLUE}\"><title>#{} · {}{}{} · {} {}</title></circle></a>",
-                format_args!("../../runs/{}/index.html", esc(p.id)),
-                x(i as f64),
-                y(p.value),
-                if n <= 60 { 3.5 } else { 2.5 },
-                p.run_no,
-                esc(p.date),
-                if p.commit.is_empty() {
-                    String::new()
-                } else {
-                    format!(" · {}", esc(p.commit))
-                },
-                if p.message.is_empty() {
-                    String::new()
-                } else {
-                    format!(" · {}", esc(p.message))
-                },
-                tick_label(p.value),
-                esc(t.unit)
-            );
-        }
-    }
     s.push_str("</svg>");
     s
+}
+
+/// The indices of the runs the x axis labels: five spread evenly, three under ten runs (the
+/// first, the middle, the last), so that no two labels crowd each other.
+fn x_ticks(n: usize) -> Vec<usize> {
+    let k = if n < 10 { n.clamp(1, 3) } else { 5 };
+    let mut out: Vec<usize> = (0..k)
+        .map(|j| {
+            if k > 1 {
+                (j as f64 * (n - 1) as f64 / (k - 1) as f64).round() as usize
+            } else {
+                0
+            }
+        })
+        .collect();
+    out.dedup();
+    out
+}
+
+/// The left margin that holds the y labels at a phone's text size (22 units: 11 px in a chart
+/// shown at half its width) and the rotated unit beside them.
+fn left_margin(labels: &[String]) -> f64 {
+    let chars = labels.iter().map(|l| l.chars().count()).max().unwrap_or(1);
+    (30.0 + chars as f64 * 12.5).max(64.0)
+}
+
+/// A level's value as the tooltips write it: with its unit, scaled (`6.1 ms`).
+fn fmt_level(v: f64, unit: &str) -> String {
+    if unit.is_empty() || unit == "value" {
+        crate::present::fmt_number(v)
+    } else {
+        crate::present::fmt_quantity(Some(v), unit)
+    }
 }
 
 /// One other series drawn over a trend on request (the same benchmark at other parameters):
@@ -455,14 +539,18 @@ pub struct Overlay {
     pub points: Vec<(u64, f64)>,
 }
 
-/// The data of the series page's script: `{"prefix": P, "unit": U, "breaks": [run_no, …],
-/// "points": [[run_no, value, commit, date, run id without P, message], …], "overlay":
-/// [{"label": L, "points": [[run_no, value], …]}, …]}`. The script draws the chart again from
-/// it when the reader zooms to a range of runs, switches to a log scale or overlays the
-/// benchmark's other parameters, and shows the nearest run (date, commit, message) on hover.
-pub fn hover_data(t: &Trend, overlay: &[Overlay]) -> String {
-    // Run ids of one suite share a long prefix (UUIDv7: the time comes first): said once.
-    let prefix = t.points.iter().map(|p| p.id).fold(None::<&str>, |acc, id| {
+/// The file beside a suite's series pages that holds what hover and zoom show of each run
+/// ([`runs_script`]), read by each of them with `<script src>` (which works from `file://`,
+/// where fetching JSON does not).
+pub const RUNS_FILE: &str = "runs.js";
+
+/// The suite's runs, once for all its series pages: `window.perfhouseRunsData = {"prefix": P,
+/// "runs": [[run_no, commit, date, run id without P, message], …]};`. A run's id is the link to its
+/// page (`runs/<P + id>/`); commits, dates and messages are what the tooltip and a zoomed
+/// view's axis say.
+pub fn runs_script(points: &[Point]) -> String {
+    // Run ids of one suite share a prefix (UUIDv7: the time comes first): said once.
+    let prefix = points.iter().map(|p| p.id).fold(None::<&str>, |acc, id| {
         Some(match acc {
             None => id,
             Some(a) => {
@@ -476,45 +564,159 @@ pub fn hover_data(t: &Trend, overlay: &[Overlay]) -> String {
         })
     });
     let prefix = prefix.unwrap_or("");
-    let mut s = String::with_capacity(64 + t.points.len() * 80);
-    s.push_str("{\"prefix\":");
+    let mut s = String::with_capacity(64 + points.len() * 72);
+    s.push_str("window.perfhouseRunsData={\"prefix\":");
     push_json_str(&mut s, prefix);
-    s.push_str(",\"unit\":");
-    push_json_str(&mut s, t.unit);
-    s.push_str(",\"breaks\":[");
-    for (k, &i) in t.breaks.iter().filter(|&&i| i < t.points.len()).enumerate() {
-        if k > 0 {
-            s.push(',');
-        }
-        let _ = write!(s, "{}", t.points[i].run_no);
-    }
-    s.push_str("],\"points\":[");
-    for (i, p) in t.points.iter().enumerate() {
+    s.push_str(",\"runs\":[");
+    for (i, p) in points.iter().enumerate() {
         if i > 0 {
             s.push(',');
         }
-        let _ = write!(s, "[{},{}", p.run_no, round5(p.value));
+        let _ = write!(s, "[{}", p.run_no);
         for text in [p.commit, p.date, &p.id[prefix.len()..], p.message] {
             s.push(',');
             push_json_str(&mut s, text);
         }
         s.push(']');
     }
-    s.push_str("],\"overlay\":[");
+    s.push_str("]};\n");
+    s
+}
+
+/// The data of the series page's script, the only copy of the series' values on its page
+/// (the chart holds only their geometry; what each run is comes from the suite's
+/// [`RUNS_FILE`]):
+///
+/// ```text
+/// {"unit": U, "steps": [[size in U, name], …] (units with prefixes),
+///  "from": index the chart starts at, "points": [[run_no, value], …],
+///  "range": [[min, max] or null, …] (only where some run has repeats that differ),
+///  "levels": [[first, end, level, band or 0], …], "changes": [[index, 1 if a regression,
+///  magnitude], …], "drifts": [[first, end, fitted value at first, at last, 1 if a
+///  regression], …], "breaks": [index, …], "unstable": [[first, end], …], "notes": [index, …],
+///  "overlay": [{"label": L, "points": [[run_no, value], …]}, …]}
+/// ```
+///
+/// Marks are given by index into `points`. The script draws the chart again from it when the
+/// reader zooms to a range of runs, switches to a log scale or overlays the benchmark's other
+/// parameters, with every mark the chart has, and shows the nearest run on hover.
+pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
+    let n = t.points.len();
+    let list = |s: &mut String, items: &mut dyn Iterator<Item = String>| {
+        s.push('[');
+        for (k, item) in items.enumerate() {
+            if k > 0 {
+                s.push(',');
+            }
+            s.push_str(&item);
+        }
+        s.push(']');
+    };
+    let mut s = String::with_capacity(256 + n * 20);
+    s.push_str("{\"unit\":");
+    push_json_str(&mut s, t.unit);
+    if let Some(steps) = crate::present::unit_ladder(t.unit) {
+        s.push_str(",\"steps\":");
+        list(
+            &mut s,
+            &mut steps.iter().map(|(f, name)| format!("[{f:e},\"{name}\"]")),
+        );
+    }
+    let _ = write!(s, ",\"from\":{}", t.from.min(n.saturating_sub(1)));
+    s.push_str(",\"points\":");
+    list(
+        &mut s,
+        &mut t
+            .points
+            .iter()
+            .map(|p| format!("[{},{}]", p.run_no, round5(p.value))),
+    );
+    let spread = t
+        .points
+        .iter()
+        .any(|p| matches!((p.lo, p.hi), (Some(a), Some(b)) if a.is_finite() && b > a));
+    if spread {
+        s.push_str(",\"range\":");
+        list(
+            &mut s,
+            &mut t.points.iter().map(|p| match (p.lo, p.hi) {
+                (Some(a), Some(b)) if a.is_finite() && b.is_finite() => {
+                    format!("[{},{}]", round5(a), round5(b))
+                }
+                _ => "null".into(),
+            }),
+        );
+    }
+    s.push_str(",\"levels\":");
+    list(
+        &mut s,
+        &mut segments(t).into_iter().map(|(a, b, level, band)| {
+            format!(
+                "[{a},{b},{},{}]",
+                round5(level),
+                round5(band.unwrap_or(0.0))
+            )
+        }),
+    );
+    s.push_str(",\"changes\":");
+    list(
+        &mut s,
+        &mut t
+            .changes
+            .iter()
+            .filter(|c| c.0 < n)
+            .map(|&(i, regression, m)| format!("[{i},{},{}]", u8::from(regression), round5(m))),
+    );
+    s.push_str(",\"drifts\":");
+    list(
+        &mut s,
+        &mut t.drifts.iter().filter(|d| d.0 < n && d.1 > d.0).map(
+            |&(a, b, from, to, regression)| {
+                format!(
+                    "[{a},{},{},{},{}]",
+                    b.min(n),
+                    round5(from),
+                    round5(to),
+                    u8::from(regression)
+                )
+            },
+        ),
+    );
+    s.push_str(",\"breaks\":");
+    list(
+        &mut s,
+        &mut t.breaks.iter().filter(|&&i| i < n).map(|i| i.to_string()),
+    );
+    s.push_str(",\"unstable\":");
+    list(
+        &mut s,
+        &mut t
+            .unstable
+            .iter()
+            .filter(|u| u.0 < n && u.1 > u.0)
+            .map(|&(a, b)| format!("[{a},{}]", b.min(n))),
+    );
+    s.push_str(",\"notes\":");
+    list(
+        &mut s,
+        &mut t.notes.iter().filter(|&&i| i < n).map(|i| i.to_string()),
+    );
+    s.push_str(",\"overlay\":[");
     for (k, o) in overlay.iter().enumerate() {
         if k > 0 {
             s.push(',');
         }
         s.push_str("{\"label\":");
         push_json_str(&mut s, &o.label);
-        s.push_str(",\"points\":[");
-        for (j, (run_no, v)) in o.points.iter().enumerate() {
-            if j > 0 {
-                s.push(',');
-            }
-            let _ = write!(s, "[{run_no},{}]", round5(*v));
-        }
-        s.push_str("]}");
+        s.push_str(",\"points\":");
+        list(
+            &mut s,
+            &mut o
+                .points
+                .iter()
+                .map(|(run_no, v)| format!("[{run_no},{}]", round5(*v))),
+        );
+        s.push('}');
     }
     s.push_str("]}");
     s
@@ -594,77 +796,87 @@ mod tests {
         );
     }
 
-    #[test]
-    fn points_are_titled_linked_and_x_is_labelled_by_run() {
-        let ids: Vec<String> = (0..10).map(|i| format!("r{i}")).collect();
-        let pts: Vec<Point> = (0..10)
-            .map(|i| Point {
-                value: if i < 5 { 10.0 } else { 12.0 },
-                lo: None,
-                hi: None,
-                run_no: 100 + i,
-                commit: "abc1234",
-                date: "2026-12-01",
-                id: &ids[i as usize],
-                message: if i == 3 { "Speed up the parser" } else { "" },
-            })
-            .collect();
-        let s = svg(&Trend {
+    fn spec<'a>(pts: &'a [Point<'a>]) -> Trend<'a> {
+        Trend {
             title: "t",
             description: "d",
             unit: "ms",
-            points: &pts,
-            changes: &[(5, true, 0.2)],
-            breaks: &[],
-            notes: &[2],
-            noise_band: Some(0.03),
-            bands: &[],
-            unstable: &[],
-            small: false,
-        });
-        assert!(
-            s.contains("<title>#103 · 2026-12-01 · abc1234 · Speed up the parser · 10 ms</title>"),
-            "{s}"
-        );
-        assert!(s.contains("<title>#102 · 2026-12-01 · abc1234 · 10 ms</title>"));
-        // One unbroken line without breaks; a break at index 5 lifts the pen there.
-        let line = |s: &str| {
-            let at = s.find("fill=\"none\" stroke=\"#0072b2\"").unwrap();
-            let d = &s[s[..at].rfind("d=\"").unwrap() + 3..at];
-            d.matches('M').count()
-        };
-        assert_eq!(line(&s), 1);
-        let broken = svg(&Trend {
-            title: "t",
-            description: "d",
-            unit: "ms",
-            points: &pts,
+            points: pts,
             changes: &[],
-            breaks: &[5],
+            breaks: &[],
             notes: &[],
             noise_band: None,
             bands: &[],
             unstable: &[],
+            drifts: &[],
             small: false,
+            from: 0,
+        }
+    }
+
+    fn points(ids: &[String], values: &[f64]) -> Vec<Point<'static>> {
+        let ids: &'static [String] = Box::leak(ids.to_vec().into_boxed_slice());
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, &value)| Point {
+                value,
+                lo: None,
+                hi: None,
+                run_no: 100 + i as u64,
+                commit: "abc1234",
+                date: "2026-12-01",
+                id: &ids[i],
+                message: if i == 3 { "Speed up the parser" } else { "" },
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_chart_is_drawn_once_with_its_marks_and_the_data_written_once() {
+        let ids: Vec<String> = (0..10).map(|i| format!("r{i}")).collect();
+        let values: Vec<f64> = (0..10).map(|i| if i < 5 { 10.0 } else { 12.0 }).collect();
+        let pts = points(&ids, &values);
+        let s = svg(&Trend {
+            changes: &[(5, true, 0.2)],
+            notes: &[2],
+            noise_band: Some(0.03),
+            ..spec(&pts)
+        });
+        assert_eq!(s.matches("<svg").count(), 1);
+        // The data is the script's: the chart carries no per-run titles or links.
+        assert!(!s.contains("<circle") && !s.contains("<a "), "{s}");
+        assert!(s.contains("class=\"dots\""));
+        // One unbroken line without breaks; a break at index 5 lifts the pen there.
+        let line = |s: &str| {
+            let at = s.find("class=\"line\" d=\"").unwrap() + 16;
+            s[at..at + s[at..].find('"').unwrap()].matches('M').count()
+        };
+        assert_eq!(line(&s), 1);
+        let broken = svg(&Trend {
+            breaks: &[5],
+            ..spec(&pts)
         });
         assert_eq!(line(&broken), 2);
-        // The script's data: unit, breaks by run number, the message, the overlay.
-        let data = hover_data(
+        assert!(s.contains(">#100</tspan>") && s.contains(">#109</tspan>"));
+        assert!(s.contains(">2026-12-01</tspan>"));
+        // Every other x label is for desktops only.
+        assert_eq!(s.matches("<g class=\"minor\">").count(), 2);
+        assert!(s.contains("regression +20.0% at #105 (commit abc1234)"));
+        assert!(
+            s.contains("segment level (median) 10 ms<")
+                && s.contains("segment level (median) 12 ms<")
+        );
+        assert!(s.contains("noise band of this level: 12 ms ± 3.0%"));
+        assert!(!s.contains("NaN"));
+        // The script's data: unit, marks by index, the message, the overlay.
+        let data = data(
             &Trend {
                 breaks: &[5],
-                ..Trend {
-                    title: "t",
-                    description: "d",
-                    unit: "ms",
-                    points: &pts,
-                    changes: &[],
-                    breaks: &[],
-                    notes: &[],
-                    noise_band: None,
-                    bands: &[],
-                    unstable: &[],
-                    small: false,
-                }
+                changes: &[(5, true, 0.2)],
+                notes: &[2],
+                unstable: &[(6, 9)],
+                ..spec(&pts)
             },
             &[Overlay {
                 label: "size=8".into(),
@@ -673,24 +885,123 @@ mod tests {
         );
         let v: serde_json::Value = serde_json::from_str(&data).unwrap();
         assert_eq!(v["unit"], "ms");
-        assert_eq!(v["breaks"], serde_json::json!([105]));
-        assert_eq!(v["prefix"], "r");
+        assert_eq!(v["steps"][1], serde_json::json!([1e-3, "µs"]));
+        assert_eq!(v["from"], 0);
+        assert_eq!(v["breaks"], serde_json::json!([5]));
+        assert_eq!(v["changes"], serde_json::json!([[5, 1, 0.2]]));
+        assert_eq!(v["notes"], serde_json::json!([2]));
+        assert_eq!(v["unstable"], serde_json::json!([[6, 9]]));
         assert_eq!(
-            v["points"][3],
-            serde_json::json!([103, 10, "abc1234", "2026-12-01", "3", "Speed up the parser"])
+            v["levels"],
+            serde_json::json!([[0, 5, 10, 0], [5, 10, 12, 0]])
+        );
+        assert!(v.get("range").is_none());
+        // The values only: what each run is lives in the suite's runs file, once.
+        assert_eq!(v["points"][3], serde_json::json!([103, 10]));
+        let runs = runs_script(&pts);
+        let runs: serde_json::Value = serde_json::from_str(
+            runs.strip_prefix("window.perfhouseRunsData=")
+                .unwrap()
+                .trim_end()
+                .strip_suffix(';')
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(runs["prefix"], "r");
+        assert_eq!(
+            runs["runs"][3],
+            serde_json::json!([103, "abc1234", "2026-12-01", "3", "Speed up the parser"])
         );
         assert_eq!(v["overlay"][0]["label"], "size=8");
         assert_eq!(
             v["overlay"][0]["points"],
             serde_json::json!([[100, 1.2346], [101, null]])
         );
-        assert!(s.contains("href=\"../../runs/r9/index.html\""));
-        assert!(s.contains(">#100</text>") && s.contains(">#109</text>"));
-        assert!(s.contains("regression +20.0% at #105 (commit abc1234)"));
-        assert!(
-            s.contains("segment level (median) 10<") && s.contains("segment level (median) 12<")
+    }
+
+    /// A series whose newest level sits at 6 ms after 0.3 s runs starts at that level (item 2
+    /// of issue 40: a flat line at the bottom of a 0–0.4 s axis said nothing).
+    #[test]
+    fn a_newest_level_an_order_of_magnitude_away_is_the_default_view() {
+        let ids: Vec<String> = (0..20).map(|i| format!("r{i}")).collect();
+        let values: Vec<f64> = (0..20).map(|i| if i < 12 { 0.3 } else { 0.006 }).collect();
+        let pts = points(&ids, &values);
+        let t = Trend {
+            unit: "s",
+            breaks: &[12],
+            changes: &[(4, true, 0.05)],
+            ..spec(&pts)
+        };
+        assert_eq!(default_from(&t), 12);
+        let s = svg(&Trend { from: 12, ..t });
+        // The axis is in ms, the first label is the level's first run, the old marks are out.
+        assert!(s.contains(">ms</text>"), "{s}");
+        assert!(s.contains(">#112</tspan>") && !s.contains(">#100</tspan>"));
+        assert!(!s.contains("class=\"change\"") && !s.contains("class=\"break\""));
+        assert!(s.contains("segment level (median) 6 ms<"));
+        // The same level a factor 3 away, or a newest level of 4 runs: the whole series.
+        let near: Vec<f64> = (0..20)
+            .map(|i| if i < 12 { 0.018 } else { 0.006 })
+            .collect();
+        let near = points(&ids, &near);
+        assert_eq!(
+            default_from(&Trend {
+                breaks: &[12],
+                ..spec(&near)
+            }),
+            0
         );
-        assert!(s.contains("noise band of this level: 12 ± 3.0%"));
-        assert!(!s.contains("NaN"));
+        assert_eq!(
+            default_from(&Trend {
+                breaks: &[16],
+                ..spec(&pts)
+            }),
+            0
+        );
+    }
+
+    /// Axis labels use the unit step that fits (no 1.70e-4 on a seconds axis).
+    #[test]
+    fn the_axis_is_scaled_to_a_unit_step() {
+        let ids: Vec<String> = (0..5).map(|i| format!("r{i}")).collect();
+        let pts = points(&ids, &[1.7e-4, 1.8e-4, 1.75e-4, 1.72e-4, 1.71e-4]);
+        let s = svg(&Trend {
+            unit: "s",
+            ..spec(&pts)
+        });
+        assert!(s.contains(">µs</text>"), "{s}");
+        assert!(!s.contains("e-4"), "{s}");
+    }
+
+    /// How long one chart and its data take (the book's comparison with plotters, design.md):
+    /// `cargo test --lib trend::tests::time_one_chart -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a timing, run by hand"]
+    fn time_one_chart() {
+        for n in [343usize, 1000] {
+            let ids: Vec<String> = (0..n).map(|i| format!("01a2-{i:08}")).collect();
+            let values: Vec<f64> = (0..n)
+                .map(|i| 4.8 + (i as f64 * 0.37).sin() * 0.1 + if i > n / 2 { 0.8 } else { 0.0 })
+                .collect();
+            let pts = points(&ids, &values);
+            let t = Trend {
+                unit: "s",
+                changes: &[(n / 2 + 1, true, 0.17)],
+                breaks: &[n / 4],
+                noise_band: Some(0.02),
+                unstable: &[(n / 3, n / 2)],
+                ..spec(&pts)
+            };
+            let reps = 50;
+            let start = std::time::Instant::now();
+            let mut bytes = 0;
+            for _ in 0..reps {
+                bytes = svg(&t).len() + data(&t, &[]).len();
+            }
+            eprintln!(
+                "{n} points: {:.3} ms per chart and its data, {bytes} bytes",
+                start.elapsed().as_secs_f64() * 1e3 / reps as f64
+            );
+        }
     }
 }

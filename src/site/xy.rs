@@ -1,7 +1,8 @@
 //! Charts of one figure against another (a sweep's load, a transfer's object size) as
-//! hand-written SVG, drawn twice: a 720-unit desktop layout and a 360-unit phone layout, each
-//! shown at its own width by the stylesheet (`.xy .wide` / `.xy .narrow`), so text stays at
-//! 12 px on a phone instead of a desktop chart scaled down to 6 px.
+//! hand-written SVG, drawn once in a 720-unit view box the page scales to its width. On a
+//! phone the stylesheet sets the chart's text at twice its size (12 px in a chart shown at
+//! half) and hides every other x label (`.minor`); the left margin holds the y labels at that
+//! size.
 //!
 //! What the charts carry beyond lines: a marker per point with a hover `<title>`, error bars
 //! (`lo`/`hi`), a log₂ x axis (load levels 1, 2, 4 … 64 spread evenly; sizes in KiB/MiB),
@@ -87,16 +88,40 @@ pub struct Axis {
     pub text: TickText,
     /// The range starts at zero when every value is positive (throughput, GB/s).
     pub from_zero: bool,
+    /// The values' unit where it has steps (ms, s, B): a linear axis is then written in the
+    /// step that fits its range (`present::unit_step`: 20 ms, not 0.02 s) and its label says
+    /// which.
+    pub unit: String,
 }
 
 impl Axis {
+    /// A linear axis; a label ending in a unit with steps (`latency (s)`) is written in the
+    /// step its range fits (`latency (ms)`, ticks 20, 40 …).
     pub fn linear(label: impl Into<String>) -> Axis {
+        let label: String = label.into();
+        let (label, unit) = match label.strip_suffix(')').and_then(|l| l.rsplit_once(" (")) {
+            Some((text, unit)) if crate::present::unit_ladder(unit).is_some() => {
+                (text.to_string(), unit.to_string())
+            }
+            _ => (label, String::new()),
+        };
         Axis {
-            label: label.into(),
+            label,
             scale: Scale::Linear,
             text: TickText::Number,
             from_zero: true,
+            unit,
         }
+    }
+
+    /// The step a linear axis over `(lo, hi)` is written in (its size in the values' unit)
+    /// and the label that names it.
+    fn step(&self, (lo, hi): (f64, f64)) -> (f64, String) {
+        if self.unit.is_empty() || self.scale != Scale::Linear {
+            return (1.0, self.label.clone());
+        }
+        let (factor, name) = crate::present::unit_step(&self.unit, lo.abs().max(hi.abs()));
+        (factor, format!("{} ({name})", self.label))
     }
 
     pub fn log2(label: impl Into<String>, text: TickText) -> Axis {
@@ -105,6 +130,7 @@ impl Axis {
             scale: Scale::Log2,
             text,
             from_zero: false,
+            unit: String::new(),
         }
     }
 }
@@ -172,40 +198,14 @@ pub struct Chart {
     pub marks: Vec<Mark>,
 }
 
-struct Layout {
-    w: f64,
-    h: f64,
-    left: f64,
-    right: f64,
-    top: f64,
-    bottom: f64,
-    x_ticks: usize,
-    y_ticks: usize,
-    class: &'static str,
-}
-
-const WIDE: Layout = Layout {
-    w: 720.0,
-    h: 340.0,
-    left: 64.0,
-    right: 16.0,
-    top: 14.0,
-    bottom: 44.0,
-    x_ticks: 10,
-    y_ticks: 6,
-    class: "wide",
-};
-const NARROW: Layout = Layout {
-    w: 360.0,
-    h: 280.0,
-    left: 52.0,
-    right: 10.0,
-    top: 12.0,
-    bottom: 42.0,
-    x_ticks: 5,
-    y_ticks: 4,
-    class: "narrow",
-};
+/// The view box and the margins that do not depend on the labels.
+const W: f64 = 720.0;
+const H: f64 = 360.0;
+const RIGHT: f64 = 16.0;
+const TOP: f64 = 14.0;
+const BOTTOM: f64 = 60.0;
+const X_TICKS: usize = 10;
+const Y_TICKS: usize = 6;
 
 use crate::present::html_escape as esc;
 
@@ -214,8 +214,7 @@ impl Chart {
     pub fn html(&self) -> String {
         let mut s = String::new();
         let _ = write!(s, "<figcaption>{}</figcaption>", esc(&self.title));
-        s.push_str(&self.svg(&WIDE));
-        s.push_str(&self.svg(&NARROW));
+        s.push_str(&self.svg());
         s.push_str("<ul class=\"legend\">");
         for l in &self.lines {
             let _ = write!(
@@ -325,7 +324,8 @@ impl Chart {
                     .collect()
             }
             Scale::Linear => {
-                let t = ticks(x0, x1, n);
+                let (factor, _) = self.x.step((x0, x1));
+                let t = ticks(x0 / factor, x1 / factor, n);
                 let labels = match self.x.text {
                     TickText::Bytes => t
                         .iter()
@@ -333,74 +333,77 @@ impl Chart {
                         .collect(),
                     TickText::Number => tick_labels(&t),
                 };
-                t.into_iter().zip(labels).collect()
+                t.into_iter().map(|v| v * factor).zip(labels).collect()
             }
         }
     }
 
-    fn svg(&self, l: &Layout) -> String {
+    fn svg(&self) -> String {
         let ((x0, x1), (y0, y1)) = self.ranges();
-        let (pw, ph) = (l.w - l.left - l.right, l.h - l.top - l.bottom);
-        let px = |v: f64| l.left + (v - x0) / (x1 - x0) * pw;
-        let py = |v: f64| l.top + (y1 - v.clamp(y0, y1)) / (y1 - y0) * ph;
+        let (y_factor, y_label) = self.y.step((y0, y1));
+        let (_, x_label) = self.x.step((x0, x1));
+        let yt: Vec<f64> = ticks(y0 / y_factor, y1 / y_factor, Y_TICKS);
+        let y_labels = tick_labels(&yt);
+        let yt: Vec<f64> = yt.into_iter().map(|v| v * y_factor).collect();
+        // Room for the y labels at a phone's text size (24 units) and the rotated axis label.
+        let chars = y_labels
+            .iter()
+            .map(|t| t.chars().count())
+            .max()
+            .unwrap_or(1);
+        let left = (32.0 + chars as f64 * 13.5).max(64.0);
+        let (pw, ph) = (W - left - RIGHT, H - TOP - BOTTOM);
+        let px = |v: f64| left + (v - x0) / (x1 - x0) * pw;
+        let py = |v: f64| TOP + (y1 - v.clamp(y0, y1)) / (y1 - y0) * ph;
         let mut s = String::new();
         let _ = write!(
             s,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"{}\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\"><title>{}</title><desc>{}</desc>",
-            l.class,
-            l.w,
-            l.h,
-            l.w,
-            l.h,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\"><title>{}</title><desc>{}</desc>",
             esc(&self.title),
             esc(&self.description)
         );
         let _ = write!(
             s,
-            "<rect x=\"{}\" y=\"{}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ccc\"/>",
-            l.left, l.top
+            "<rect x=\"{left}\" y=\"{TOP}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ccc\"/>"
         );
         // y ticks and grid.
-        let yt = ticks(y0, y1, l.y_ticks);
-        for (v, text) in yt.iter().copied().zip(tick_labels(&yt)) {
+        for (v, text) in yt.iter().copied().zip(y_labels) {
             let yy = py(v);
             let _ = write!(
                 s,
-                "<line x1=\"{}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#555\">{text}</text>",
-                l.left,
-                l.left + pw,
-                l.left - 5.0,
-                yy + 4.0
+                "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{yy:.1}\" dy=\".35em\" text-anchor=\"end\" fill=\"#555\">{text}</text>",
+                left + pw,
+                left - 5.0,
             );
         }
-        // x ticks.
-        for (v, text) in self.x_ticks((x0, x1), l.x_ticks) {
+        // x ticks (a phone shows every other label).
+        for (k, (v, text)) in self.x_ticks((x0, x1), X_TICKS).into_iter().enumerate() {
             let xx = px(v);
             let _ = write!(
                 s,
-                "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
-                l.top,
-                l.top + ph,
-                l.top + ph + 15.0,
+                "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{TOP}\" y2=\"{:.1}\" stroke=\"#eee\"/><text{} x=\"{xx:.1}\" y=\"{:.1}\" dy=\"1em\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
+                TOP + ph,
+                if k % 2 == 1 { " class=\"minor\"" } else { "" },
+                TOP + ph + 3.0,
                 esc(&text)
             );
         }
         let _ = write!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">{}</text><text transform=\"translate(13 {:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
-            l.left + pw / 2.0,
-            l.h - 6.0,
-            esc(&self.x.label),
-            l.top + ph / 2.0,
-            esc(&self.y.label)
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">{}</text><text transform=\"translate(2 {:.1}) rotate(-90)\" dy=\".8em\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
+            left + pw / 2.0,
+            H - 6.0,
+            esc(&x_label),
+            TOP + ph / 2.0,
+            esc(&y_label)
         );
         for r in &self.horizontal {
             let yy = py(r.at);
             let _ = write!(
                 s,
                 "<line class=\"bound\" x1=\"{}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"><title>{}</title></line>",
-                l.left,
-                l.left + pw,
+                left,
+                left + pw,
                 r.colour,
                 esc(&r.label)
             );
@@ -411,8 +414,8 @@ impl Chart {
             let _ = write!(
                 s,
                 "<line class=\"mark\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\"><title>{}</title></line>",
-                l.top,
-                l.top + ph,
+                TOP,
+                TOP + ph,
                 r.colour,
                 esc(&r.label)
             );
@@ -547,6 +550,7 @@ mod tests {
                 scale,
                 text: TickText::Number,
                 from_zero: false,
+                unit: String::new(),
             },
             y: Axis::linear("req/s"),
             lines: vec![Line {
@@ -582,7 +586,7 @@ mod tests {
         }
     }
 
-    /// The x positions of the markers in the wide layout.
+    /// The x positions of the markers.
     fn circles_x(svg: &str) -> Vec<f64> {
         svg.split("<circle cx=\"")
             .skip(1)
@@ -590,19 +594,38 @@ mod tests {
             .collect()
     }
 
+    /// The plot's left edge and width (its frame, the first rect).
+    fn plot(svg: &str) -> (f64, f64) {
+        let attr = |name: &str| -> f64 {
+            let rect = &svg[svg.find("<rect ").unwrap()..];
+            let at = rect.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+            rect[at..at + rect[at..].find('"').unwrap()]
+                .parse()
+                .unwrap()
+        };
+        (attr("x"), attr("width"))
+    }
+
     #[test]
     fn a_log2_axis_spreads_doublings_evenly() {
         let c = chart(Scale::Log2);
-        let wide = c.svg(&WIDE);
-        let xs = circles_x(&wide);
-        // 1, 2, 4, 64 → log2 0, 1, 2, 6 over a plot 64…704 (640 wide): 0, 1/6, 2/6, 6/6.
-        assert_eq!(xs, vec![64.0, 170.7, 277.3, 704.0]);
+        let svg = c.svg();
+        let xs = circles_x(&svg);
+        // Labels "0" … "100": three characters at a phone's size, the margin 32 + 3 × 13.5.
+        let (left, width) = plot(&svg);
+        assert_eq!((left, width), (72.5, 720.0 - 72.5 - 16.0));
+        // 1, 2, 4, 64 → log2 0, 1, 2, 6: at 0, 1/6, 2/6 and 6/6 of the plot.
+        let expected: Vec<f64> = [0.0, 1.0, 2.0, 6.0]
+            .iter()
+            .map(|k| ((left + k / 6.0 * width) * 10.0).round() / 10.0)
+            .collect();
+        assert_eq!(xs, expected);
         for label in [">1<", ">2<", ">4<", ">8<", ">16<", ">32<", ">64<"] {
-            assert!(wide.contains(label), "{label} missing");
+            assert!(svg.contains(label), "{label} missing");
         }
-        // Linear: 1…64 over 640: 2 sits at 64 + 640/63.
-        let xs = circles_x(&chart(Scale::Linear).svg(&WIDE));
-        assert_eq!(xs[1], 74.2);
+        // Linear: 1…64: 2 sits at 1/63 of the plot.
+        let xs = circles_x(&chart(Scale::Linear).svg());
+        assert_eq!(xs[1], ((left + width / 63.0) * 10.0).round() / 10.0);
     }
 
     #[test]
@@ -612,15 +635,47 @@ mod tests {
         // The highest bar end (64 × 1.1 = 70.4) and the SLO at 100 are inside; from zero.
         assert_eq!(y0, 0.0);
         assert!((100.0..110.0).contains(&y1), "{y1}");
-        let wide = c.svg(&WIDE);
-        assert_eq!(wide.matches("class=\"bar\"").count(), 4);
-        assert!(wide.contains("class=\"bound\"") && wide.contains("class=\"mark\""));
-        // The knee's diamond is centred on its point: x of 4 on the log axis is 277.3.
-        assert!(wide.contains("class=\"knee\" d=\"M277.3,"), "{wide}");
+        let svg = c.svg();
+        assert_eq!(svg.matches("class=\"bar\"").count(), 4);
+        assert!(svg.contains("class=\"bound\"") && svg.contains("class=\"mark\""));
+        // The knee's diamond is centred on its point: x of 4 on the log axis, 2/6 of the plot.
+        let (left, width) = plot(&svg);
+        let knee = format!("class=\"knee\" d=\"M{:.1},", left + width / 3.0);
+        assert!(svg.contains(&knee), "{knee} in {svg}");
+        // Drawn once: one SVG, every other x label marked for phones to hide.
         let html = c.html();
-        assert!(html.contains("class=\"wide\"") && html.contains("class=\"narrow\""));
+        assert_eq!(html.matches("<svg").count(), 1);
+        assert!(html.contains("<text class=\"minor\""));
         assert!(html.contains("a&lt;b") && !html.contains("a<b"));
         assert!(html.contains("<figcaption>Throughput vs load</figcaption>"));
+    }
+
+    /// An axis in seconds over 0–0.1 s is written in ms (issue 40: no 0.02 on an axis whose
+    /// unit has a step that reads better).
+    #[test]
+    fn an_axis_with_a_unit_is_written_in_its_step() {
+        let mut c = chart(Scale::Linear);
+        c.y = Axis::linear("mean observation (s)");
+        assert_eq!(
+            (c.y.label.as_str(), c.y.unit.as_str()),
+            ("mean observation", "s")
+        );
+        for l in &mut c.lines {
+            for p in &mut l.points {
+                p.y /= 1000.0;
+                p.lo = None;
+                p.hi = None;
+            }
+        }
+        c.horizontal.clear();
+        let svg = c.svg();
+        assert!(svg.contains(">mean observation (ms)</text>"), "{svg}");
+        assert!(
+            svg.contains(">60</text>") && !svg.contains(">0.06</text>"),
+            "{svg}"
+        );
+        // A unit without steps stays in the label as it is.
+        assert_eq!(Axis::linear("rate (req/s)").label, "rate (req/s)");
     }
 
     #[test]

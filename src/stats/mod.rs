@@ -78,6 +78,26 @@ pub fn median(values: &[f64]) -> Option<f64> {
     quantile_cont(&mut v, 0.5)
 }
 
+/// The exact two-sided sign test: the chance, under no change (each of `n` independent rows
+/// as likely above as below 1), of a split at least as lopsided as `k` of `n` one way:
+/// `min(1, 2 · Σ_{i ≥ max(k, n−k)} C(n, i) / 2ⁿ)`. 7 of 7 one way: 2/128 = 0.0156.
+pub fn sign_test(k: usize, n: usize) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    let top = k.max(n - k);
+    // C(n, i) / 2ⁿ built up term by term (exact enough for the n of a comparison's rows).
+    let mut term = 0.5f64.powi(n as i32); // C(n, 0) / 2ⁿ
+    let mut tail = 0.0;
+    for i in 0..=n {
+        if i >= top {
+            tail += term;
+        }
+        term = term * (n - i) as f64 / (i + 1) as f64;
+    }
+    (2.0 * tail).min(1.0)
+}
+
 pub fn mean(values: &[f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
@@ -168,6 +188,16 @@ pub fn bootstrap_ratio_ci(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sign_test_by_hand() {
+        // 7 of 7: 2 · 1/128; 6 of 7: 2 · (7 + 1)/128 = 0.125; 3 of 6: the whole mass (1).
+        assert!((super::sign_test(7, 7) - 0.015_625).abs() < 1e-15);
+        assert!((super::sign_test(0, 7) - 0.015_625).abs() < 1e-15);
+        assert!((super::sign_test(6, 7) - 0.125).abs() < 1e-15);
+        assert_eq!(super::sign_test(3, 6), 1.0);
+        assert_eq!(super::sign_test(0, 0), 1.0);
+    }
+
     #[test]
     fn cliffs_delta_by_hand() {
         // a = 1,2,3; b = 2,3,4: pairs b>a: (2>1),(3>1),(3>2),(4>1),(4>2),(4>3) = 6;

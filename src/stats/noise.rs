@@ -20,7 +20,7 @@
 //! distribution's shape.
 //!
 //! **History change points** must be significant (E-divisive's permutation test at α = 0.01)
-//! and move the dominant level by at least [`change_threshold`] of the noise **around the
+//! and move the dominant level by at least [`ChangeRule::threshold`] of the noise **around the
 //! change** ([`local_sigma`]: the deltas next to it on both sides, not the newest runs of the
 //! series): significance alone is not a decision.
 //!
@@ -113,34 +113,112 @@ pub fn history_sigma(values: &[f64]) -> Option<(f64, usize)> {
     robust_sigma(deltas).map(|s| (s, deltas.len()))
 }
 
+/// The σ of one run (relative) about `level` among `values`, read from the runs that sit at
+/// it: the lower quartile of |v / level − 1|, divided by 0.3186 (the lower quartile of |Z| for
+/// a standard normal Z); `None` with fewer than [`MIN_DELTAS`] values or a level of 0. On
+/// Gaussian noise about the level it estimates what [`history_sigma`] does. On a series whose
+/// runs visit a second or third level now and then (a CI pool of unlike machines: Kedro's
+/// benchmarks sit at one level and visit two others in ~40 % of their newest runs) the median
+/// |Δ| between adjacent runs is a jump between levels, while the lower quartile of the
+/// deviations is still the noise at the level the series sits at (at most ~2× it where only
+/// half the runs sit there). What a single run's move is judged against when many series are
+/// read together (`query::whole_run`).
+pub fn quiet_sigma(values: &[f64], level: f64) -> Option<f64> {
+    if level == 0.0 || !level.is_finite() {
+        return None;
+    }
+    let mut dev: Vec<f64> = values
+        .iter()
+        .map(|v| (v / level - 1.0).abs())
+        .filter(|d| d.is_finite())
+        .collect();
+    if dev.len() < MIN_DELTAS {
+        return None;
+    }
+    let q = quantile_cont(&mut dev, 0.25)?;
+    Some(q / QUARTILE_ABS_NORMAL)
+}
+
+/// The lower quartile of |Z|, Z standard normal: Φ⁻¹(0.625).
+const QUARTILE_ABS_NORMAL: f64 = 0.318_639_363_964_375;
+
 /// The band a single run of an unchanged series stays in (relative, ±): `z·σ`, at least the
 /// floor; drawn around the level on trend charts.
 pub fn band(sigma: f64) -> f64 {
     (Z * sigma).max(FLOOR)
 }
 
-/// Local run-to-run σs a change point must move a series' dominant level by.
+/// Local run-to-run σs a change point must move a series' dominant level by, by default.
 ///
 /// The false-positive target of history is held by E-divisive's permutation test (α = 0.01
 /// per series); this magnitude filter only drops significant changes too small to matter
 /// against the noise **around them** ([`local_sigma`]). Tuned with `benches/changepoints.sh`
-/// (BENCHMARKS.md, "Local noise").
-pub const CHANGE_SIGMAS: f64 = 2.0;
+/// (BENCHMARKS.md, "Floors that follow the noise").
+pub const CHANGE_SIGMAS: f64 = 2.75;
 
-/// The smallest change history calls, whatever the noise: asv's own default
-/// (`regressions_thresholds` 0.05 in asv.conf.json) is 5 %; below it, on a real history such as
-/// Kedro's, steps are mostly drift nobody acts on (a comparison of two runs still uses the ±2 %
-/// [`FLOOR`]).
-pub const CHANGE_FLOOR: f64 = 0.04;
+/// The smallest change history calls whatever the noise, by default: small, because the
+/// noise-scaled part does the work (a persistent 3.5 % step on a series with 1 % run-to-run
+/// noise is 3.5σ, and is called; on a series with 5 % noise a change must reach 13.75 %). A
+/// comparison of two runs uses the same ±2 % [`FLOOR`].
+pub const CHANGE_FLOOR: f64 = FLOOR;
+
+/// The σs below which a significant change is not even a `minor` one (counted for a commit's
+/// relevance, never an alert alone).
+pub const MINOR_SIGMAS: f64 = 2.0;
+
+/// The magnitude a change point must pass: `sigmas` local run-to-run σs, at least `floor`
+/// (relative). [`ChangeRule::DEFAULT`] unless a suite or a metric sets its own
+/// (`query::thresholds`: the `change_threshold` label).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ChangeRule {
+    pub sigmas: f64,
+    pub floor: f64,
+}
+
+impl Default for ChangeRule {
+    fn default() -> ChangeRule {
+        ChangeRule::DEFAULT
+    }
+}
+
+impl ChangeRule {
+    pub const DEFAULT: ChangeRule = ChangeRule {
+        sigmas: CHANGE_SIGMAS,
+        floor: CHANGE_FLOOR,
+    };
+
+    /// The smallest relative change a change point must show against local run-to-run σ
+    /// (the floor where σ is unknown).
+    pub fn threshold(&self, sigma: Option<f64>) -> f64 {
+        sigma.map_or(self.floor, |s| (self.sigmas * s).max(self.floor))
+    }
+
+    /// The looser rule a `minor` change passes: at most [`MINOR_SIGMAS`] and the ±2 % floor.
+    pub fn minor(&self) -> ChangeRule {
+        ChangeRule {
+            sigmas: self.sigmas.min(MINOR_SIGMAS),
+            floor: self.floor.min(FLOOR),
+        }
+    }
+
+    /// In words: `2.75σ, at least 2%`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}σ, at least {}",
+            trim(self.sigmas),
+            super::verdict::band_pct(self.floor)
+        )
+    }
+}
+
+/// `3` for 3.0, `2.5` for 2.5.
+fn trim(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
 
 /// Run-to-run deltas read on each side of a change ([`local_sigma`]).
 pub const LOCAL_WINDOW: usize = 30;
-
-/// The smallest relative change a change point must show against local run-to-run σ:
-/// `CHANGE_SIGMAS·σ`, at least [`CHANGE_FLOOR`].
-pub fn change_threshold(sigma: f64) -> f64 {
-    (CHANGE_SIGMAS * sigma).max(CHANGE_FLOOR)
-}
 
 /// The run-to-run σ around a change between the runs `before` and `after` (the segments it
 /// separates, in run order): the relative deltas between adjacent runs within each side,
@@ -178,6 +256,12 @@ fn robust_sigma(deltas: &[f64]) -> Option<f64> {
 /// The threshold for one run against another run of the series: `z·√2·σ`, at least the floor.
 pub fn two_run_threshold(sigma: f64) -> f64 {
     (Z * std::f64::consts::SQRT_2 * sigma).max(FLOOR)
+}
+
+/// [`two_run_threshold`] at least `floor` instead of [`FLOOR`] (a measure with a floor of its
+/// own: `query::figures::floor_scale`).
+pub fn two_run_threshold_above(sigma: f64, floor: f64) -> f64 {
+    (Z * std::f64::consts::SQRT_2 * sigma).max(floor)
 }
 
 /// The A/A threshold at `n1` vs `n2` trials from a calibration run's pooled trial values:
@@ -226,6 +310,31 @@ mod tests {
         let (s2, _) = history_sigma(&stepped).unwrap();
         assert!((s2 - s).abs() < 1e-3, "{s2} vs {s}");
         assert!(history_sigma(&v[..8]).is_none(), "7 deltas are too few");
+    }
+
+    /// Gaussian noise of σ 2 % about 100: both estimates near 2 %. The same runs where every
+    /// third one sits 30 % lower: the median |Δ| is a jump between the levels (σ ≈ 20 %), the
+    /// lower quartile of the deviations from the level 100 still the noise there (q₂₅ of the
+    /// two thirds at 100 is their q₃₇.₅: |Z| 0.489, so ≈ 0.489 / 0.3186 · 2 % ≈ 3 %).
+    #[test]
+    fn quiet_sigma_reads_the_noise_at_the_level() {
+        let mut rng = Rng::new(3);
+        let v: Vec<f64> = (0..200)
+            .map(|_| 100.0 * (1.0 + 0.02 * rng.normal()))
+            .collect();
+        let q = quiet_sigma(&v, 100.0).unwrap();
+        assert!((0.016..0.024).contains(&q), "{q}");
+        let two: Vec<f64> = v
+            .iter()
+            .enumerate()
+            .map(|(i, x)| if i % 3 == 0 { x * 0.7 } else { *x })
+            .collect();
+        let (median_based, _) = history_sigma(&two).unwrap();
+        assert!(median_based > 0.1, "{median_based}");
+        let q = quiet_sigma(&two, 100.0).unwrap();
+        assert!((0.024..0.037).contains(&q), "{q}");
+        assert!(quiet_sigma(&v[..7], 100.0).is_none());
+        assert!(quiet_sigma(&v, 0.0).is_none());
     }
 
     #[test]

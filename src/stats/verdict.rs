@@ -159,7 +159,7 @@ pub fn judge(
         (Test::WelchLog, welch_log(baseline, candidate).map(|w| w.p))
     };
     let t = opts.threshold;
-    let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
+    let pct = change_pct;
     let (verdict, reason) = match (direction, ratio, ci) {
         (Direction::Info, _, _) => (Verdict::Info, "shown for context".to_string()),
         (_, None, _) => (
@@ -269,6 +269,12 @@ pub fn judge(
         verdict,
         reason,
     }
+}
+
+/// A ratio as the change it is, in percent with its sign: `+12.5%`, `-3.0%`; `0.0%` for
+/// one that rounds to nothing (`model::signed_pct`).
+pub fn change_pct(ratio: f64) -> String {
+    crate::model::signed_pct(ratio - 1.0)
 }
 
 /// A p-value in words: `p = 0.012`, or `p < 0.001` (never `p = 0.000`).

@@ -97,6 +97,23 @@ pub fn trials(run_id: &str, rows: &[Trial]) -> Result<RecordBatch, ArrowError> {
             ts(rows.iter().map(|t| t.finished_at_us)),
             opt_i64s(rows.iter().map(|t| t.wall_ns)),
             opt_strs(rows.iter().map(|t| t.containment.as_deref())),
+            opt_i64s(rows.iter().map(|t| t.usage.map(|u| u.peak_rss_bytes))),
+            opt_i64s(
+                rows.iter()
+                    .map(|t| t.usage.and_then(|u| u.cgroup_memory_peak_bytes)),
+            ),
+            opt_i64s(rows.iter().map(|t| t.usage.map(|u| u.user_cpu_ns))),
+            opt_i64s(rows.iter().map(|t| t.usage.map(|u| u.system_cpu_ns))),
+            opt_i64s(
+                rows.iter()
+                    .map(|t| t.usage.map(|u| u.voluntary_ctx_switches)),
+            ),
+            opt_i64s(
+                rows.iter()
+                    .map(|t| t.usage.map(|u| u.involuntary_ctx_switches)),
+            ),
+            opt_i64s(rows.iter().map(|t| t.usage.map(|u| u.major_faults))),
+            opt_i64s(rows.iter().map(|t| t.usage.map(|u| u.minor_faults))),
         ],
     )
 }

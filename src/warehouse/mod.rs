@@ -225,6 +225,10 @@ pub const INTENT_WAIT: Duration = Duration::from_secs(10);
 /// How long `compact` waits for readers to finish before it gives up on a partition swap.
 pub const READERS_WAIT: Duration = Duration::from_secs(600);
 
+/// What [`Warehouse::damage_on_open`] found: the first damaged table file and what is wrong
+/// with it, if any, and the files it verified by their checksum.
+pub type DamageOnOpen = (Option<(PathBuf, String)>, Vec<PathBuf>);
+
 #[derive(Debug, Clone)]
 pub struct Warehouse {
     root: PathBuf,
@@ -372,7 +376,7 @@ impl Warehouse {
     /// and what is wrong with it, and the files verified by their checksum (a reader need
     /// not hash them again). The files are shared among the cores; a large one is hashed on
     /// all of them ([`checksum::of_file`]).
-    pub fn damage_on_open(&self) -> Result<OpenCheck> {
+    pub fn damage_on_open(&self) -> Result<DamageOnOpen> {
         let mut files = Vec::new();
         for table in Table::ALL {
             files.extend(self.table_files(table)?.into_iter().map(|(_, p)| p));
@@ -412,16 +416,10 @@ impl Warehouse {
                 .collect()
         });
         if let Some((i, what)) = found.into_iter().min_by_key(|(i, _)| *i) {
-            return Ok(OpenCheck {
-                damage: Some((files[i].clone(), what)),
-                verified: Vec::new(),
-            });
+            return Ok((Some((files[i].clone(), what)), Vec::new()));
         }
         files.retain(|p| checksum::expected_of(p).is_some());
-        Ok(OpenCheck {
-            damage: None,
-            verified: files,
-        })
+        Ok((None, files))
     }
 
     /// The first table file that fails to decode, reading each whole: called after a read
@@ -1110,15 +1108,6 @@ impl Warehouse {
         let _ = fs::remove_dir_all(self.root.join(".staging"));
         Ok(report)
     }
-}
-
-/// What [`Warehouse::damage_on_open`] found.
-#[derive(Debug, Default)]
-pub struct OpenCheck {
-    /// The first damaged table file, and what is wrong with it.
-    pub damage: Option<(PathBuf, String)>,
-    /// The files verified against their digest (none where one is damaged).
-    pub verified: Vec<PathBuf>,
 }
 
 /// What `perfhouse check` found.

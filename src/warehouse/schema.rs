@@ -100,6 +100,17 @@ impl Table {
                 f("wall_ns", DataType::Int64, true),
                 // Added after v1; files written before it lack it and read it as NULL.
                 f("containment", DataType::Utf8, true),
+                // Added after v1 (nullable; older files and ingested trials read NULL): the
+                // measured command's resource usage (`model::Usage`): `wait4`'s rusage and the
+                // trial cgroup's memory.peak.
+                f("peak_rss_bytes", DataType::Int64, true),
+                f("cgroup_memory_peak_bytes", DataType::Int64, true),
+                f("user_cpu_ns", DataType::Int64, true),
+                f("system_cpu_ns", DataType::Int64, true),
+                f("voluntary_ctx_switches", DataType::Int64, true),
+                f("involuntary_ctx_switches", DataType::Int64, true),
+                f("major_faults", DataType::Int64, true),
+                f("minor_faults", DataType::Int64, true),
             ],
             Table::Metrics => vec![
                 f("run_id", DataType::Utf8, false),

@@ -81,6 +81,7 @@ fn serve(root: PathBuf, extra: BTreeMap<String, String>) -> (u16, RequestLog) {
                 let ctype = match path.rsplit('.').next() {
                     Some("html") => "text/html; charset=utf-8",
                     Some("css") => "text/css",
+                    Some("js") => "text/javascript",
                     Some("svg") => "image/svg+xml",
                     _ => "application/octet-stream",
                 };
@@ -138,6 +139,27 @@ fn open(bin: &str, url: &str, extra: &[&str]) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Runs headless chromium on `url` and returns the DOM after its scripts ran.
+fn dom(bin: &str, url: &str, width: u32) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let o = Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+            "--virtual-time-budget=10000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--window-size={width},1200"))
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .expect("chromium runs");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 fn console_errors(log: &str) -> Vec<String> {
     log.lines()
         .filter(|l| {
@@ -169,6 +191,28 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
             site.to_str().unwrap(),
         ],
     );
+    // A history with a planted step (12 runs, ~100 → ~130 ms at run 8, 3 repeats each): the
+    // demo without Kedro has no change point, and a zoomed view must keep one.
+    for run in 1..=12 {
+        let base = if run >= 8 { 130.0 } else { 100.0 };
+        let entries: Vec<String> = (0..3)
+            .map(|r| format!("{{\"name\": \"lat\", \"value\": {}, \"unit\": \"ms\", \"better\": \"lower\", \"repeat\": {r}}}", base + (run % 3) as f64 * 0.3 + r as f64 * 0.2))
+            .collect();
+        let f = dir.path().join(format!("r{run}.json"));
+        fs::write(&f, format!("{{\"metrics\": [{}]}}", entries.join(","))).unwrap();
+        ok(
+            &wh,
+            &[
+                "ingest",
+                "--suite",
+                "step",
+                "--commit",
+                &format!("{run:040x}"),
+                f.to_str().unwrap(),
+            ],
+        );
+    }
+    ok(&wh, &["site", "--out", site.to_str().unwrap()]);
     let all = pages(&site);
     assert!(all.len() >= 10, "{all:?}");
 
@@ -280,6 +324,40 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         .collect();
     for p in &all {
         assert!(loaded.contains(p), "{p} was never requested");
+    }
+
+    // A zoomed trend keeps its analysis (issue 40 item 2): a series with a change point,
+    // opened at a range of runs around it, draws the view with the change's mark, its levels
+    // and its dates, at both widths.
+    let zoomed = all
+        .iter()
+        .filter(|p| p.starts_with("suites/") && !p.ends_with("index.html"))
+        .find_map(|p| {
+            let html = fs::read_to_string(site.join(p)).ok()?;
+            let data = trend_data_of(&html)?;
+            let points = data["points"].as_array()?;
+            let i = data["changes"].as_array()?.first()?[0].as_u64()? as usize;
+            let run = |k: usize| points[k.min(points.len() - 1)][0].as_u64().unwrap();
+            Some((p.clone(), run(i.saturating_sub(3)), run(i + 3)))
+        })
+        .expect("a series page with a change point");
+    for width in [1400, 390] {
+        let page = dom(
+            bin,
+            &format!("{base}{}?from={}&to={}", zoomed.0, zoomed.1, zoomed.2),
+            width,
+        );
+        let view = page
+            .find(&format!(", runs #{} to #{}", zoomed.1, zoomed.2))
+            .map(|at| &page[at..at + page[at..].find("</svg>").unwrap()])
+            .unwrap_or_else(|| panic!("no zoomed view of {} at {width} px", zoomed.0));
+        for mark in ["class=\"change\"", "segment level (median)", "#", "<tspan"] {
+            assert!(
+                view.contains(mark),
+                "{} zoomed at {width} px lost {mark}: {view}",
+                zoomed.0
+            );
+        }
     }
 
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser");
@@ -396,9 +474,14 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         + "<iframe srcdoc=\"<div style='width:2000px'>wide</div>\" width=\"390\" height=\"100\"></iframe>";
     let check = format!(
         "<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head><body>{frames}<script>\
+         const ANSWERS = ['change', 'verdict', 'vs previous run', 'vs previous', 'GB/s', 'value', 'median', 'latest']; \
          window.addEventListener('load', () => {{ let n = 0; for (const f of document.querySelectorAll('iframe')) {{ \
          const d = f.contentDocument.documentElement; n++; \
-         if (d.scrollWidth > d.clientWidth + 1) console.error('perfhouse-too-wide ' + (f.getAttribute('src') || 'control') + ' at ' + f.width + 'px: ' + d.scrollWidth + ' > ' + d.clientWidth); }} \
+         if (d.scrollWidth > d.clientWidth + 1) console.error('perfhouse-too-wide ' + (f.getAttribute('src') || 'control') + ' at ' + f.width + 'px: ' + d.scrollWidth + ' > ' + d.clientWidth); \
+         for (const t of f.contentDocument.querySelectorAll('table')) {{ const row = t.tBodies[0] && t.tBodies[0].rows[0]; if (!row || !t.tHead) continue; \
+           [...t.tHead.rows[0].cells].forEach((th, i) => {{ const name = th.textContent.trim(); \
+             if (!ANSWERS.includes(name) || !row.cells[i]) return; const r = row.cells[i].getBoundingClientRect(), v = t.getBoundingClientRect(); \
+             if (r.width > 0 && r.right > Math.min(v.right, d.clientWidth) + 1) console.error('perfhouse-hidden-answer ' + f.getAttribute('src') + ' at ' + f.width + 'px: ' + name); }}); }} }} \
          console.error('perfhouse-width-checked ' + n); }});</script></body></html>"
     );
     fs::write(site.join("__width.html"), check).unwrap();
@@ -428,6 +511,61 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         pages.is_empty(),
         "pages wider than their viewport: {pages:#?}"
     );
+    // The columns that carry the answer (change, verdict, value) are in view on a phone
+    // without scrolling a table sideways (issue 40 item 4).
+    let hidden: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("perfhouse-hidden-answer") && l.contains(" at 390px"))
+        .collect();
+    assert!(
+        hidden.is_empty(),
+        "answer columns out of view on a phone: {hidden:#?}"
+    );
+    p_column_equals_the_reason(bin, &base, &site, &all);
+}
+
+/// A series page's data (`site::trend::data`), if it is one.
+fn trend_data_of(html: &str) -> Option<serde_json::Value> {
+    let at = html.find("id=\"trend-points\">")? + "id=\"trend-points\">".len();
+    let end = at + html[at..].find("</script>")?;
+    serde_json::from_str(&html[at..end]).ok()
+}
+
+/// Every compare page, as Chromium lays it out: each row's p column (headed `Holm-adjusted p`
+/// where the comparison has a family of tests) is the p its reason names, `p = 0.178` or
+/// `p < 0.001`.
+fn p_column_equals_the_reason(bin: &str, base: &str, site: &Path, all: &[String]) {
+    let compares: Vec<&String> = all.iter().filter(|p| p.contains("/compare-")).collect();
+    assert!(!compares.is_empty());
+    let frames: String = compares
+        .iter()
+        .map(|p| format!("<iframe src=\"{p}\" width=\"1400\" height=\"600\"></iframe>"))
+        .collect();
+    let check = format!(
+        "<!DOCTYPE html><html><head><link rel=\"icon\" href=\"data:,\"></head><body>{frames}<script>\
+         window.addEventListener('load', () => {{ let rows = 0, holm = 0; for (const f of document.querySelectorAll('iframe')) {{ \
+         const d = f.contentDocument; const th = [...d.querySelectorAll('table.compare thead th')].map(t => t.textContent); \
+         const col = th.findIndex(t => t === 'p' || t === 'Holm-adjusted p'); if (th[col] === 'Holm-adjusted p') holm++; \
+         for (const tr of d.querySelectorAll('table.compare tbody tr')) {{ const cells = tr.querySelectorAll('td'); \
+         const p = cells[col].textContent.trim(); const why = tr.querySelector('td.why').textContent; rows++; \
+         if (p === '—') continue; const said = p.startsWith('<') ? 'p ' + p : 'p = ' + p; \
+         if (th[col] === 'Holm-adjusted p' ? !why.includes('Holm-adjusted ' + said) : !why.includes(said)) \
+         console.error('perfhouse-p-differs ' + f.getAttribute('src') + ': column ' + p + ', reason ' + why); }} }} \
+         console.error('perfhouse-p-checked ' + rows + ' rows, ' + holm + ' Holm'); }});</script></body></html>"
+    );
+    fs::write(site.join("__p.html"), check).unwrap();
+    let out = open(bin, &format!("{base}__p.html"), &["--dump-dom"]);
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains("CONSOLE")).collect();
+    let checked = lines
+        .iter()
+        .find(|l| l.contains("perfhouse-p-checked"))
+        .unwrap_or_else(|| panic!("the p check did not run: {out}"));
+    assert!(!checked.contains("perfhouse-p-checked 0 rows"), "{checked}");
+    let differs: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("perfhouse-p-differs"))
+        .collect();
+    assert!(differs.is_empty(), "{differs:#?}");
 }
 
 fn normalize(p: &Path) -> PathBuf {

@@ -68,6 +68,7 @@ impl<F: Fn(&dyn Fn(&str) -> String) -> Vec<Record> + Sync> Executor for Modelled
             timed_out: false,
             cancelled: false,
             wall: Duration::from_millis(5),
+            usage: None,
         })
     }
 

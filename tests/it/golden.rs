@@ -178,7 +178,9 @@ fn a_run_page_and_a_trend_chart_match_their_golden_files() {
         noise_band: Some(0.02),
         bands: &[],
         unstable: &[],
+        drifts: &[],
         small: false,
+        from: 0,
     });
     golden("trend-chart.svg", &svg);
 }

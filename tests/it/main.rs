@@ -35,6 +35,7 @@ mod kedro;
 mod made_here;
 mod made_here_b;
 mod nothing_lost;
+mod numbers;
 mod object_store;
 mod publish;
 mod reliability;

@@ -63,6 +63,7 @@ fn ok_outcome() -> Outcome {
         timed_out: false,
         cancelled: false,
         wall: Duration::from_millis(5),
+        usage: None,
     }
 }
 
@@ -231,6 +232,7 @@ fn a_timed_out_command_is_recorded_and_still_torn_down() {
                 timed_out: true,
                 cancelled: false,
                 wall: s.timeout,
+                usage: None,
             }
         } else {
             ok_outcome()
@@ -287,6 +289,7 @@ fn cancellation_stops_the_command_runs_the_teardown_and_lands_an_interrupted_run
                 timed_out: false,
                 cancelled: true,
                 wall: Duration::from_millis(1),
+                usage: None,
             };
         }
         // The teardown's flag is never set, even now.

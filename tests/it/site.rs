@@ -364,8 +364,11 @@ fn series_pages_mark_change_points_notes_and_open_alerts() {
     assert!(index.contains("href=\"feed.xml\""));
     // The dashboard's headline: run 12's median (130 + 0.1 + 0.2) against run 11's
     // (130 − 0.2 + 0.2): +0.23 %, inside the ±2 % floor (the series' own σ is smaller).
-    assert!(index.contains("<table class=\"headlines\">"), "{index}");
-    assert!(index.contains("<td class=\"num\">130.3 ms</td><td class=\"num\">+0.2%</td><td class=\"verdict-unchanged\""), "{index}");
+    assert!(
+        index.contains("<table class=\"headlines cards\">"),
+        "{index}"
+    );
+    assert!(index.contains("<td class=\"num\" data-label=\"value\">130 ms</td><td class=\"num\" data-label=\"vs previous run\">+0.2%</td><td class=\"verdict-unchanged\""), "{index}");
     assert!(
         fs::read_to_string(out.join("feed.xml"))
             .unwrap()
@@ -496,9 +499,14 @@ fn transfer_page_draws_gbps_by_object_size_per_placement() {
         t.contains(">interleave<") && t.contains(">node0<"),
         "one line per placement"
     );
-    // 4 rows per metric: 2 placements × 2 object sizes; 13.22 GB/s for 4 MiB objects.
-    assert_eq!(t.matches("<td>read_gbps.best</td>").count(), 4);
-    assert!(t.contains("<td class=\"num\">13.22</td>"));
+    // 4 rows per metric: 2 placements × 2 object sizes; 13.22 GB/s for 4 MiB objects, at
+    // three significant digits.
+    assert_eq!(
+        t.matches("<td data-label=\"metric\">read_gbps.best</td>")
+            .count(),
+        4
+    );
+    assert!(t.contains("data-label=\"GB/s\">13.2</td>"));
 }
 
 /// The transfer table lists object sizes in numeric order: 4096, 65536, 1048576 (as text,

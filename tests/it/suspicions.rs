@@ -78,7 +78,7 @@ fn triage_confirms_or_rejects_a_suspected_break() {
     .unwrap();
     let jump: Vec<&serde_json::Value> = alerts
         .iter()
-        .filter(|a| a["suspected_break"] == true)
+        .filter(|a| a["kind"] == "suspected_break")
         .collect();
     assert_eq!(jump.len(), 1, "{alerts:?}");
     let jump = jump[0];
@@ -144,7 +144,7 @@ fn triage_confirms_or_rejects_a_suspected_break() {
         .collect();
     assert_eq!(at.len(), 2, "the rejected break and the change: {at:?}");
     let (brk, chg): (Vec<&&serde_json::Value>, Vec<&&serde_json::Value>) =
-        at.iter().partition(|a| a["suspected_break"] == true);
+        at.iter().partition(|a| a["kind"] == "suspected_break");
     assert_eq!(brk[0]["state"], "invalid");
     assert_eq!(chg[0]["state"], "new");
     assert_ne!(chg[0]["alert_id"], brk[0]["alert_id"]);
@@ -217,9 +217,10 @@ fn a_commit_moving_most_unrelated_series_one_way_is_a_suspected_environment_chan
     let e = env[0];
     assert!(e["git_commit"].as_str().unwrap().starts_with("da5ac2ec68"));
     assert_eq!(e["environment"], "suspected");
+    // 18 alerts (17 improved) and 2 minor changes (beyond 2σ, under the series' 2.75σ rule).
     assert_eq!(
         (e["series"].as_u64(), e["improvements"].as_u64()),
-        (Some(20), Some(19))
+        (Some(18), Some(17))
     );
     assert!(
         e["why"].as_str().unwrap().contains(
@@ -230,12 +231,12 @@ fn a_commit_moving_most_unrelated_series_one_way_is_a_suspected_environment_chan
     );
     let csv = ok(&wh, &["alerts", "--by", "commit", "--format", "csv"]);
     assert!(
-        csv.lines().next().unwrap().ends_with(",environment"),
+        csv.lines().next().unwrap().contains(",environment,"),
         "{csv}"
     );
     assert!(
         csv.lines()
-            .any(|l| l.starts_with("da5ac2ec68") && l.ends_with(",suspected")),
+            .any(|l| l.starts_with("da5ac2ec68") && l.contains(",open,suspected,")),
         "{csv}"
     );
     ok(

@@ -138,6 +138,23 @@ fn the_bundled_sweep_has_knees_capacities_and_a_frontier_shift() {
         }
     }
     assert!(page.contains("class=\"knee\"") && page.contains("class=\"mark\""));
+    // A level the client paced (Little's law ratio < 0.9) is flagged above the charts, per arm
+    // (issue 40 item 3).
+    for a in arms {
+        let paced = a["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["littles_law_ratio"].as_f64().is_some_and(|r| r < 0.9));
+        let flagged = page.contains(&format!(
+            "Client-bound</a> — {}: at concurrency",
+            a["arm"].as_str().unwrap()
+        ));
+        assert_eq!(paced, flagged, "{}: {page}", a["arm"]);
+        if paced {
+            assert!(page.find("class=\"warning\"") < page.find("<figure"));
+        }
+    }
     // The Pareto frontier of per-user against total output tokens/s is drawn with the arms.
     assert!(
         page.contains("Per-user against total output tokens/s"),

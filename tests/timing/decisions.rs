@@ -123,7 +123,7 @@ fn two_revisions_on_one_runner_and_bisect_finds_the_slow_commit() {
         (1.5..2.6).contains(&ratio),
         "double the work: ratio {ratio}"
     );
-    // The PR report records the regression as an alert, once.
+    // The PR report records each regression as an alert, once.
     let md = wh.path().join("report.md");
     for _ in 0..2 {
         let o = perfhouse(
@@ -154,10 +154,27 @@ fn two_revisions_on_one_runner_and_bisect_finds_the_slow_commit() {
                 .starts_with("report: cprog #1 @base")
         })
         .collect();
-    assert_eq!(from_report.len(), 1, "{alerts:#}");
-    assert_eq!(from_report[0]["metric"], "work_ms");
-    assert_eq!(from_report[0]["state"], "new");
-    assert_eq!(common::scalar(wh.path(), "select count(*) from alerts"), 1);
+    // Once per regressed row, however often the report runs: the plan's work_ms, and the
+    // command's own wall and CPU time where they were called too (the work doubled).
+    let metrics: Vec<&str> = from_report
+        .iter()
+        .map(|a| a["metric"].as_str().unwrap())
+        .collect();
+    assert!(metrics.contains(&"work_ms"), "{alerts:#}");
+    assert!(
+        metrics
+            .iter()
+            .all(|m| ["work_ms", "wall_ms", "cpu_ms"].contains(m)),
+        "{alerts:#}"
+    );
+    assert!(
+        from_report.iter().all(|a| a["state"] == "new"),
+        "{alerts:#}"
+    );
+    assert_eq!(
+        common::scalar(wh.path(), "select count(*) from alerts"),
+        from_report.len()
+    );
     // The run records the commit each arm ran.
     let labels = common::scalar(wh.path(), "select labels from runs");
     let labels = labels.as_str().unwrap();
@@ -244,8 +261,15 @@ better = "lower"
     );
     // Without confirmation: inconclusive at 3 vs 3.
     ok(wh.path(), &["run", plan.to_str().unwrap(), "-q"]);
+    // The plan's metric's row (the commands' own wall time, CPU and peak RSS are rows too).
     let verdict = |run: &str| {
-        compare(wh.path(), &format!("ud#{run}@a"), &format!("ud#{run}@b"))["rows"][0].clone()
+        compare(wh.path(), &format!("ud#{run}@a"), &format!("ud#{run}@b"))["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["metric"] == "ms")
+            .unwrap()
+            .clone()
     };
     assert_eq!(
         verdict("1")["verdict"],
@@ -340,4 +364,18 @@ better = "lower"
     assert!(e["aa_3v3"].as_f64().unwrap() > 0.0);
     let h = ok(wh.path(), &["history", "--format", "json"]);
     assert!(!h.contains("\"us\""), "{h}");
+    // Each measure's noise side by side, kept as a note of the calibration run: the command's
+    // wall and CPU time and peak RSS (its resource usage) beside the plan's metric.
+    let note = common::scalar(
+        wh.path(),
+        "select text from annotations where text like 'A/A noise per measure%'",
+    );
+    let note = note.as_str().unwrap();
+    assert!(
+        note.starts_with("A/A noise per measure at 10 vs 10 trials"),
+        "{note}"
+    );
+    for m in ["wall_ms ", "cpu_ms ", "peak_rss_bytes ", "; us "] {
+        assert!(note.contains(m), "{m} in {note}");
+    }
 }

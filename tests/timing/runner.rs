@@ -513,3 +513,273 @@ command = "env -i setsid bash -c 'exec -a {token} sleep 300' < /dev/null > /dev/
     assert!(survivors.is_empty(), "{survivors:?}");
     assert_eq!(scalar(&wh, "select containment from trials"), "cgroup");
 }
+
+/// `tests/fixtures/alloc.c` built with gcc.
+fn build_alloc(dir: &Path) -> PathBuf {
+    let bin = dir.join("perfhouse-alloc");
+    let st = Command::new("gcc")
+        .args(["-O1", "-o"])
+        .arg(&bin)
+        .arg(repo().join("tests/fixtures/alloc.c"))
+        .status()
+        .expect("gcc runs");
+    assert!(st.success());
+    bin
+}
+
+#[test]
+fn a_trial_that_touches_256_mib_records_the_peak_rss_usr_bin_time_reports() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let alloc = build_alloc(dir.path());
+    // What /usr/bin/time -f %M (KiB, from wait4's ru_maxrss) says of the same program.
+    let time = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(&alloc)
+        .arg("256")
+        .output();
+    let Some(time) = time.ok().filter(|o| o.status.success()) else {
+        common::skip("time", "/usr/bin/time is not installed (Debian's `time`)");
+        return;
+    };
+    let kib: f64 = String::from_utf8_lossy(&time.stderr)
+        .trim()
+        .parse()
+        .expect("a number of KiB");
+    let plan = write_plan(
+        dir.path(),
+        &format!(
+            r#"
+suite = "memory"
+[run]
+repeats = 2
+command = "{a} 256"
+"#,
+            a = alloc.display()
+        ),
+    );
+    let wh = dir.path().join("wh");
+    ok(&wh, &["run", plan.to_str().unwrap()]);
+    let rows = query(
+        &wh,
+        "select peak_rss_bytes, user_cpu_ms, system_cpu_ms, cpu_ms, wall_ms, minor_faults, \
+         major_faults, voluntary_ctx_switches, involuntary_ctx_switches, cgroup_memory_peak_bytes \
+         from trial_figures order by trial_id",
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for r in &rows {
+        let peak = r["peak_rss_bytes"].as_f64().unwrap();
+        let want = kib * 1024.0;
+        assert!(
+            (peak / want - 1.0).abs() <= 0.02,
+            "peak RSS {peak} B vs /usr/bin/time's {want} B"
+        );
+        assert!(peak >= 256.0 * 1048576.0, "{peak} B: 256 MiB were touched");
+        // 65,536 pages of 4 KiB touched: as many minor faults at least (fewer with huge pages).
+        let minor = r["minor_faults"].as_f64().unwrap();
+        assert!(minor >= 1000.0, "minor faults {minor}");
+        let (user, sys, cpu) = (
+            r["user_cpu_ms"].as_f64().unwrap(),
+            r["system_cpu_ms"].as_f64().unwrap(),
+            r["cpu_ms"].as_f64().unwrap(),
+        );
+        assert!((user + sys - cpu).abs() < 1e-6, "{r:?}");
+        assert!(
+            cpu > 0.0 && cpu <= r["wall_ms"].as_f64().unwrap() * 1.05,
+            "{r:?}"
+        );
+        assert!(r["major_faults"].as_f64().is_some(), "{r:?}");
+        assert!(r["voluntary_ctx_switches"].as_f64().is_some(), "{r:?}");
+        assert!(r["involuntary_ctx_switches"].as_f64().is_some(), "{r:?}");
+        // The trial cgroup's peak where the memory controller is on: at least the 256 MiB.
+        if let Some(cg) = r.get("cgroup_memory_peak_bytes").and_then(|v| v.as_f64()) {
+            assert!(cg >= 256.0 * 1048576.0, "cgroup memory.peak {cg}");
+        }
+    }
+}
+
+/// Whether `perf stat` counts `event` (user space) on this machine, or `None` without perf.
+fn perf_counts(event: &str) -> Option<bool> {
+    let o = Command::new("perf")
+        .args(["stat", "-x,", "-e", &format!("{event}:u"), "--", "true"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&o.stderr);
+    Some(o.status.success() && !text.contains("<not "))
+}
+
+#[test]
+fn hardware_counters_land_where_perf_counts_them_and_a_missing_pmu_is_said_once() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(pmu) = perf_counts("instructions") else {
+        common::skip("perf", "perf is not installed (Debian's linux-perf)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let plan = |name: &str, events: &str| {
+        let p = dir.path().join(format!("{name}.toml"));
+        fs::write(
+            &p,
+            format!(
+                "suite = \"{name}\"\n[run]\nrepeats = 3\ncommand = \"seq 1 100000 | gzip > /dev/null\"\n\
+                 [counters]\n{events}"
+            ),
+        )
+        .unwrap();
+        p
+    };
+    let wh = dir.path().join("wh");
+    // The default events: instructions, cycles, branch-misses, cache-misses (user space).
+    let out = perfhouse(&wh, &["run", plan("hw", "").to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let counted = query(
+        &wh,
+        "select m.name, count(*) as n, min(m.value) as lo from metrics m join runs r using (run_id) \
+         where r.suite = 'hw' group by m.name order by m.name",
+    );
+    if pmu {
+        let names: Vec<&str> = counted
+            .iter()
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
+        assert!(names.contains(&"instructions_u"), "{counted:?}");
+        for r in &counted {
+            assert_eq!(r["n"], 3, "{r:?}");
+            assert!(r["lo"].as_f64().unwrap() > 0.0, "{r:?}");
+        }
+    } else {
+        // No PMU (this VM): said once for the run, nothing recorded, never zeros.
+        assert!(counted.is_empty(), "{counted:?}");
+        assert_eq!(
+            err.matches("hardware counters off for this run").count(),
+            1,
+            "{err}"
+        );
+        assert!(err.contains("<not supported>"), "{err}");
+        let notes = scalar(
+            &wh,
+            "select count(*) from annotations a join runs r using (run_id) where r.suite = 'hw' \
+             and a.text like 'hardware counters off%'",
+        );
+        assert_eq!(notes, 1);
+    }
+    // A software event perf counts everywhere beside instructions: the wrapping and reading
+    // run here too; what perf cannot count is named once and left out.
+    let out = perfhouse(
+        &wh,
+        &[
+            "run",
+            plan("sw", "events = [\"instructions\", \"task-clock\"]\n")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = query(
+        &wh,
+        "select m.trial_id, m.name, m.value, m.unit, m.origin from metrics m join runs r \
+         using (run_id) where r.suite = 'sw' order by m.trial_id, m.name",
+    );
+    let task: Vec<_> = rows
+        .iter()
+        .filter(|r| r["name"] == "task_clock_u")
+        .collect();
+    assert_eq!(task.len(), 3, "{rows:?}");
+    for r in &task {
+        assert_eq!(
+            (r["unit"].as_str(), r["origin"].as_str()),
+            (Some("ns"), Some("perf-stat"))
+        );
+        assert!(r["value"].as_f64().unwrap() > 0.0, "{r:?}");
+    }
+    let instructions = rows
+        .iter()
+        .filter(|r| r["name"] == "instructions_u")
+        .count();
+    assert_eq!(instructions, if pmu { 3 } else { 0 }, "{rows:?}");
+    if !pmu {
+        assert_eq!(
+            stderr(&out)
+                .matches("does not count instructions:u")
+                .count(),
+            1,
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn valgrind_instruction_counts_are_exact_from_run_to_run_and_linear_in_the_work() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        common::skip("valgrind", "valgrind is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let spin = dir.path().join("spin");
+    let st = Command::new("gcc")
+        .args(["-O1", "-o"])
+        .arg(&spin)
+        .arg(repo().join("benches/measures/spin.c"))
+        .status()
+        .expect("gcc runs");
+    assert!(st.success());
+    // Three arms of 100k, 200k and 300k loop iterations; every name, value and path the
+    // environment carries has the same length in each, so bash's own work is the same.
+    let plan = write_plan(
+        dir.path(),
+        &format!(
+            r#"
+suite = "vg"
+[run]
+repeats = 2
+command = "{s} $N"
+[[arm]]
+name = "n1"
+env = {{ N = "100000" }}
+[[arm]]
+name = "n2"
+env = {{ N = "200000" }}
+[[arm]]
+name = "n3"
+env = {{ N = "300000" }}
+[valgrind]
+"#,
+            s = spin.display()
+        ),
+    );
+    let wh = dir.path().join("wh");
+    ok(&wh, &["run", plan.to_str().unwrap()]);
+    let rows = query(
+        &wh,
+        "select t.arm, m.name, min(m.value) as lo, max(m.value) as hi, count(*) as n \
+         from metrics m join trials t using (run_id, trial_id) group by t.arm, m.name \
+         order by m.name, t.arm",
+    );
+    let get = |arm: &str, name: &str| {
+        let r = rows
+            .iter()
+            .find(|r| r["arm"] == arm && r["name"] == name)
+            .unwrap_or_else(|| panic!("{arm} {name} in {rows:?}"));
+        assert_eq!(r["n"], 2, "{r:?}");
+        (r["lo"].as_f64().unwrap(), r["hi"].as_f64().unwrap())
+    };
+    let i: Vec<f64> = ["n1", "n2", "n3"]
+        .iter()
+        .map(|a| {
+            let (lo, hi) = get(a, "instructions");
+            assert_eq!(lo, hi, "{a}: the same count on every run");
+            lo
+        })
+        .collect();
+    // Each 100,000 more iterations add exactly as many instructions.
+    assert_eq!(i[2] - i[1], i[1] - i[0], "{i:?}");
+    let per_iteration = (i[1] - i[0]) / 100_000.0;
+    assert!((3.0..=10.0).contains(&per_iteration), "{per_iteration}");
+    for a in ["n1", "n2", "n3"] {
+        let (cycles, _) = get(a, "estimated_cycles");
+        assert!(cycles >= get(a, "instructions").0, "{a}: {rows:?}");
+    }
+}

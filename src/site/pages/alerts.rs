@@ -15,6 +15,8 @@ pub struct EntrySeriesView {
     pub name: String,
     pub suite: String,
     pub change: String,
+    /// How sure (× local σ, runs on each side, p), in the one short form.
+    pub evidence: String,
     pub class: String,
     pub state: String,
     pub note: String,
@@ -38,6 +40,8 @@ pub struct CommitEntryView {
     pub moved: String,
     /// The relevance rule's reason.
     pub why: String,
+    /// How sure, in the one short form (its worst member's evidence).
+    pub evidence: String,
     pub suites: String,
     pub run: String,
     pub run_href: String,
@@ -83,7 +87,7 @@ pub struct AlertSection {
 }
 
 fn pct(v: f64) -> String {
-    format!("{:+.1}%", v * 100.0)
+    crate::present::signed_pct(v)
 }
 
 /// An entry's anchor on `alerts.html`: what the feed, the index and the PR report link to.
@@ -116,8 +120,12 @@ fn key(a: &Alert) -> (String, String, String, crate::model::Params) {
 /// A commit entry's view. `hrefs`: each series' page and label; `commit_href`: the commit's
 /// page (the run's `commit_url` label + the commit), or empty.
 pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) -> CommitEntryView {
+    let all_pending = c.pending > 0 && c.pending == c.series;
     let (kind, class) = match (c.regressions, c.improvements) {
+        _ if c.whole_run.is_some() => ("whole run moved", "verdict-inconclusive"),
         _ if c.suspected_environment => ("suspected environment change", "verdict-info"),
+        (_, 0) if all_pending => ("pending regression", "verdict-inconclusive"),
+        (0, _) if all_pending => ("pending improvement", "verdict-inconclusive"),
         (0, 0) if c.minor.iter().all(|m| m.regression) => ("regression", "verdict-regressed"),
         (0, 0) if c.minor.iter().all(|m| !m.regression) => ("improvement", "verdict-improved"),
         (_, 0) => ("regression", "verdict-regressed"),
@@ -135,7 +143,15 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
         (0, i) => format!("{i} series improved{minor}"),
         (r, i) => format!("{} series: {r} regressed, {i} improved{minor}", r + i),
     };
-    let change = if c.series == 1 {
+    // A whole-run move: its own words say what moved (the entry's evidence); the members
+    // listed are the series whose move is also beyond their own noise.
+    let moved = match &c.whole_run {
+        Some(_) => format!("{moved}, beyond their own noise, in a whole run that moved"),
+        None => moved,
+    };
+    let change = if c.whole_run.is_some() {
+        String::new()
+    } else if c.series == 1 {
         pct(c.geomean)
     } else {
         format!(
@@ -175,7 +191,12 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
                 href,
                 name,
                 suite: a.suite.clone(),
-                change: pct(a.magnitude),
+                change: if a.kind == crate::query::alerts::AlertKind::Pending {
+                    format!("{} (pending)", pct(a.magnitude))
+                } else {
+                    pct(a.magnitude)
+                },
+                evidence: a.evidence.clone(),
                 class: if a.regression {
                     "verdict-regressed"
                 } else {
@@ -201,6 +222,7 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
         change,
         moved,
         why: c.why.clone(),
+        evidence: c.evidence.clone(),
         suites: c.suites.join(", "),
         run: c.run_no.map_or(String::new(), |n| format!("#{n}")),
         run_href: crate::site::pages::run_href(&c.run_id),
@@ -300,7 +322,9 @@ mod tests {
             detected: true,
             runs_ago: Some(0),
             stale: false,
-            suspected_break: false,
+            kind: crate::query::alerts::AlertKind::Change,
+            evidence: String::new(),
+            whole_run: None,
         }
     }
 

@@ -33,10 +33,18 @@ pub struct ComparePage {
     pub baseline: String,
     pub candidate: String,
     pub threshold: String,
+    /// Said once, up front: rows too small for the rank test, or for any test.
+    pub small_samples: String,
+    /// A comparison of many rows opens with its counts, range and one-way metrics.
+    pub opening: Vec<String>,
+    /// The p column's heading (`Holm-adjusted p` where the rows are a family of tests).
+    pub p_heading: &'static str,
     pub fixed_params: String,
     pub rows: Vec<CompareRowView>,
     pub flags: Vec<String>,
     pub diagnoses: Vec<String>,
+    /// Which measure of the work decided, per arm × params (`query::measures`).
+    pub decided: Vec<String>,
     /// Differential flamegraphs (baseline → candidate) per target × kind.
     pub diffs: Vec<KeyValue>,
 }
@@ -66,10 +74,13 @@ pub(crate) fn compare_pages(
             baseline: baseline.clone(),
             candidate: candidate.clone(),
             threshold: c.noise_line(),
+            small_samples: c.overall.small_samples.clone().unwrap_or_default(),
+            opening: c.opening(),
+            p_heading: c.p_heading(),
             fixed_params: layout
                 .fixed
                 .iter()
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|(k, v)| format!("{k}={}", crate::present::param_value(k, v)))
                 .collect::<Vec<_>>()
                 .join(" "),
             rows: c
@@ -98,6 +109,14 @@ pub(crate) fn compare_pages(
                 .collect(),
             flags: c.flags.clone(),
             diagnoses: c.diagnoses.clone(),
+            decided: c
+                .decisions
+                .iter()
+                .map(|d| match layout.label(&d.params) {
+                    p if p.is_empty() => d.text.clone(),
+                    p => format!("{p}: {}", d.text),
+                })
+                .collect(),
             diffs: Vec::new(),
         };
         // Arm names are user strings: the file name is the candidate's position, not its name.

@@ -30,7 +30,7 @@ pub const TERMS: &[(&str, &str, &str)] = &[
     (
         "change-point",
         "change point",
-        "A run from which a series holds a new level: the shift must exceed the series' own run-to-run noise (at least 1σ and 2 %) and pass a permutation test (p < 0.01). Vermilion when the figure got worse, green when it got better.",
+        "A run from which a series holds a new level: the shift must exceed 2.75σ of the series' own run-to-run noise around it and at least 2 % (a suite can set its own rule with the `change_threshold` label) and pass a permutation test (p < 0.01). Vermilion when the figure got worse, green when it got better. Its evidence reads `3.5σ · 64 runs before, 36 after · p = 0.005`.",
     ),
     (
         "break",
@@ -46,6 +46,26 @@ pub const TERMS: &[(&str, &str, &str)] = &[
         "unstable",
         "unstable (distribution change)",
         "A stretch where a series switches between two levels (bimodal timings): moves between the two are not called changes.",
+    ),
+    (
+        "pending",
+        "pending change",
+        "A move of a series' newest run or two beyond its noise, too recent to be a change point (that needs 3 runs on each side): confirmed when the next runs stay at the new level, dropped when they return.",
+    ),
+    (
+        "whole-run",
+        "whole run moved",
+        "Most series of one run moved the same way beyond their own noise at once: one finding about the run (the machine, its load, the environment), not a verdict per series. Pending until later runs show whether they stayed or came back.",
+    ),
+    (
+        "drift",
+        "drift",
+        "A series that moves one way run after run: one finding with its total and span, drawn as a sloped line, not a chain of change points.",
+    ),
+    (
+        "holm",
+        "Holm-adjusted p",
+        "The p-value of one row of a comparison corrected for the number of rows tested together (Holm's step-down method), so that the chance of any false 'regressed' among them stays under 5 %. The verdict uses it, and the table prints it.",
     ),
     (
         "alert",
@@ -101,6 +121,56 @@ pub const TERMS: &[(&str, &str, &str)] = &[
         "frontier",
         "Pareto frontier",
         "The load levels no other level beats on both per-user and total output tokens per second.",
+    ),
+    (
+        "local-sigma",
+        "local σ",
+        "The run-to-run noise of a series around one change point: the standard deviation of the relative differences between neighbouring runs in the levels on either side. A change must exceed it (and 2 %) to be called.",
+    ),
+    (
+        "threshold",
+        "threshold (±%)",
+        "How far a run, or a level, must move from the one before to count as a change: from the series' own σ (z·√2·σ for one run against the previous, so that 1 % of unchanged runs cross it), never below the ±2 % floor.",
+    ),
+    (
+        "history-floor",
+        "history floor",
+        "The smallest change a history calls on its own (4 %, as asv's default regression threshold is 5 %): a shift that passes every other test at the ±2 % floor but stays under it is kept as minor, and only many minor shifts one way at one commit make that commit worth a look.",
+    ),
+    (
+        "p-value",
+        "p (p-value)",
+        "The chance of a difference at least this large if nothing had changed: a Mann-Whitney U test between the two arms' trials, or a permutation test of a change point. Small is strong evidence (below 0.01 for a change point).",
+    ),
+    (
+        "cliffs-delta",
+        "Cliff's δ",
+        "How often a candidate trial beats a baseline trial, minus how often it loses, over every pair: from −1 (every candidate trial lower) to +1 (every one higher); 0 is complete overlap. It reads the size of a difference without assuming a distribution.",
+    ),
+    (
+        "ashmans-d",
+        "Ashman's D",
+        "How far apart two groups of values are, in their own spread: the difference of their means over their pooled standard deviation, √2·|μ₁ − μ₂| ÷ √(σ₁² + σ₂²). At 4 or more the values form two separate levels: a series that switches between them is called unstable rather than changed.",
+    ),
+    (
+        "recurs",
+        "recurs",
+        "A one-run dip or spike that the series has shown, as far and the same way, several times in its recent runs: its own noise, not a change, however far outside the σ band it lies.",
+    ),
+    (
+        "client-bound",
+        "client-bound",
+        "A load test whose Little's law ratio is under 0.9: the load generator, not the server, set the pace, so its latency and throughput say less about the server than they seem to.",
+    ),
+    (
+        "geometric-mean",
+        "geometric mean of changes",
+        "The average of several series' ratios taken by multiplying (the n-th root of their product), so that +10 % and −10 % do not cancel to zero; written as a change in percent.",
+    ),
+    (
+        "flamegraph",
+        "flamegraph (on-CPU, off-CPU, differential)",
+        "Stacks sampled during the run, merged: each box a function, its width the time in it and what it called. On-CPU counts samples while running; off-CPU weighs each switch-out by the time until the thread ran again; a differential one colours each box by how much it grew (red) or shrank (blue) against the baseline arm.",
     ),
 ];
 

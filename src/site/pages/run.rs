@@ -29,6 +29,8 @@ pub struct MetricMedianView {
     pub arm: String,
     pub params: String,
     pub name: String,
+    /// `name` as HTML that wraps between its parts (`present::wrap_name`).
+    pub name_html: String,
     pub unit: String,
     pub better: String,
     pub n: String,
@@ -91,13 +93,21 @@ pub struct RunPage {
     /// aiperf summary medians left off the page (the run has the records they summarise).
     pub summary_hidden: usize,
     pub trials: Vec<TrialView>,
-    /// The metric medians table shows arm and params (some row is not the default arm
-    /// without params).
+    /// The metric medians table shows the arm (some row is not the default arm) and the
+    /// params (some row has params that vary).
     pub metric_arms: bool,
+    pub metric_params: bool,
+    /// ... as one card per row on a phone (any column beside name, median and change), else
+    /// a plain table whose names wrap.
+    pub metric_cards: bool,
     /// ... and n and the range (some metric has more than one trial).
     pub metric_spread: bool,
     /// ... and the change from the previous run (some series has a run before this one).
     pub metric_change: bool,
+    /// ... and which way is better, where metrics differ in it (else said once above, as
+    /// `better_all`).
+    pub metric_better: bool,
+    pub better_all: String,
     /// The trials table is shown (more than one trial, or one that did not succeed).
     pub show_trials: bool,
     /// Any trial has requests: the request and load-test columns are shown.
@@ -113,6 +123,8 @@ pub struct RunPage {
     pub transfer: bool,
     /// The run sweeps load: it has a sweep page.
     pub sweep: bool,
+    /// What history found about the run as a whole (a whole-run move, pending changes).
+    pub findings: Vec<String>,
 }
 
 /// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
@@ -361,13 +373,20 @@ pub(crate) fn profile_views(
 
 /// The run's facts at the top of its page: id, times, source, status, commit, branch, host.
 fn run_meta(r: &RunRow) -> Vec<KeyValue> {
+    let once = time(&r.finished_at) == time(&r.started_at);
     let mut meta = vec![
         KeyValue {
             key: "run id".into(),
             value: r.run_id.clone(),
         },
+        // An imported result has one time for both: said once.
         KeyValue {
-            key: "started".into(),
+            key: if once {
+                "started and finished"
+            } else {
+                "started"
+            }
+            .into(),
             value: time(&r.started_at),
         },
         KeyValue {
@@ -383,6 +402,9 @@ fn run_meta(r: &RunRow) -> Vec<KeyValue> {
             value: r.status.clone(),
         },
     ];
+    if once {
+        meta.retain(|kv| kv.key != "finished");
+    }
     for (key, value) in [
         ("git commit", &r.git_commit),
         ("git branch", &r.git_branch),
@@ -475,7 +497,7 @@ pub(crate) fn run_page(
         let fixed: Vec<String> = layout
             .fixed
             .iter()
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| format!("{k}={}", crate::present::param_value(k, v)))
             .collect();
         meta.push(KeyValue {
             key: "params (all trials)".into(),
@@ -506,6 +528,20 @@ pub(crate) fn run_page(
                 .any(|m| m.figures.get(f.name).and_then(|v| v.as_f64()).is_some())
         })
         .collect();
+    // Columns that would say the same on every row (one arm, params that do not vary, one
+    // trial per metric, one direction) are left out: 1,000 asv runs' pages stay small. A
+    // table of names and figures alone (`table.figures`: the stylesheet aligns its columns, no
+    // class per cell) fits a phone; any other column makes it one card per row.
+    let metric_arms = metric_medians.iter().any(|m| m.arm != "default");
+    let metric_params = metric_medians
+        .iter()
+        .any(|m| layout.varying(&m.params) != "—");
+    let metric_spread = metric_medians.iter().any(|m| m.n_trials > 1);
+    let metric_change = !nav.changes.is_empty();
+    let metric_better = metric_medians
+        .windows(2)
+        .any(|w| w[0].better.as_str() != w[1].better.as_str());
+    let metric_cards = metric_arms || metric_params || metric_spread || metric_better;
 
     Ok(RunPage {
         chrome: crate::site::pages::Chrome::new(2, css, format!("{} #{}", r.suite, r.run_no))
@@ -539,19 +575,30 @@ pub(crate) fn run_page(
                 n: m.n_trials.to_string(),
                 figures: shown
                     .iter()
-                    .map(|f| num(m.figures.get(f.name).and_then(|v| v.as_f64()), f.decimals))
+                    .map(|f| {
+                        let v = m.figures.get(f.name).and_then(|v| v.as_f64());
+                        // Bytes as KiB/MiB/GiB: 268435456 is read as 256 MiB.
+                        if f.unit == "B" {
+                            crate::present::fmt_quantity(v, f.unit)
+                        } else {
+                            num(v, f.decimals)
+                        }
+                    })
                     .collect(),
             })
             .collect(),
         figure_labels: shown.iter().map(|f| f.label).collect(),
         summary_hidden,
-        // Columns that would say the same on every row (one arm without params, one trial per
-        // metric) are left out: 1,000 asv runs' pages stay small.
-        metric_arms: metric_medians
-            .iter()
-            .any(|m| m.arm != "default" || !m.params.is_empty()),
-        metric_spread: metric_medians.iter().any(|m| m.n_trials > 1),
-        metric_change: !nav.changes.is_empty(),
+        metric_arms,
+        metric_params,
+        metric_cards,
+        metric_spread,
+        metric_change,
+        metric_better,
+        better_all: metric_medians
+            .first()
+            .map_or(String::new(), |m| m.better.as_str().to_string()),
+        findings: nav.findings.clone(),
         metric_medians: metric_medians
             .into_iter()
             .map(|m| MetricMedianView {
@@ -566,6 +613,7 @@ pub(crate) fn run_page(
                 change: nav.change(&m.name, &m.arm, &m.params).unwrap_or_default(),
                 arm: arm_label(&m.arm),
                 params: layout.varying(&m.params),
+                name_html: crate::present::wrap_name(&m.name),
                 name: m.name,
                 unit: m.unit.clone(),
                 better: m.better.as_str().to_string(),

@@ -25,7 +25,16 @@ pub struct SeriesLink {
     pub latest: String,
     pub change: String,
     pub change_class: String,
+    /// The newest run against the one before (`+1.2%`), for series of two runs (a table row,
+    /// not a card: two points are no trend).
+    pub step: String,
 }
+
+/// Runs a series needs to be a card (a small trend) on its suite page; fewer are a table row.
+pub const CARD_RUNS: usize = 3;
+
+/// Cards on a suite page from which it offers a filter box.
+pub const FILTER_CARDS: usize = 9;
 
 /// The small multiples of one metric.
 pub struct MetricGroup {
@@ -52,6 +61,10 @@ pub struct SuitePage {
     pub groups: Vec<MetricGroup>,
     pub count: usize,
     pub once: Vec<OnceView>,
+    /// Series of two runs: a row each (value, change), linking their page.
+    pub two: Vec<SeriesLink>,
+    /// Enough cards for a filter box to help.
+    pub filter: bool,
 }
 
 pub struct ChangeView {
@@ -86,17 +99,26 @@ pub struct SeriesPage {
     pub chrome: crate::site::pages::Chrome,
     pub suite: String,
     pub metric: String,
+    /// `metric` as HTML that wraps between its parts (`present::wrap_name`).
+    pub metric_html: String,
     pub arm: String,
     pub params: String,
     pub unit: String,
     pub summary: String,
+    /// Why the chart starts where it does, when not at the first run (empty otherwise).
+    pub view: String,
     pub chart: String,
-    /// Hover data of a long series (JSON, `<` escaped), empty when every point is marked.
+    /// The series as the page's script reads it (`trend::data`; JSON, `<` escaped).
     pub hover: String,
+    /// The script's file, relative to the site's root ([`crate::site::trend_js_path`]).
+    pub script: &'static str,
     pub changes: Vec<ChangeView>,
     pub points: Vec<PointView>,
     /// Runs of the series not listed in the table (older than the newest [`TABLE_ROWS`]).
     pub older: usize,
+    /// The table's columns that some row fills: a spread over repeats, a note.
+    pub has_range: bool,
+    pub has_notes: bool,
 }
 
 /// Runs a series page's table lists (newest first beyond this, the chart has them all).
@@ -201,6 +223,12 @@ pub(crate) fn history_pages(
                 .unwrap_or_default();
             render_series(suite, &dir, &layout, s, css, facts, &others)
         });
+        // What hover and zoom show of each run (commit, date, id, message), once per suite:
+        // every series page of it reads the same file.
+        w.put(
+            &format!("{dir}/{}", trend::RUNS_FILE),
+            suite_runs(&series, facts).as_bytes(),
+        )?;
         let mut links = Vec::new();
         for r in rendered {
             let r = r?;
@@ -208,15 +236,19 @@ pub(crate) fn history_pages(
             links.push(r.link);
             w.put(&r.path, r.html.as_bytes())?;
         }
+        let (cards, two): (Vec<SeriesLink>, Vec<SeriesLink>) =
+            links.into_iter().partition(|l| l.n >= CARD_RUNS);
         w.page(
             &format!("{dir}/index.html"),
             &SuitePage {
                 chrome: crate::site::pages::Chrome::new(2, css, format!("{suite}: series"))
                     .here(suite),
                 suite: suite.to_string(),
-                count: links.len(),
-                groups: group_by_metric(links),
+                count: cards.len(),
+                filter: cards.len() >= FILTER_CARDS,
+                groups: group_by_metric(cards),
                 once,
+                two,
             },
         )?;
         headlines.insert(
@@ -225,6 +257,39 @@ pub(crate) fn history_pages(
         );
     }
     Ok((hrefs, headlines))
+}
+
+/// The suite's runs file ([`trend::runs_script`]): every run any of its series has.
+fn suite_runs(series: &[&crate::query::history::Series], facts: &RunFacts) -> String {
+    let mut runs: BTreeMap<u64, (&crate::query::history::Point, String, String)> = BTreeMap::new();
+    for s in series {
+        for p in &s.points {
+            runs.entry(p.run_no).or_insert_with(|| {
+                (
+                    p,
+                    short_commit(&p.git_commit),
+                    p.started_at.get(..10).unwrap_or(&p.started_at).to_string(),
+                )
+            });
+        }
+    }
+    let points: Vec<trend::Point> = runs
+        .values()
+        .map(|(p, commit, date)| trend::Point {
+            value: p.value,
+            lo: None,
+            hi: None,
+            run_no: p.run_no,
+            commit,
+            date,
+            id: &p.run_id,
+            message: facts
+                .messages
+                .get(p.run_id.as_str())
+                .map_or("", String::as_str),
+        })
+        .collect();
+    trend::runs_script(&points)
 }
 
 /// Headline series shown per suite on the index.
@@ -276,6 +341,10 @@ fn dashboard(
         )
     });
     let others = current.len().saturating_sub(HEADLINES);
+    // A whole-run move at the newest run: its movers say so, whatever their own noise says.
+    let whole = crate::query::whole_run::find(series.iter().copied())
+        .into_iter()
+        .find(|w| w.run_id == newest && crate::query::whole_run::alerting(w));
     let views = current
         .into_iter()
         .take(HEADLINES)
@@ -290,16 +359,35 @@ fn dashboard(
                 Some(p) if p != 0.0 && unstable.is_some() => {
                     let u = unstable.expect("checked");
                     (
-                        format!("{:+.1}%", (latest / p - 1.0) * 100.0),
+                        signed_pct(latest / p - 1.0),
                         "unstable",
                         "verdict-info",
                         format!(
                             "switches between {} and {} since run #{} ({} switches): a move between them is no change",
-                            fmt_value(Some(u.low)),
-                            fmt_value(Some(u.high)),
+                            fmt_quantity(Some(u.low), &s.unit),
+                            fmt_quantity(Some(u.high), &s.unit),
                             u.run_no,
                             u.switches
                         ),
+                    )
+                }
+                Some(p) if p != 0.0 && whole.as_ref().is_some_and(|w| w.moved(s)) => (
+                    signed_pct(latest / p - 1.0),
+                    "whole run moved",
+                    "verdict-inconclusive",
+                    whole.as_ref().expect("checked").text(),
+                ),
+                Some(p) if p != 0.0 && s.pending.is_some() => {
+                    let pc = s.pending.as_ref().expect("checked");
+                    (
+                        signed_pct(latest / p - 1.0),
+                        if pc.regression {
+                            "pending regression"
+                        } else {
+                            "pending improvement"
+                        },
+                        "verdict-inconclusive",
+                        crate::present::pending_text(pc, &s.unit, &format!(" from #{}", pc.run_no)),
                     )
                 }
                 Some(p) if p != 0.0 => {
@@ -339,7 +427,7 @@ fn dashboard(
                         ),
                         _ => "±2% floor: too few runs for a noise model".to_string(),
                     } + &recurring;
-                    (format!("{:+.1}%", d * 100.0), v, c, why)
+                    (signed_pct(d), v, c, why)
                 }
                 _ => (
                     "—".into(),
@@ -360,11 +448,7 @@ fn dashboard(
                 ),
                 spark: charts::sparkline(&tail, &format!("{} trend, last {} runs", s.metric, tail.len())),
                 href,
-                latest: format!(
-                    "{}{}",
-                    fmt_value(Some(latest)),
-                    if s.unit.is_empty() { String::new() } else { format!(" {}", s.unit) }
-                ),
+                latest: fmt_quantity(Some(latest), &s.unit),
                 change,
                 verdict: verdict.into(),
                 class: class.into(),
@@ -418,11 +502,6 @@ struct RenderedSeries {
     html: String,
     link: SeriesLink,
     href: (SeriesKey, (String, String)),
-}
-
-/// "1 run", "2 runs".
-fn count(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Renders the page of one series of `suite` (under `dir`).
@@ -536,7 +615,12 @@ fn render_series(
         .filter_map(|l| l.noise.map(|n| (l.start, n.band)))
         .collect();
     let unstable: Vec<(usize, usize)> = s.unstable.iter().map(|u| (u.start, u.end)).collect();
-    let spec = trend::Trend {
+    let drifts: Vec<trend::Drift> = s
+        .drifts
+        .iter()
+        .map(|d| (d.start, d.end, d.from, d.to, d.regression))
+        .collect();
+    let mut spec = trend::Trend {
         title: &title,
         description: &description,
         unit,
@@ -547,10 +631,23 @@ fn render_series(
         noise_band: s.noise.map(|n| n.band),
         bands: &bands,
         unstable: &unstable,
+        drifts: &drifts,
         small: false,
+        from: 0,
     };
-    // The desktop and the phone layout; the stylesheet shows one.
-    let chart = trend::svg(&spec) + &trend::svg_narrow(&spec);
+    // A newest level an order of magnitude from an earlier one is the default view (the
+    // script draws the full history on request).
+    spec.from = trend::default_from(&spec);
+    let view = if spec.from > 0 {
+        format!(
+            "The chart starts at #{}, where the newest level begins: the {} before it sit an order of magnitude away and would flatten it. “Full history” draws every run.",
+            s.points[spec.from].run_no,
+            count(spec.from, "run")
+        )
+    } else {
+        String::new()
+    };
+    let chart = trend::svg(&spec);
     let overlay: Vec<trend::Overlay> = others
         .iter()
         .map(|o| trend::Overlay {
@@ -558,7 +655,7 @@ fn render_series(
             points: o.points.iter().map(|p| (p.run_no, p.value)).collect(),
         })
         .collect();
-    let hover = trend::hover_data(&spec, &overlay).replace('<', "\\u003c");
+    let hover = trend::data(&spec, &overlay).replace('<', "\\u003c");
     let small = trend::svg(&trend::Trend {
         small: true,
         noise_band: None,
@@ -578,26 +675,36 @@ fn render_series(
         n: values.len(),
         latest: values
             .last()
-            .map(|v| fmt_value(Some(*v)))
+            .map(|v| fmt_quantity(Some(*v), &s.unit))
             .unwrap_or_default(),
         change,
         change_class: class,
+        step: match values.as_slice() {
+            [.., a, b] if *a != 0.0 && a.is_finite() && b.is_finite() => signed_pct(b / a - 1.0),
+            _ => String::new(),
+        },
     };
+    let points = point_rows(s, notes, commit_urls);
     let page = SeriesPage {
         chrome: crate::site::pages::Chrome::new(2, css, format!("{suite}: {}", s.metric))
             .suite(suite)
             .here(s.metric.clone()),
         suite: suite.to_string(),
         metric: s.metric.clone(),
+        metric_html: crate::present::wrap_name(&s.metric),
         arm: s.arm.clone(),
         params,
         unit: s.unit.clone(),
         summary: summary(s),
+        view,
         chart,
         hover,
+        script: crate::site::trend_js_path(),
         older: s.points.len().saturating_sub(TABLE_ROWS),
         changes: change_rows(s, commit_urls),
-        points: point_rows(s, notes, commit_urls),
+        has_range: points.iter().any(|p| !p.range.is_empty()),
+        has_notes: points.iter().any(|p| !p.note.is_empty()),
+        points,
     };
     let path = format!("{dir}/{file}");
     let html = page.render().map_err(|source| SiteError::Render {
@@ -612,19 +719,35 @@ fn render_series(
     })
 }
 
-/// The suite page's word on a series: its newest change point, and the verdict's class.
+/// The suite page's word on a series: its newest change point since its last break, and the
+/// verdict's class. A change before a break is history of another benchmark (its code or the
+/// machine changed there): the card says the level since the break instead.
 fn latest_change(s: &crate::query::history::Series) -> (String, String) {
-    match s.changes.last() {
-        Some(c) => (
+    let last_break = s
+        .breaks
+        .iter()
+        .copied()
+        .filter(|&i| i < s.points.len())
+        .max();
+    let index_of = |run_id: &str| s.points.iter().position(|p| p.run_id == run_id);
+    let current = s
+        .changes
+        .last()
+        .filter(|c| match (last_break, index_of(&c.run_id)) {
+            (Some(b), Some(i)) => i >= b,
+            _ => true,
+        });
+    match (current, last_break) {
+        (Some(c), _) => (
             format!(
-                "{} at #{} ({:+.1}%)",
+                "{} at #{} ({})",
                 if c.regression {
                     "regressed"
                 } else {
                     "improved"
                 },
                 c.run_no,
-                c.magnitude * 100.0
+                signed_pct(c.magnitude)
             ),
             if c.regression {
                 "verdict-regressed"
@@ -633,7 +756,11 @@ fn latest_change(s: &crate::query::history::Series) -> (String, String) {
             }
             .to_string(),
         ),
-        None => ("no change point".to_string(), String::new()),
+        (None, Some(b)) => (
+            format!("no change since the break at #{}", s.points[b].run_no),
+            String::new(),
+        ),
+        (None, None) => ("no change point".to_string(), String::new()),
     }
 }
 
@@ -679,10 +806,10 @@ fn change_rows(
                         &c.run_id,
                         c.git_commit.as_deref(),
                     ),
-                    before: fmt_value(Some(c.level_before)),
-                    after: fmt_value(Some(c.level_after)),
-                    change: format!("{:+.1}%", c.magnitude * 100.0),
-                    p: format!("{:.3}", c.p_value),
+                    before: fmt_quantity_digits(Some(c.level_before), &s.unit, 4),
+                    after: fmt_quantity_digits(Some(c.level_after), &s.unit, 4),
+                    change: signed_pct(c.magnitude),
+                    p: c.evidence.text(),
                     class: if c.regression {
                         "verdict-regressed"
                     } else {
@@ -712,8 +839,8 @@ fn change_rows(
                 run: format!("#{}", u.run_no),
                 commit: short_commit(&u.git_commit),
                 commit_href: crate::site::pages::commit_href(commit_urls, &u.run_id, u.git_commit.as_deref()),
-                before: fmt_value(Some(u.high.min(u.low))),
-                after: fmt_value(Some(u.high.max(u.low))),
+                before: fmt_quantity(Some(u.high.min(u.low)), &s.unit),
+                after: fmt_quantity(Some(u.high.max(u.low)), &s.unit),
                 change: format!("{:.0}% low", u.low_share * 100.0),
                 p: String::new(),
                 class: "verdict-info".into(),
@@ -723,6 +850,64 @@ fn change_rows(
                     u.switches,
                     u.ashman_d
                 ),
+            },
+        )
+    }));
+    rows.extend(s.drifts.iter().map(|d| {
+        (
+            d.run_no,
+            ChangeView {
+                href: format!("../../runs/{}/index.html", d.run_id),
+                run: format!("#{}–#{}", d.run_no, d.last_run_no),
+                commit: short_commit(&d.git_commit),
+                commit_href: crate::site::pages::commit_href(
+                    commit_urls,
+                    &d.run_id,
+                    d.git_commit.as_deref(),
+                ),
+                before: fmt_quantity_digits(Some(d.from), &s.unit, 4),
+                after: fmt_quantity_digits(Some(d.to), &s.unit, 4),
+                change: signed_pct(d.total),
+                p: format!(
+                    "a line over {} runs fits better than {} steps",
+                    d.runs, d.steps
+                ),
+                class: if d.regression {
+                    "verdict-regressed"
+                } else {
+                    "verdict-improved"
+                }
+                .into(),
+                kind: format!(
+                    "drift: {} over {} runs, one finding",
+                    if d.regression {
+                        "regressing"
+                    } else {
+                        "improving"
+                    },
+                    d.runs
+                ),
+            },
+        )
+    }));
+    rows.extend(s.pending.iter().map(|p| {
+        (
+            p.run_no,
+            ChangeView {
+                href: format!("../../runs/{}/index.html", p.run_id),
+                run: format!("#{}", p.run_no),
+                commit: short_commit(&p.git_commit),
+                commit_href: crate::site::pages::commit_href(
+                    commit_urls,
+                    &p.run_id,
+                    p.git_commit.as_deref(),
+                ),
+                before: fmt_quantity_digits(Some(p.level_before), &s.unit, 4),
+                after: fmt_quantity_digits(Some(p.level_after), &s.unit, 4),
+                change: signed_pct(p.magnitude),
+                p: p.evidence.text(),
+                class: "verdict-inconclusive".into(),
+                kind: crate::present::pending_text(p, &s.unit, ""),
             },
         )
     }));
@@ -750,10 +935,14 @@ fn point_rows(
                 &p.run_id,
                 p.git_commit.as_deref(),
             ),
-            value: fmt_value(Some(p.value)),
+            value: fmt_quantity_digits(Some(p.value), &s.unit, 4),
             range: match (p.lo, p.hi) {
                 (Some(lo), Some(hi)) if lo != hi => {
-                    format!("{} – {}", fmt_value(Some(lo)), fmt_value(Some(hi)))
+                    format!(
+                        "{} – {}",
+                        fmt_quantity_digits(Some(lo), &s.unit, 4),
+                        fmt_quantity_digits(Some(hi), &s.unit, 4)
+                    )
                 }
                 _ => String::new(),
             },
@@ -770,8 +959,14 @@ fn point_rows(
 mod tests {
     #[test]
     fn counts_are_singular_for_one() {
-        assert_eq!(super::count(1, "run"), "1 run");
-        assert_eq!(super::count(0, "change point"), "0 change points");
-        assert_eq!(super::count(343, "run"), "343 runs");
+        use crate::present::count;
+        assert_eq!(count(1, "run"), "1 run");
+        assert_eq!(count(0, "change point"), "0 change points");
+        assert_eq!(count(343, "run"), "343 runs");
+        assert_eq!(count(1, "core"), "1 core");
+        assert_eq!(count(2, "entry"), "2 entries");
+        assert_eq!(count(2, "series"), "2 series");
+        assert_eq!(count(3, "process"), "3 processes");
+        assert_eq!(count(2, "day"), "2 days");
     }
 }

@@ -31,6 +31,47 @@ pub struct SweepPage {
     pub charts: Vec<ChartView>,
     pub header: Vec<String>,
     pub arms: Vec<SweepArmView>,
+    /// What qualifies the figures, above the charts they qualify: levels the client paced.
+    pub warnings: Vec<String>,
+}
+
+/// Per arm, the levels whose Little's-law ratio says the load generator set the pace: a
+/// sentence each, with the range of the ratio, said where the knee and capacities are drawn
+/// (issue 40 item 3: the flag had been at the bottom of the run page only).
+fn client_bound(s: &Sweep) -> Vec<String> {
+    let bound = crate::query::compare::CLIENT_BOUND;
+    s.arms
+        .iter()
+        .filter_map(|a| {
+            let paced: Vec<(f64, f64)> = a
+                .levels
+                .iter()
+                .filter_map(|l| Some((l.load, l.littles_law_ratio?)))
+                .filter(|(_, r)| *r < bound)
+                .collect();
+            let (lo, hi) = paced
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(lo, hi), (_, r)| (lo.min(*r), hi.max(*r)));
+            (!paced.is_empty()).then(|| {
+                format!(
+                    "{}: at {} {} (Little's law ratio {}{} < {bound}) the load generator, not the server, set the pace, so the knee and any capacity in that range describe the client as much as the server.",
+                    a.arm,
+                    s.load,
+                    paced
+                        .iter()
+                        .map(|(l, _)| fmt_number(*l))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    crate::present::sig3(lo),
+                    if hi > lo {
+                        format!("–{}", crate::present::sig3(hi))
+                    } else {
+                        String::new()
+                    },
+                )
+            })
+        })
+        .collect()
 }
 
 pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
@@ -62,6 +103,7 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
         charts: charts_out,
         header,
         arms,
+        warnings: client_bound(s),
     })
 }
 
@@ -212,6 +254,35 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
                 load_axis(),
                 "goodput (req/s)",
                 lines(&|l| Some((l.load, l.goodput_rps?)), "req/s"),
+            )
+        });
+    }
+    // The rule that decides capacity where per-request SLOs are set: the share of requests
+    // within them, against its bound.
+    if s.arms
+        .iter()
+        .any(|a| a.levels.iter().any(|l| l.slo_attainment_pct.is_some()))
+    {
+        out.push(Chart {
+            horizontal: vec![Rule {
+                at: crate::query::sweep::ATTAINMENT,
+                label: format!(
+                    "capacity needs ≥ {}% of requests within {}",
+                    crate::query::sweep::ATTAINMENT,
+                    s.slo
+                ),
+                colour: xy::BOUND,
+            }],
+            vertical: capacities.clone(),
+            ..chart(
+                "SLO attainment vs load",
+                format!(
+                    "Median share of requests that met every per-request SLO ({}) at each {load}; dashed: the share a level needs to count within capacity; dotted: each arm's capacity",
+                    s.slo
+                ),
+                load_axis(),
+                "attainment (%)",
+                lines(&|l| Some((l.load, l.slo_attainment_pct?)), "%"),
             )
         });
     }

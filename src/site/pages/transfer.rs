@@ -28,17 +28,20 @@ pub struct TransferPage {
     pub suite: String,
     pub number: String,
     pub charts: Vec<ChartView>,
+    /// What the lines compare, and what they cannot (one NUMA placement, pages the kernel
+    /// did not back as asked): sentences under the heading.
+    pub notes: Vec<String>,
     pub rows: Vec<TransferRow>,
-    /// Columns left out where no row has them.
+    /// Columns left out where no row has them, or every row says the same (one metric, one
+    /// placement: said above the table instead).
+    pub has_metric: bool,
+    pub has_placement: bool,
     pub has_page: bool,
     pub has_params: bool,
 }
 
-pub(crate) const SIZE_KEYS: &[(&str, f64)] = &[
-    ("object_size", 1.0),
-    ("object_size_bytes", 1.0),
-    ("object_size_mib", 1048576.0),
-];
+/// The parameters that give a transfer's object size.
+pub(crate) const SIZE_KEYS: &[&str] = &["object_size", "object_size_bytes", "object_size_mib"];
 
 /// The transfer page of a run whose metrics are in GB/s by object size (LMCache's transfer
 /// channel benchmark, the dd plan): GB/s vs object size and vs page size, a line per placement.
@@ -61,13 +64,14 @@ pub(crate) fn transfer_page(
     let mut pts = Vec::new();
     for m in medians.iter().filter(|m| m.unit == "GB/s") {
         let params = m.params.clone();
-        let size = SIZE_KEYS.iter().find_map(|(k, scale)| {
+        let size = SIZE_KEYS.iter().find_map(|k| {
             params
                 .get(*k)
-                .and_then(|v| v.parse::<f64>().ok())
-                .map(|v| v * scale)
+                .and_then(|v| crate::present::param_bytes(k, v))
         });
-        let page = params.get("page_size").and_then(|v| v.parse::<f64>().ok());
+        let page = params
+            .get("page_size")
+            .and_then(|v| crate::present::param_bytes("page_size", v));
         if size.is_none() && page.is_none() {
             continue;
         }
@@ -92,7 +96,24 @@ pub(crate) fn transfer_page(
     placements.sort_by(|a, b| xy::arm_order(a, b));
     placements.dedup();
     let mut charts = Vec::new();
-    for (axis, label) in [("size", "object size"), ("page", "page size")] {
+    let distinct = |f: &dyn Fn(&P) -> Option<f64>| {
+        pts.iter()
+            .filter_map(f)
+            .map(f64::to_bits)
+            .collect::<std::collections::BTreeSet<u64>>()
+            .len()
+    };
+    // GB/s by object size, a line per placement and page size; by page size only where the
+    // page size is what varies (or varies over three sizes or more).
+    let (sizes, pages) = (distinct(&|p| p.size), distinct(&|p| p.page));
+    let axes: Vec<(&str, &str)> = [("size", "object size"), ("page", "page size")]
+        .into_iter()
+        .filter(|(axis, _)| match *axis {
+            "size" => sizes >= 2,
+            _ => pages >= 3 || (pages >= 2 && sizes < 2),
+        })
+        .collect();
+    for (axis, label) in axes {
         // One line per placement and value of the other size; the same placement keeps its
         // colour, other sizes of it are dashed.
         let mut lines: BTreeMap<(String, String, u64), Vec<xy::Point>> = BTreeMap::new();
@@ -191,7 +212,7 @@ pub(crate) fn transfer_page(
     });
     let shown: Vec<&str> = SIZE_KEYS
         .iter()
-        .map(|(k, _)| *k)
+        .copied()
         .chain(["page_size", "numa"])
         .collect();
     let rows: Vec<TransferRow> = sorted
@@ -205,18 +226,25 @@ pub(crate) fn transfer_page(
                 .params
                 .iter()
                 .filter(|(k, _)| !shown.contains(&k.as_str()))
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|(k, v)| format!("{k}={}", crate::present::param_value(k, v)))
                 .collect::<Vec<_>>()
                 .join(" "),
-            value: format!("{:.2}", p.value),
+            value: crate::present::sig3(p.value),
             range: if p.max > p.min {
-                format!("{:.2} … {:.2}", p.min, p.max)
+                format!(
+                    "{} … {}",
+                    crate::present::sig3(p.min),
+                    crate::present::sig3(p.max)
+                )
             } else {
                 String::new()
             },
             repeats: p.n.to_string(),
         })
         .collect();
+    let notes = notes(r, medians, &placements);
+    let has_metric = rows.windows(2).any(|w| w[0].metric != w[1].metric);
+    let has_placement = placements.len() > 1;
     let has_page = rows.iter().any(|r| !r.page.is_empty());
     let has_params = rows.iter().any(|r| !r.params.is_empty());
     Ok(Some(TransferPage {
@@ -231,8 +259,50 @@ pub(crate) fn transfer_page(
         suite: r.suite.clone(),
         number: format!("#{}", r.run_no),
         charts,
+        notes,
         rows,
+        has_metric,
+        has_placement,
         has_page,
         has_params,
     }))
+}
+
+/// What the page cannot show and why: one placement (and how many NUMA nodes the machine had,
+/// the run's `numa_nodes` label), and for each page size how much of the buffers the kernel
+/// backed with huge pages (the workload's `huge_page_share`), where it asked for them.
+fn notes(r: &RunRow, medians: &[MetricMedianRow], placements: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let labels = crate::model::parse_params(&r.labels);
+    if placements.len() == 1 {
+        out.push(match labels.get("numa_nodes").map(String::as_str) {
+            Some("1") => "One placement: this machine has one NUMA node, so interleaving memory over nodes has nothing to spread over (datasets/plans/transfer-numa.toml compares interleaved and node-bound placements where there are several).".to_string(),
+            Some(n) => format!("One placement, on a machine with {n} NUMA nodes."),
+            None => "One placement (the kernel's).".to_string(),
+        });
+    }
+    let mut shares: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+    for m in medians.iter().filter(|m| m.name == "huge_page_share") {
+        if let Some(page) = m
+            .params
+            .get("page_size")
+            .and_then(|v| v.parse::<f64>().ok())
+        {
+            shares.entry(page as u64).or_default().push(m.median);
+        }
+    }
+    for (page, v) in shares.into_iter().filter(|(page, _)| *page >= 2 << 20) {
+        let share = v.iter().sum::<f64>() / v.len() as f64;
+        out.push(format!(
+            "{} pages: the kernel backed {:.0}% of the buffers with huge pages (transparent huge pages{}).",
+            crate::present::fmt_quantity(Some(page as f64), "B"),
+            share * 100.0,
+            if share < 0.5 {
+                ": mostly off or refused here, so these lines measure small pages"
+            } else {
+                ""
+            }
+        ));
+    }
+    out
 }

@@ -43,6 +43,17 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The data a series page's script reads (`site::trend::data`): `points` ([run_no, value]),
+/// `changes`, `breaks`, `levels`, … as JSON.
+pub fn trend_data(html: &str) -> serde_json::Value {
+    let at = html
+        .find("id=\"trend-points\">")
+        .expect("a series page's data")
+        + "id=\"trend-points\">".len();
+    let end = at + html[at..].find("</script>").unwrap();
+    serde_json::from_str(&html[at..end]).expect("the data is JSON")
+}
+
 /// Runs the real `perfhouse` binary with a warehouse of its own.
 pub fn perfhouse(warehouse: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_perfhouse"))
