@@ -7,6 +7,7 @@
 
 pub mod batch;
 pub mod checksum;
+pub mod layered;
 pub mod remote;
 pub mod schema;
 

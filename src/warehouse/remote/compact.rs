@@ -27,7 +27,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use datafusion::arrow::array::{
@@ -35,17 +34,14 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::parquet::arrow::{ArrowWriter, AsyncArrowWriter};
-use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use object_store::buffered::BufWriter;
 use object_store::path::Path as Key;
-use object_store::{
-    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
-    ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
-};
+use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 
 use super::{Remote, store_err};
 use crate::warehouse::checksum::{self, HashingAsyncWriter};
+use crate::warehouse::layered::{Layer, Layered};
 use crate::warehouse::{
     CompactReport, Result, Table, WarehouseError, check_schema, conform, encode_partition_value,
     part_props, read_parquet, utf8_column,
@@ -117,108 +113,13 @@ impl View {
 
 /// An object store that lists only what a [`View`] shows: what perfhouse's readers (DataFusion)
 /// read a bucket through. Everything else passes through.
-#[derive(Debug)]
-pub struct VisibleStore {
-    inner: Arc<dyn ObjectStore>,
-    view: Arc<View>,
-}
+pub type VisibleStore = Layered<Arc<View>>;
 
-impl VisibleStore {
-    /// `listed` less what the view hides.
-    fn shown(
-        &self,
-        listed: BoxStream<'static, object_store::Result<ObjectMeta>>,
-    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        let view = Arc::clone(&self.view);
-        listed
-            .try_filter(move |m| std::future::ready(!view.hides(&m.location)))
-            .boxed()
-    }
-}
+impl Layer for Arc<View> {
+    const NAME: &'static str = "VisibleStore";
 
-impl std::fmt::Display for VisibleStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "VisibleStore({})", self.inner)
-    }
-}
-
-#[async_trait]
-#[deny(clippy::missing_trait_methods)]
-impl ObjectStore for VisibleStore {
-    async fn put_opts(
-        &self,
-        location: &Key,
-        payload: PutPayload,
-        opts: PutOptions,
-    ) -> object_store::Result<PutResult> {
-        self.inner.put_opts(location, payload, opts).await
-    }
-
-    async fn put_multipart_opts(
-        &self,
-        location: &Key,
-        opts: PutMultipartOptions,
-    ) -> object_store::Result<Box<dyn MultipartUpload>> {
-        self.inner.put_multipart_opts(location, opts).await
-    }
-
-    async fn get_opts(
-        &self,
-        location: &Key,
-        options: GetOptions,
-    ) -> object_store::Result<GetResult> {
-        self.inner.get_opts(location, options).await
-    }
-
-    async fn get_ranges(
-        &self,
-        location: &Key,
-        ranges: &[std::ops::Range<u64>],
-    ) -> object_store::Result<Vec<Bytes>> {
-        self.inner.get_ranges(location, ranges).await
-    }
-
-    fn delete_stream(
-        &self,
-        locations: BoxStream<'static, object_store::Result<Key>>,
-    ) -> BoxStream<'static, object_store::Result<Key>> {
-        self.inner.delete_stream(locations)
-    }
-
-    fn list(&self, prefix: Option<&Key>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.shown(self.inner.list(prefix))
-    }
-
-    fn list_with_offset(
-        &self,
-        prefix: Option<&Key>,
-        offset: &Key,
-    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.shown(self.inner.list_with_offset(prefix, offset))
-    }
-
-    async fn list_with_delimiter(&self, prefix: Option<&Key>) -> object_store::Result<ListResult> {
-        let mut listed = self.inner.list_with_delimiter(prefix).await?;
-        listed.objects.retain(|m| !self.view.hides(&m.location));
-        Ok(listed)
-    }
-
-    async fn copy_opts(
-        &self,
-        from: &Key,
-        to: &Key,
-        options: CopyOptions,
-    ) -> object_store::Result<()> {
-        self.inner.copy_opts(from, to, options).await
-    }
-
-    async fn rename_opts(
-        &self,
-        from: &Key,
-        to: &Key,
-        options: RenameOptions,
-    ) -> object_store::Result<()> {
-        self.inner.rename_opts(from, to, options).await
+    fn shows(&self, location: &Key) -> bool {
+        !self.hides(location)
     }
 }
 
@@ -379,10 +280,10 @@ impl Remote {
     /// hide (the records are read once, here: a session sees one state).
     pub async fn reader_store(&self) -> Result<Arc<dyn ObjectStore>> {
         let records = self.records(None).await?;
-        Ok(Arc::new(VisibleStore {
-            inner: Arc::clone(&self.store),
-            view: Arc::new(self.view(&records)),
-        }))
+        Ok(Arc::new(VisibleStore::with(
+            Arc::clone(&self.store),
+            Arc::new(self.view(&records)),
+        )))
     }
 
     /// Merges each partition's files of committed runs into one object per partition, and
