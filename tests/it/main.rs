@@ -43,6 +43,7 @@ mod report;
 mod runner_seam;
 mod server_metrics;
 mod site;
+mod structure;
 mod suspicions;
 mod sweep;
 mod tomli;
