@@ -13,8 +13,9 @@ Usage: changepoints.py PERFHOUSE_BIN KEDRO_HISTORY_JSON KEDRO_LABELS_CSV [SEEDS]
     they are absent. Scored with a margin of 5 points (issue 37).
 
 A detection is a hit when it lies within +-K points of a true change (each true change
-matched once; K = 3, 5 for the public set). Precision = hits / detections, recall = hits / true changes, F1 their
-harmonic mean; the A/A false-positive rate is the share of shift-0 series with any detection.
+matched once; K = 3, and 5 for the public set). Precision = hits / detections, recall = hits /
+true changes, F1 their harmonic mean; the A/A false-positive rate is the share of shift-0
+series with any detection.
 perfhouse runs as `perfhouse changepoints` (E-divisive + the series' noise band), Otava as
 `otava.analysis.compute_change_points` with its defaults (window 50, max_pvalue 0.001).
 """
