@@ -130,7 +130,7 @@ mod tests {
     const CELLS: [&str; 12] = [
         "<td class=\"verdict-regressed\" data-label=\"verdict\">regressed</td><td data-label=\"metric\">latency (ms)</td><td data-label=\"params\">concurrency=8</td><td class=\"num\" data-label=\"n\">5/5</td>",
         "data-label=\"main\">10 ms</td><td class=\"num\" data-label=\"pr-7\">12 ms</td><td class=\"num\" data-label=\"change\">+20.0%</td><td class=\"num\" data-label=\"95% CI\">+10.0% … +30.0%</td><td class=\"num\" data-label=\"Holm-adjusted p\">0.024</td>",
-        "<td class=\"num\" data-label=\"Cliff&#39;s δ\">+1.00</td><td class=\"why\" data-label=\"why\">CI beyond ±2%; Holm-adjusted p = 0.024</td>",
+        "<td class=\"num\" data-label=\"Cliff's δ\">+1.00</td><td class=\"why\" data-label=\"why\">CI beyond ±2%; Holm-adjusted p = 0.024</td>",
         "<td class=\"verdict-inconclusive\" data-label=\"verdict\">inconclusive</td><td data-label=\"metric\">throughput (req/s)</td>",
         ">200 req/s</td>",
         ">210 req/s</td>",
@@ -169,11 +169,11 @@ mod tests {
             }
             assert!(!html.contains("<th>arm</th>"), "one arm pair: no arm column");
         }
-        // The page in the comparison's order, the report worst first: regressed, improved,
-        // inconclusive.
+        // The page in the comparison's order, the report worst first (`badness`): regressed,
+        // then inconclusive, then improved.
         let at = |html: &str, v: &str| html.find(&format!("class=\"verdict-{v}\"")).unwrap();
         assert!(at(&page, "inconclusive") < at(&page, "improved"));
-        assert!(at(&pr, "regressed") < at(&pr, "improved") && at(&pr, "improved") < at(&pr, "inconclusive"));
+        assert!(at(&pr, "regressed") < at(&pr, "inconclusive") && at(&pr, "inconclusive") < at(&pr, "improved"));
         // The report stands alone: its CSS inline, no link out without a site, a forest plot.
         assert!(pr.starts_with("<!DOCTYPE html>") && pr.contains("<style>main{}</style>"));
         assert!(!pr.contains("href="), "{pr}");

@@ -186,7 +186,7 @@ mod tests {
         let csv = noise(&[entry()], TextLayout::Csv);
         assert_eq!(
             csv.lines().nth(1),
-            Some("svc,latency,default,,1.00,#4,12,3.64,2.75,\"2.75σ, at least 2% (default)\",,,,")
+            Some("svc,latency,default,—,1.00,#4,12,3.64,2.75,\"2.75σ, at least 2% (default)\",,,,")
         );
         let table = noise(&[entry()], TextLayout::Table);
         let footer = table.lines().last().unwrap();
@@ -217,7 +217,7 @@ mod tests {
             callable: 0.04,
         };
         let csv = calibration_noise(std::slice::from_ref(&m), TextLayout::Csv);
-        assert_eq!(csv.lines().nth(1), Some(",wall_ms,ms,20,12.50,5.000,4.000,2.000,4.000"));
+        assert_eq!(csv.lines().nth(1), Some("—,wall_ms,ms,20,12.50,5.000,4.000,2.000,4.000"));
         assert_eq!(
             calibration_noise_note(&[m]),
             "A/A noise per measure at 10 vs 10 trials (CV; A/A threshold; smallest change a comparison of that size can call): wall_ms 5 %, ±4 %, ±4 %"

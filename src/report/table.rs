@@ -235,7 +235,7 @@ baseline:  main  (r1)
 candidate: pr-7  (r2)
 noise thresholds per series (floor ±2%): 3 at the floor; medians over measured, non-discarded trials
 
-metric              arm    params          n    baseline  candidate  change  95% CI            Holm-adjusted p  verdict
+metric              arm    params          n    baseline  candidate  change  95% CI           Holm-adjusted p  verdict
 latency (ms)        a → b  concurrency=8   5/5     10.00      12.00  +20.0%  +10.0% … +30.0%            0.024  regressed
 throughput (req/s)  a → b  concurrency=8   5/5     200.0      210.0   +5.0%   -1.0% … +11.0%            0.060  inconclusive (Holm-adjusted p = 0.060 ≥ 0.05)
 latency (ms)        a → b  concurrency=16  5/5     20.00      17.50  -12.5%  -15.0% … -10.0%            0.012  improved
