@@ -250,3 +250,55 @@ pub fn strip_plot(a: &[f64], b: &[f64], arm_a: &str, arm_b: &str, metric: &str) 
     s.push_str("</svg>");
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page of the fixture comparison (`report::fixture`), by hand: model=m1 said once,
+    /// rows in the comparison's order with medians in their unit, one arm pair so no arm
+    /// column, the decision named by its varying params.
+    #[test]
+    fn the_compare_page_of_a_hand_built_comparison() {
+        let c = crate::report::fixture::comparison();
+        let chrome = crate::site::pages::Chrome::new(2, "style.css", "t");
+        let page = compare_page(chrome, ("svc", 2), ("a", "b"), &c);
+        assert_eq!((page.number.as_str(), page.baseline.as_str()), ("#2", "a"));
+        let v = &page.cmp;
+        assert_eq!(v.fixed_params, "model=m1");
+        assert_eq!(v.p_heading, "Holm-adjusted p");
+        assert!(!v.show_arm);
+        assert_eq!(v.decided, ["concurrency=8: regressed by instructions"]);
+        let cells: Vec<[&str; 9]> = v
+            .rows
+            .iter()
+            .map(|r| {
+                [
+                    &r.verdict, &r.metric, &r.params, &r.baseline, &r.candidate, &r.change, &r.ci,
+                    &r.p, &r.delta,
+                ]
+                .map(String::as_str)
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ["regressed", "latency (ms)", "concurrency=8", "10 ms", "12 ms", "+20.0%", "+10.0% … +30.0%", "0.024", "+1.00"],
+                ["inconclusive", "throughput (req/s)", "concurrency=8", "200 req/s", "210 req/s", "+5.0%", "-1.0% … +11.0%", "0.060", "+0.60"],
+                ["improved", "latency (ms)", "concurrency=16", "20 ms", "17.5 ms", "-12.5%", "-15.0% … -10.0%", "0.012", "-1.00"],
+            ]
+        );
+        assert!(v.rows[0].strip.starts_with("<svg class=\"strip\""));
+    }
+
+    /// Rows of two arm pairs get an arm column.
+    #[test]
+    fn rows_of_several_arms_get_an_arm_column() {
+        let mut c = crate::report::fixture::comparison();
+        c.rows[2].arm = "a → c".into();
+        let rows: Vec<&Row> = c.rows.iter().collect();
+        let v = ComparisonView::new(&c, &rows, ("a", "b"), "");
+        assert!(v.show_arm);
+        assert_eq!(v.rows[2].arm, "a → c");
+    }
+}
