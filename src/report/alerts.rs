@@ -238,7 +238,9 @@ mod tests {
         let csv = alerts_by_commit(&[entry], false, TextLayout::Csv);
         assert_eq!(
             csv.lines().nth(1),
-            Some("abc,#7,2,2026-01-02,3,2,1,+5.0%,-4.0% … +12.0%,latency · concurrency=8 +12.0% [a1],2 regressions,open,,4.0σ,0,")
+            Some(
+                "abc,#7,2,2026-01-02,3,2,1,+5.0%,-4.0% … +12.0%,latency · concurrency=8 +12.0% [a1],2 regressions,open,,4.0σ,0,"
+            )
         );
     }
 }

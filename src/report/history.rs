@@ -60,7 +60,11 @@ fn findings(s: &Series) -> Vec<String> {
     out.extend(s.drifts.iter().map(|d| {
         format!(
             "{} drift from #{}{} to #{}: {:+.1}% over {} runs (one finding, not {} change points)",
-            if d.regression { "regressing" } else { "improving" },
+            if d.regression {
+                "regressing"
+            } else {
+                "improving"
+            },
             d.run_no,
             at(&d.git_commit),
             d.last_run_no,

@@ -50,18 +50,14 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
         baseline_link: link(&c.baseline),
         candidate_link: link(&c.candidate),
         forest: forest_svg(&rows, &label),
-        cmp: ComparisonView::new(
-            c,
-            &rows,
-            (&c.baseline.label, &c.candidate.label),
-            &glossary,
-        ),
+        cmp: ComparisonView::new(c, &rows, (&c.baseline.label, &c.candidate.label), &glossary),
     };
-    // The template and its view are checked at compile time; rendering into a String
-    // fails only where a value's Display does, and none here has a fallible one.
-    let mut html = page.render().unwrap_or_default();
-    html.push('\n');
-    html
+    // The template and its view are checked at compile time, and every value here is a
+    // String or a number: rendering cannot fail short of a bug, which the file then names.
+    let html = page.render().unwrap_or_else(|e| {
+        format!("<!DOCTYPE html>\n<p>perfhouse could not render templates/pr.html: {e}</p>")
+    });
+    format!("{html}\n")
 }
 
 /// A forest plot of the changes (point = median ratio − 1, bar = its 95% CI), inline SVG.
@@ -149,9 +145,10 @@ mod tests {
         let c = crate::report::fixture::comparison();
         let pr = pr_html(&c, None, "main{}");
         let chrome = crate::site::pages::Chrome::new(2, "style.css", "svc #2: main vs pr-7");
-        let page = crate::site::pages::compare::compare_page(chrome, ("svc", 2), ("main", "pr-7"), &c)
-            .render()
-            .unwrap();
+        let page =
+            crate::site::pages::compare::compare_page(chrome, ("svc", 2), ("main", "pr-7"), &c)
+                .render()
+                .unwrap();
         for html in [&pr, &page] {
             for cell in CELLS {
                 assert!(html.contains(cell), "{cell}\n{html}");
@@ -167,13 +164,19 @@ mod tests {
             ] {
                 assert!(html.contains(words), "{words}\n{html}");
             }
-            assert!(!html.contains("<th>arm</th>"), "one arm pair: no arm column");
+            assert!(
+                !html.contains("<th>arm</th>"),
+                "one arm pair: no arm column"
+            );
         }
         // The page in the comparison's order, the report worst first (`badness`): regressed,
         // then inconclusive, then improved.
         let at = |html: &str, v: &str| html.find(&format!("class=\"verdict-{v}\"")).unwrap();
         assert!(at(&page, "inconclusive") < at(&page, "improved"));
-        assert!(at(&pr, "regressed") < at(&pr, "inconclusive") && at(&pr, "inconclusive") < at(&pr, "improved"));
+        assert!(
+            at(&pr, "regressed") < at(&pr, "inconclusive")
+                && at(&pr, "inconclusive") < at(&pr, "improved")
+        );
         // The report stands alone: its CSS inline, no link out without a site, a forest plot.
         assert!(pr.starts_with("<!DOCTYPE html>") && pr.contains("<style>main{}</style>"));
         assert!(!pr.contains("href="), "{pr}");
@@ -197,9 +200,17 @@ mod tests {
         let rows = crate::report::fixture::rows();
         let refs: Vec<&Row> = rows.iter().collect();
         let svg = forest_svg(&refs, &|r: &Row| r.metric.clone());
-        assert!(svg.contains("<text x=\"330.0\" y=\"14\" font-size=\"11\">−30%</text>"), "{svg}");
+        assert!(
+            svg.contains("<text x=\"330.0\" y=\"14\" font-size=\"11\">−30%</text>"),
+            "{svg}"
+        );
         assert!(svg.contains("<line x1=\"515.0\" y1=\"20\""), "{svg}");
         let x = 330.0 + 0.5 / 0.6 * 370.0;
-        assert!(svg.contains(&format!("<circle cx=\"{x:.1}\" cy=\"41.0\" r=\"4\" fill=\"#d55e00\"/>")), "{svg}");
+        assert!(
+            svg.contains(&format!(
+                "<circle cx=\"{x:.1}\" cy=\"41.0\" r=\"4\" fill=\"#d55e00\"/>"
+            )),
+            "{svg}"
+        );
     }
 }

@@ -190,9 +190,13 @@ mod tests {
         );
         let table = noise(&[entry()], TextLayout::Table);
         let footer = table.lines().last().unwrap();
-        assert!(footer.starts_with("1 series; σ = relative run-to-run noise"), "{footer}");
         assert!(
-            footer.contains("two_runs = z·√2·σ, at least ±2% (z = 2.58: a 1% false-positive target)"),
+            footer.starts_with("1 series; σ = relative run-to-run noise"),
+            "{footer}"
+        );
+        assert!(
+            footer
+                .contains("two_runs = z·√2·σ, at least ±2% (z = 2.58: a 1% false-positive target)"),
             "{footer}"
         );
         assert!(
@@ -217,7 +221,10 @@ mod tests {
             callable: 0.04,
         };
         let csv = calibration_noise(std::slice::from_ref(&m), TextLayout::Csv);
-        assert_eq!(csv.lines().nth(1), Some("—,wall_ms,ms,20,12.50,5.000,4.000,2.000,4.000"));
+        assert_eq!(
+            csv.lines().nth(1),
+            Some("—,wall_ms,ms,20,12.50,5.000,4.000,2.000,4.000")
+        );
         assert_eq!(
             calibration_noise_note(&[m]),
             "A/A noise per measure at 10 vs 10 trials (CV; A/A threshold; smallest change a comparison of that size can call): wall_ms 5 %, ±4 %, ±4 %"

@@ -37,7 +37,10 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     } else {
         body.section(None, &changed);
     }
-    body.section(Some("Unchanged, inconclusive and informational rows"), &rest);
+    body.section(
+        Some("Unchanged, inconclusive and informational rows"),
+        &rest,
+    );
     body.why(&rows);
     if body.left_out > 0 {
         let _ = writeln!(
@@ -204,13 +207,26 @@ mod tests {
             "{md}"
         );
         let at = |needle: &str| md.find(needle).unwrap_or_else(|| panic!("{needle}: {md}"));
-        let regressed = at("| 🔴 regressed | latency (ms) | a → b | concurrency=8 | 5/5 | 10.00 | 12.00 | +20.0% | +10.0% … +30.0% | 0.024 |\n");
-        let improved = at("| 🟢 improved | latency (ms) | a → b | concurrency=16 | 5/5 | 20.00 | 17.50 | -12.5% | -15.0% … -10.0% | 0.012 |\n");
-        let rest = at("<details><summary>Unchanged, inconclusive and informational rows (1)</summary>");
-        let inconclusive = at("| 🟡 inconclusive (Holm-adjusted p = 0.060 ≥ 0.05) | throughput (req/s) |");
+        let regressed = at(
+            "| 🔴 regressed | latency (ms) | a → b | concurrency=8 | 5/5 | 10.00 | 12.00 | +20.0% | +10.0% … +30.0% | 0.024 |\n",
+        );
+        let improved = at(
+            "| 🟢 improved | latency (ms) | a → b | concurrency=16 | 5/5 | 20.00 | 17.50 | -12.5% | -15.0% … -10.0% | 0.012 |\n",
+        );
+        let rest =
+            at("<details><summary>Unchanged, inconclusive and informational rows (1)</summary>");
+        let inconclusive =
+            at("| 🟡 inconclusive (Holm-adjusted p = 0.060 ≥ 0.05) | throughput (req/s) |");
         assert!(regressed < improved && improved < rest && rest < inconclusive);
-        assert!(md.contains("| 95% CI | Holm-adjusted p |"), "the Holm note heads p");
-        assert!(md.ends_with("\nFull pages, charts and flamegraphs: https://o.github.io/r/index.html\n"));
+        assert!(
+            md.contains("| 95% CI | Holm-adjusted p |"),
+            "the Holm note heads p"
+        );
+        assert!(
+            md.ends_with(
+                "\nFull pages, charts and flamegraphs: https://o.github.io/r/index.html\n"
+            )
+        );
         assert!(!md.contains("did not fit"), "{md}");
     }
 
@@ -220,7 +236,15 @@ mod tests {
         let mut c = crate::report::fixture::comparison();
         c.rows.retain(|r| r.verdict == Verdict::Inconclusive);
         let md = pr_markdown(&c, None);
-        assert!(md.starts_with("### perfhouse: main → pr-7\n\n🟢 0 regressions, 0 improvements, 1 rows in all;"), "{md}");
-        assert!(md.contains("\nNo metric changed beyond the noise threshold.\n"), "{md}");
+        assert!(
+            md.starts_with(
+                "### perfhouse: main → pr-7\n\n🟢 0 regressions, 0 improvements, 1 rows in all;"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("\nNo metric changed beyond the noise threshold.\n"),
+            "{md}"
+        );
     }
 }

@@ -96,7 +96,6 @@ pub fn suite_frontier_left_out(f: &SuiteFrontier) -> String {
     )
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,14 +124,31 @@ mod tests {
             suite: "llm".into(),
             load: "concurrency".into(),
             runs: vec![
-                SuiteRun { run: run(1, Some("0123456789abcdef")), gpus: Some(2.0), points: 1 },
-                SuiteRun { run: run(2, None), gpus: None, points: 1 },
+                SuiteRun {
+                    run: run(1, Some("0123456789abcdef")),
+                    gpus: Some(2.0),
+                    points: 1,
+                },
+                SuiteRun {
+                    run: run(2, None),
+                    gpus: None,
+                    points: 1,
+                },
             ],
             frontier: vec![
-                SuitePoint { run: run(1, Some("0123456789abcdef")), point: point("a", 8.0, 40.0, 300.0, false) },
-                SuitePoint { run: run(2, None), point: point("b", 16.0, 20.0, 250.0, true) },
+                SuitePoint {
+                    run: run(1, Some("0123456789abcdef")),
+                    point: point("a", 8.0, 40.0, 300.0, false),
+                },
+                SuitePoint {
+                    run: run(2, None),
+                    point: point("b", 16.0, 20.0, 250.0, true),
+                },
             ],
-            left_out: vec![LeftOut { run: run(3, None), load: "rate".into() }],
+            left_out: vec![LeftOut {
+                run: run(3, None),
+                load: "rate".into(),
+            }],
         };
         let table = suite_frontier(&f, TextLayout::Table);
         let expected = "\
@@ -146,7 +162,10 @@ left out (they sweep another load parameter than concurrency; not mixed): #3 (r3
 ";
         assert_eq!(table, expected, "{table}");
         let csv = suite_frontier(&f, TextLayout::Csv);
-        assert_eq!(csv.lines().nth(1), Some("#1,r1,0123456789abcdef,2,a,8,40,300,yes"));
+        assert_eq!(
+            csv.lines().nth(1),
+            Some("#1,r1,0123456789abcdef,2,a,8,40,300,yes")
+        );
     }
 
     /// A sweep without arms still says its load, its SLOs (or how to set them) and its shift.

@@ -94,7 +94,13 @@ fn head(c: &Comparison) -> String {
 /// column in ANSI colours.
 fn aligned(cells: &[[String; COLUMNS]], color: bool) -> String {
     let widths: Vec<usize> = (0..COLUMNS)
-        .map(|i| cells.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .map(|i| {
+            cells
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for (i, row) in cells.iter().enumerate() {
@@ -166,7 +172,11 @@ fn tail(c: &Comparison) -> String {
     let _ = writeln!(out, "\nwhy:");
     for r in c.rows.iter().filter(|r| r.verdict != Verdict::Info) {
         let (params, verdict) = (l.varying(&r.params), r.verdict);
-        let _ = writeln!(out, "  {} {} {params}: {verdict} ({})", r.metric, r.arm, r.reason);
+        let _ = writeln!(
+            out,
+            "  {} {} {params}: {verdict} ({})",
+            r.metric, r.arm, r.reason
+        );
     }
     out
 }

@@ -6,9 +6,7 @@
 
 use askama::Template;
 
-use crate::present::{
-    ParamLayout, arm_label, ci, fmt_quantity, fmt_value, metric_label, p, pct,
-};
+use crate::present::{ParamLayout, arm_label, ci, fmt_quantity, fmt_value, metric_label, p, pct};
 use crate::query::compare::{Comparison, Row};
 use crate::site::load::*;
 use crate::site::*;
@@ -274,8 +272,15 @@ mod tests {
             .iter()
             .map(|r| {
                 [
-                    &r.verdict, &r.metric, &r.params, &r.baseline, &r.candidate, &r.change, &r.ci,
-                    &r.p, &r.delta,
+                    &r.verdict,
+                    &r.metric,
+                    &r.params,
+                    &r.baseline,
+                    &r.candidate,
+                    &r.change,
+                    &r.ci,
+                    &r.p,
+                    &r.delta,
                 ]
                 .map(String::as_str)
             })
@@ -283,9 +288,39 @@ mod tests {
         assert_eq!(
             cells,
             [
-                ["regressed", "latency (ms)", "concurrency=8", "10 ms", "12 ms", "+20.0%", "+10.0% … +30.0%", "0.024", "+1.00"],
-                ["inconclusive", "throughput (req/s)", "concurrency=8", "200 req/s", "210 req/s", "+5.0%", "-1.0% … +11.0%", "0.060", "+0.60"],
-                ["improved", "latency (ms)", "concurrency=16", "20 ms", "17.5 ms", "-12.5%", "-15.0% … -10.0%", "0.012", "-1.00"],
+                [
+                    "regressed",
+                    "latency (ms)",
+                    "concurrency=8",
+                    "10 ms",
+                    "12 ms",
+                    "+20.0%",
+                    "+10.0% … +30.0%",
+                    "0.024",
+                    "+1.00"
+                ],
+                [
+                    "inconclusive",
+                    "throughput (req/s)",
+                    "concurrency=8",
+                    "200 req/s",
+                    "210 req/s",
+                    "+5.0%",
+                    "-1.0% … +11.0%",
+                    "0.060",
+                    "+0.60"
+                ],
+                [
+                    "improved",
+                    "latency (ms)",
+                    "concurrency=16",
+                    "20 ms",
+                    "17.5 ms",
+                    "-12.5%",
+                    "-15.0% … -10.0%",
+                    "0.012",
+                    "-1.00"
+                ],
             ]
         );
         assert!(v.rows[0].strip.starts_with("<svg class=\"strip\""));
