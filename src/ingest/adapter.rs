@@ -25,6 +25,18 @@ impl Parsed {
             ..Default::default()
         }
     }
+
+    /// Trials and the warnings their parse gathered (no commit).
+    pub fn with_warnings(
+        trials: Vec<ParsedTrial>,
+        warnings: impl IntoIterator<Item = String>,
+    ) -> Parsed {
+        Parsed {
+            trials,
+            warnings: warnings.into_iter().collect(),
+            commit: None,
+        }
+    }
 }
 
 pub trait Adapter: Sync {

@@ -125,6 +125,28 @@ pub fn no_benchmarks(path: &Path, what: &str) -> IngestError {
     }
 }
 
+/// The error of line `line` (1-based) of a text file: what was expected there.
+pub fn line_error(path: &Path, line: usize, message: impl Into<String>) -> IngestError {
+    IngestError::Parse {
+        path: path.to_path_buf(),
+        line,
+        message: message.into(),
+    }
+}
+
+/// The one warning that names what a file left out (`<path>: <n> <what>: a, b`), or none
+/// when nothing was.
+pub fn left_out(path: &Path, what: &str, names: &[String]) -> Option<String> {
+    (!names.is_empty()).then(|| {
+        format!(
+            "{}: {} {what}: {}",
+            path.display(),
+            names.len(),
+            names.join(", ")
+        )
+    })
+}
+
 /// The error of a JSON document that does not parse, at its line.
 pub fn json_error(path: &Path, e: &serde_json::Error, what: &str) -> IngestError {
     IngestError::Parse {
