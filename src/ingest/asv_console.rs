@@ -158,10 +158,9 @@ fn cell(line: &[char], span: &(usize, usize)) -> String {
 
 /// Each combination of a table and what it shows: (params, result text).
 fn read_table(path: &Path, t: &Table) -> Result<Vec<(Params, String)>, IngestError> {
-    let bad = |what: &str| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: t.line,
-        message: format!("expected asv's table of a parameterised benchmark ({what})"),
+    let bad = |what: &str| {
+        let message = format!("expected asv's table of a parameterised benchmark ({what})");
+        line_error(path, t.line, message)
     };
     let rows: Vec<Vec<char>> = t.lines.iter().map(|l| l.chars().collect()).collect();
     let is_rule = |l: &[char], c: char| !l.is_empty() && l.iter().all(|x| *x == c || *x == ' ');
@@ -449,15 +448,12 @@ fn assemble(path: &Path, found: Vec<Found>) -> Parsed {
 }
 
 /// asv's console output as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "asv-console",
-    description: "airspeed velocity's `asv run` console output: each result (and table cell) is a trial",
-    hint: "`asv run` console output",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(parse),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "asv-console",
+    "airspeed velocity's `asv run` console output: each result (and table cell) is a trial",
+    "`asv run` console output",
+    parse
+);
 
 #[cfg(test)]
 mod tests {

@@ -372,15 +372,12 @@ fn finish(path: &Path, trials: Vec<ParsedTrial>, left_out: &[LeftOut]) -> Result
 }
 
 /// Google Benchmark JSON as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "gbench",
-    description: "Google Benchmark JSON: every repetition of every benchmark is a trial",
-    hint: "Google Benchmark JSON",
-    claims: super::adapter::no_name,
-    walks: super::adapter::json_file,
-    sniff: |input| input.doc().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(parse),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::json_document!(
+    "gbench",
+    "Google Benchmark JSON: every repetition of every benchmark is a trial",
+    "Google Benchmark JSON",
+    parse
+);
 
 #[cfg(test)]
 mod tests {

@@ -28,7 +28,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::text::{field_error, metric};
+use super::text::{field_error, json_error, metric};
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric, Request};
 
@@ -72,11 +72,7 @@ fn document(path: &Path, text: &str) -> Result<Value, IngestError> {
     }
     if text.trim_start().starts_with(['{', '[']) {
         let e = json.unwrap_err();
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: e.line(),
-            message: format!("{e} (expected GuideLLM's benchmarks.json)"),
-        });
+        return Err(json_error(path, &e, "GuideLLM's benchmarks.json"));
     }
     yaml(text).map_err(|e| IngestError::Parse {
         path: path.to_path_buf(),

@@ -169,13 +169,11 @@ fn parse_json(path: &Path, text: &str, start: usize) -> Result<Vec<ParsedTrial>,
         trials.push(t);
     }
     if trials.is_empty() {
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: text[..start].lines().count() + 1,
-            message:
-                "expected gungraun/iai-callgrind JSON summaries with `module_path` and `profiles`"
-                    .to_string(),
-        });
+        return Err(line_error(
+            path,
+            text[..start].lines().count() + 1,
+            "expected gungraun/iai-callgrind JSON summaries with `module_path` and `profiles`",
+        ));
     }
     Ok(trials)
 }

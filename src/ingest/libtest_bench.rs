@@ -262,15 +262,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
 
 /// libtest bench output as an [`super::adapter::Adapter`] (criterion's bencher-style lines
 /// in it read as criterion's; criterion's output alone is `super::criterion_bencher`).
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "libtest-bench",
-    description: "Rust libtest `cargo bench` output: each `bench:` line is a trial",
-    hint: "`cargo bench` libtest text",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(parse),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "libtest-bench",
+    "Rust libtest `cargo bench` output: each `bench:` line is a trial",
+    "`cargo bench` libtest text",
+    parse
+);
 
 #[cfg(test)]
 mod tests {

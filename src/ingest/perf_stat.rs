@@ -177,15 +177,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
 }
 
 /// `perf stat` output as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "perf-stat",
-    description: "`perf stat` counters (text or `-x,` CSV): the file is one trial, each counted event a metric",
-    hint: "`perf stat` text or -x, CSV",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(parse),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "perf-stat",
+    "`perf stat` counters (text or `-x,` CSV): the file is one trial, each counted event a metric",
+    "`perf stat` text or -x, CSV",
+    parse
+);
 
 #[cfg(test)]
 mod tests {
