@@ -882,6 +882,24 @@ impl super::adapter::Adapter for Adapter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_is_cut_after_its_last_newline_and_grows_for_a_long_line() {
+        let mut reader = std::io::Cursor::new(b"ab\ncd\nef".to_vec());
+        let (mut buf, mut eof) = (Vec::new(), false);
+        // 4 bytes read (`ab\nc`): cut after the newline at index 2.
+        assert_eq!(cut_point(&mut reader, &mut buf, 4, &mut eof).unwrap(), 3);
+        assert!(!eof);
+        let mut reader = std::io::Cursor::new(b"abcdefg\nh".to_vec());
+        let mut buf = Vec::new();
+        // No newline in 4 bytes: grows to 8 (`abcdefg\n`), cut after it.
+        assert_eq!(cut_point(&mut reader, &mut buf, 4, &mut eof).unwrap(), 8);
+        let mut reader = std::io::Cursor::new(b"ab".to_vec());
+        let mut buf = Vec::new();
+        // The input ends first: all of it.
+        assert_eq!(cut_point(&mut reader, &mut buf, 4, &mut eof).unwrap(), 2);
+        assert!(eof);
+    }
     use proptest::prelude::*;
 
     /// Chunks the sink saw, and the outcome (summary or error text), of one way of streaming.

@@ -530,6 +530,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_row_reads_in_each_layout_asv_wrote() {
+        // asv 0.6: aligned with `result_columns`.
+        let columns = ["result", "params", "version"];
+        let row = serde_json::json!([[1.5, null], [["1", "'a'"]], "abc"]);
+        let r = Row::read(&row, &columns);
+        assert_eq!(r.values, [serde_json::json!(1.5), Value::Null]);
+        assert_eq!(r.params, [vec!["1".to_string(), "'a'".to_string()]]);
+        assert_eq!(r.version.as_deref(), Some("abc"));
+        // Older: `{result, params}`, or a bare number.
+        let r = Row::read(&serde_json::json!({"result": 2.0}), &[]);
+        assert_eq!((r.values.len(), r.params.len(), r.version), (1, 0, None));
+        let r = Row::read(&serde_json::json!(3.25), &columns);
+        assert_eq!(r.values, [serde_json::json!(3.25)]);
+        // A parameter combination without a result is a failed one.
+        let mut trials = Trials::default();
+        let row = Row::read(&serde_json::json!([[1.5, null], [["1", "2"]]]), &columns[..2]);
+        trials.land("suite.time_x", row, None).unwrap();
+        assert_eq!(trials.failed, ["suite.time_x{\"param1\": \"2\"}"]);
+        let t = &trials.by_params[&Params::from([("param1".into(), "1".into())])];
+        assert_eq!(t.metrics[0].value, 1.5);
+    }
+
+    #[test]
     fn combinations_follow_asv_order() {
         let p = vec![
             vec!["1".to_string(), "2".to_string()],

@@ -149,3 +149,27 @@ pub static ADAPTER: super::adapter::Document = super::adapter::Document {
         Ok(super::adapter::Parsed::trials(parse(path, text)?))
     }),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_line_lands_its_figures_or_names_what_it_lacks() {
+        let (mut t, mut seen) = (ParsedTrial::default(), [false; 3]);
+        assert_eq!(block_line("  median:   81.40 ms     13.19 GB/s", &mut t, &mut seen), Ok(false));
+        assert_eq!(seen, [false, true, false]);
+        assert_eq!(t.metrics[0].name, "read_ms.median");
+        assert_eq!(t.metrics[1].value, 13.19);
+        let payload = "  payload per read: 1.074 GB (256 objs x 4.0 MiB)";
+        assert_eq!(block_line(payload, &mut t, &mut seen), Ok(false));
+        assert_eq!(t.params["num_objects"], "256");
+        assert_eq!(t.params["object_size_mib"], "4.0");
+        assert_eq!(
+            block_line("  payload per read: 1.074 GB", &mut t, &mut seen),
+            Err("`<GB> GB (<n> objs x <MiB> MiB)`")
+        );
+        assert_eq!(block_line("", &mut t, &mut seen), Ok(true));
+    }
+}
+

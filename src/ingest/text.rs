@@ -210,6 +210,22 @@ mod tests {
         assert_eq!(p["arg0"], "my_tabled_benchmark_-_10");
     }
 
+    #[test]
+    fn line_errors_and_the_left_out_warning_name_the_file() {
+        let p = Path::new("bench.log");
+        let e = line_error(p, 7, "expected a number");
+        assert_eq!(e.to_string(), "bench.log:7: expected a number");
+        let names = ["a (line 3)".to_string(), "b (line 9)".to_string()];
+        assert_eq!(
+            left_out(p, "test(s) FAILED", &names).as_deref(),
+            Some("bench.log: 2 test(s) FAILED: a (line 3), b (line 9)")
+        );
+        assert_eq!(left_out(p, "test(s) FAILED", &[]), None);
+        let parsed =
+            super::super::adapter::Parsed::with_warnings(Vec::new(), left_out(p, "x", &[]));
+        assert!(parsed.warnings.is_empty() && parsed.commit.is_none());
+    }
+
     /// Every new parser on every prefix of every fixture of these formats: errors, never panics.
     /// The fixtures are the repository's own and, beside a clone, the third-party ones.
     #[test]
