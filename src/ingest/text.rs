@@ -125,6 +125,28 @@ pub fn no_benchmarks(path: &Path, what: &str) -> IngestError {
     }
 }
 
+/// The error of line `line` (1-based) of a text file: what was expected there.
+pub fn line_error(path: &Path, line: usize, message: impl Into<String>) -> IngestError {
+    IngestError::Parse {
+        path: path.to_path_buf(),
+        line,
+        message: message.into(),
+    }
+}
+
+/// The one warning that names what a file left out (`<path>: <n> <what>: a, b`), or none
+/// when nothing was.
+pub fn left_out(path: &Path, what: &str, names: &[String]) -> Option<String> {
+    (!names.is_empty()).then(|| {
+        format!(
+            "{}: {} {what}: {}",
+            path.display(),
+            names.len(),
+            names.join(", ")
+        )
+    })
+}
+
 /// The error of a JSON document that does not parse, at its line.
 pub fn json_error(path: &Path, e: &serde_json::Error, what: &str) -> IngestError {
     IngestError::Parse {
@@ -186,6 +208,22 @@ mod tests {
         let p = name_params(&["text=opticks", "size=100K", "my_tabled_benchmark_-_10"]);
         assert_eq!(p["text"], "opticks");
         assert_eq!(p["arg0"], "my_tabled_benchmark_-_10");
+    }
+
+    #[test]
+    fn line_errors_and_the_left_out_warning_name_the_file() {
+        let p = Path::new("bench.log");
+        let e = line_error(p, 7, "expected a number");
+        assert_eq!(e.to_string(), "bench.log:7: expected a number");
+        let names = ["a (line 3)".to_string(), "b (line 9)".to_string()];
+        assert_eq!(
+            left_out(p, "test(s) FAILED", &names).as_deref(),
+            Some("bench.log: 2 test(s) FAILED: a (line 3), b (line 9)")
+        );
+        assert_eq!(left_out(p, "test(s) FAILED", &[]), None);
+        let parsed =
+            super::super::adapter::Parsed::with_warnings(Vec::new(), left_out(p, "x", &[]));
+        assert!(parsed.warnings.is_empty() && parsed.commit.is_none());
     }
 
     /// Every new parser on every prefix of every fixture of these formats: errors, never panics.
