@@ -10,6 +10,14 @@ use std::path::Path;
 
 use super::{CommitInfo, IngestError, ParsedTrial, RequestSink, open_input};
 
+/// The stacks of one trial a stack format gives (folded files, `perf script`), with what was
+/// skipped on the way.
+#[derive(Debug, Default)]
+pub struct Folded {
+    pub stacks: Vec<crate::model::Stack>,
+    pub warnings: Vec<String>,
+}
+
 /// What one file parsed into.
 #[derive(Debug, Default)]
 pub struct Parsed {
@@ -241,7 +249,7 @@ pub enum Reader {
     /// The whole file as text, parsed in one go.
     Text(fn(&Path, &str) -> Result<Parsed, IngestError>),
     /// A stream of stacks (folded files, `perf script`): one trial of stacks.
-    Stacks(fn(&Path, Box<dyn BufRead>) -> Result<super::folded::Folded, IngestError>),
+    Stacks(fn(&Path, Box<dyn BufRead>) -> Result<Folded, IngestError>),
 }
 
 impl Adapter for Document {
@@ -430,7 +438,7 @@ impl<'a> Sniff<'a> {
             .get_or_init(|| {
                 serde_json::from_slice::<serde_json::Value>(self.bytes())
                     .ok()
-                    .or_else(|| serde_json::from_str(&super::gbench::sanitize(self.text()?)).ok())
+                    .or_else(|| serde_json::from_str(&super::text::sanitize(self.text()?)).ok())
             })
             .as_ref()
     }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::adapter::{History, HistoryRun};
-use super::{IngestError, ParsedTrial, gbench};
+use super::{IngestError, ParsedTrial};
 use super::text::metric;
 use crate::model::{Better, Params};
 
@@ -110,7 +110,7 @@ fn read_json(path: &Path) -> Result<Value, IngestError> {
         path: path.to_path_buf(),
         source,
     })?;
-    serde_json::from_str(&gbench::sanitize(&text)).map_err(|e| IngestError::Parse {
+    serde_json::from_str(&super::text::sanitize(&text)).map_err(|e| IngestError::Parse {
         path: path.to_path_buf(),
         line: e.line(),
         message: e.to_string(),

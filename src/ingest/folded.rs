@@ -22,11 +22,7 @@ use super::IngestError;
 use super::text::line_error;
 use crate::model::{Stack, StackKind};
 
-#[derive(Debug, Default)]
-pub struct Folded {
-    pub stacks: Vec<Stack>,
-    pub warnings: Vec<String>,
-}
+pub use super::adapter::Folded;
 
 fn is_number(s: &str) -> bool {
     !s.is_empty() && s.parse::<f64>().is_ok_and(f64::is_finite)

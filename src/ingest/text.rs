@@ -190,6 +190,51 @@ pub fn name_params(parts: &[&str]) -> crate::model::Params {
     params
 }
 
+/// Replaces the non-JSON number literals Google Benchmark may print (`NaN`, `-nan`, `inf`,
+/// `Infinity`) with `null`, leaving strings alone.
+pub fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+            out.push(c);
+            continue;
+        }
+        if c == '-' || c.is_ascii_alphabetic() {
+            let rest = &text[i..];
+            let word_len = rest
+                .char_indices()
+                .skip(1)
+                .find(|(_, ch)| !ch.is_ascii_alphanumeric())
+                .map_or(rest.len(), |(j, _)| j);
+            let word = &rest[..word_len];
+            let bare = word.trim_start_matches(['-', '+']);
+            let literal = ["nan", "inf", "infinity"].contains(&bare.to_ascii_lowercase().as_str());
+            out.push_str(if literal { "null" } else { word });
+            // Past the whole word: scanning it again from each of its characters made a
+            // 1 MB word take minutes (quadratic).
+            for _ in 1..word.chars().count() {
+                chars.next();
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
