@@ -511,11 +511,7 @@ pub(crate) fn run_page(
     let charts = latency_charts(latencies, &layout)?;
     // Per-arm figures no row has (an LLM figure in a compressor's run) are no column.
     let shown: Vec<&crate::query::figures::Figure> = run_page_figures()
-        .filter(|f| {
-            medians
-                .iter()
-                .any(|m| m.figures.get(f.name).and_then(|v| v.as_f64()).is_some())
-        })
+        .filter(|f| medians.iter().any(|m| figure(m, f).is_some()))
         .collect();
     let columns = MetricColumns::of(&metric_medians, &layout, nav);
     Ok(RunPage {
@@ -527,16 +523,7 @@ pub(crate) fn run_page(
         suite_href: format!("../../{}", crate::site::pages::suite_href(&r.suite)),
         nav: nav.clone(),
         meta,
-        notes: notes
-            .map(|v| {
-                v.iter()
-                    .map(|n| NoteView {
-                        at: time(&n.at),
-                        text: n.text.clone(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
+        notes: notes.map_or(Vec::new(), |v| note_views(v)),
         medians: median_views(medians, &shown, &layout),
         figure_labels: shown.iter().map(|f| f.label).collect(),
         summary_hidden,
@@ -564,6 +551,21 @@ pub(crate) fn run_page(
         transfer: false,
         sweep: false,
     })
+}
+
+/// A row's value of a registry figure, where it has one.
+fn figure(m: &MedianRow, f: &crate::query::figures::Figure) -> Option<f64> {
+    m.figures.get(f.name).and_then(|v| v.as_f64())
+}
+
+fn note_views(notes: &[&NoteRow]) -> Vec<NoteView> {
+    notes
+        .iter()
+        .map(|n| NoteView {
+            at: time(&n.at),
+            text: n.text.clone(),
+        })
+        .collect()
 }
 
 /// The run's facts ([`run_meta`]), the params every trial shares and the run's labels.
@@ -625,9 +627,7 @@ fn median_views(
 ) -> Vec<MedianView> {
     medians
         .into_iter()
-        .filter(|m| {
-            run_page_figures().any(|f| m.figures.get(f.name).and_then(|v| v.as_f64()).is_some())
-        })
+        .filter(|m| run_page_figures().any(|f| figure(m, f).is_some()))
         .map(|m| MedianView {
             arm: arm_label(&m.arm),
             params: layout.varying(&m.params),
@@ -635,7 +635,7 @@ fn median_views(
             figures: shown
                 .iter()
                 .map(|f| {
-                    let v = m.figures.get(f.name).and_then(|v| v.as_f64());
+                    let v = figure(&m, f);
                     // Bytes as KiB/MiB/GiB: 268435456 is read as 256 MiB.
                     if f.unit == "B" {
                         crate::present::fmt_quantity(v, f.unit)

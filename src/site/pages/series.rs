@@ -596,15 +596,6 @@ fn render_series(
     // A newest level an order of magnitude from an earlier one is the default view (the
     // script draws the full history on request).
     spec.from = trend::default_from(&spec);
-    let view = if spec.from > 0 {
-        format!(
-            "The chart starts at #{}, where the newest level begins: the {} before it sit an order of magnitude away and would flatten it. “Full history” draws every run.",
-            s.points[spec.from].run_no,
-            count(spec.from, "run")
-        )
-    } else {
-        String::new()
-    };
     let overlay: Vec<trend::Overlay> = others
         .iter()
         .map(|o| trend::Overlay {
@@ -631,7 +622,7 @@ fn render_series(
         params,
         unit: s.unit.clone(),
         summary: summary(s),
-        view,
+        view: view_note(s, spec.from),
         chart: trend::svg(&spec),
         hover,
         script: crate::site::trend_js_path(),
@@ -652,6 +643,18 @@ fn render_series(
         link,
         href,
     })
+}
+
+/// Why the chart starts at `from`, when not at the first run (empty otherwise).
+fn view_note(s: &crate::query::history::Series, from: usize) -> String {
+    if from == 0 {
+        return String::new();
+    }
+    format!(
+        "The chart starts at #{}, where the newest level begins: the {} before it sit an order of magnitude away and would flatten it. “Full history” draws every run.",
+        s.points[from].run_no,
+        count(from, "run")
+    )
 }
 
 /// What a series' trend chart marks, by index into its points, and the short commits and
@@ -900,17 +903,7 @@ fn change_rows(
             let view = ChangeView {
                 p: c.evidence.text(),
                 class: verdict_class(c.regression).into(),
-                kind: format!(
-                    "{} (threshold ±{:.1}%{})",
-                    if c.regression {
-                        "regression"
-                    } else {
-                        "improvement"
-                    },
-                    c.threshold * 100.0,
-                    c.sigma
-                        .map_or(String::new(), |sg| format!(", local σ {:.2}%", sg * 100.0))
-                ),
+                kind: change_kind(c),
                 ..at(&c.run_id, c.run_no, &c.git_commit)
             };
             (
@@ -970,6 +963,21 @@ fn change_rows(
     }));
     rows.sort_by_key(|r| r.0);
     rows.into_iter().map(|r| r.1).collect()
+}
+
+/// What a change point is: its direction and the threshold it passed (and the local σ).
+fn change_kind(c: &crate::query::history::Change) -> String {
+    format!(
+        "{} (threshold ±{:.1}%{})",
+        if c.regression {
+            "regression"
+        } else {
+            "improvement"
+        },
+        c.threshold * 100.0,
+        c.sigma
+            .map_or(String::new(), |sg| format!(", local σ {:.2}%", sg * 100.0))
+    )
 }
 
 /// A row of the change table at one run: its page, number, commit and the commit's page;
