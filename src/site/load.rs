@@ -395,57 +395,68 @@ impl Prefetch {
                 .collect(),
         };
         for (f, runs) in &filters {
-            let from = |view| query.relation(view, *runs);
-            pre.medians.extend(
-                grouped(
-                    query,
-                    &format!(
-                        "SELECT * FROM {}{f} ORDER BY run_id, params, arm",
-                        from("arm_medians")
-                    ),
-                )
-                .await?,
-            );
-            pre.metric_medians.extend(
-                grouped(
-                    query,
-                    &format!(
-                        "SELECT * FROM {}{f} ORDER BY run_id, name, params, arm",
-                        from("metric_medians")
-                    ),
-                )
-                .await?,
-            );
-            pre.trials.extend(
-                grouped(
-                    query,
-                    &format!(
-                        "SELECT * FROM {}{f} ORDER BY run_id, seq, trial_id",
-                        from("trial_figures")
-                    ),
-                )
-                .await?,
-            );
-            pre.with_requests
-                .extend(ids(query, &format!("SELECT DISTINCT run_id FROM requests{f}")).await?);
-            pre.with_cpu.extend(
-                ids(
-                    query,
-                    &format!("SELECT DISTINCT run_id FROM cpu_samples{f}"),
-                )
-                .await?,
-            );
-            pre.with_stacks
-                .extend(ids(query, &format!("SELECT DISTINCT run_id FROM stacks{f}")).await?);
-            pre.with_scrape.extend(
-                ids(
-                    query,
-                    &format!("SELECT DISTINCT run_id FROM scrape_samples{f}"),
-                )
-                .await?,
-            );
+            pre.load_slice(query, f, *runs).await?;
         }
         Ok(pre)
+    }
+
+    /// Adds the rows of the runs filter `f` keeps (`runs`: those runs, where it names them).
+    async fn load_slice(
+        &mut self,
+        query: &Query,
+        f: &str,
+        runs: Option<&[&str]>,
+    ) -> Result<(), SiteError> {
+        let from = |view| query.relation(view, runs);
+        self.medians.extend(
+            grouped(
+                query,
+                &format!(
+                    "SELECT * FROM {}{f} ORDER BY run_id, params, arm",
+                    from("arm_medians")
+                ),
+            )
+            .await?,
+        );
+        self.metric_medians.extend(
+            grouped(
+                query,
+                &format!(
+                    "SELECT * FROM {}{f} ORDER BY run_id, name, params, arm",
+                    from("metric_medians")
+                ),
+            )
+            .await?,
+        );
+        self.trials.extend(
+            grouped(
+                query,
+                &format!(
+                    "SELECT * FROM {}{f} ORDER BY run_id, seq, trial_id",
+                    from("trial_figures")
+                ),
+            )
+            .await?,
+        );
+        self.with_requests
+            .extend(ids(query, &format!("SELECT DISTINCT run_id FROM requests{f}")).await?);
+        self.with_cpu.extend(
+            ids(
+                query,
+                &format!("SELECT DISTINCT run_id FROM cpu_samples{f}"),
+            )
+            .await?,
+        );
+        self.with_stacks
+            .extend(ids(query, &format!("SELECT DISTINCT run_id FROM stacks{f}")).await?);
+        self.with_scrape.extend(
+            ids(
+                query,
+                &format!("SELECT DISTINCT run_id FROM scrape_samples{f}"),
+            )
+            .await?,
+        );
+        Ok(())
     }
 }
 

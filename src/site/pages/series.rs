@@ -850,12 +850,7 @@ fn latest_change(s: &crate::query::history::Series) -> (String, String) {
                 c.run_no,
                 signed_pct(c.magnitude)
             ),
-            if c.regression {
-                "verdict-regressed"
-            } else {
-                "verdict-improved"
-            }
-            .to_string(),
+            crate::site::pages::verdict_class(c.regression).to_string(),
         ),
         (None, Some(b)) => (
             format!("no change since the break at #{}", s.points[b].run_no),
@@ -902,7 +897,7 @@ fn change_rows(
         .map(|c| {
             let view = ChangeView {
                 p: c.evidence.text(),
-                class: verdict_class(c.regression).into(),
+                class: crate::site::pages::verdict_class(c.regression).into(),
                 kind: change_kind(c),
                 ..at(&c.run_id, c.run_no, &c.git_commit)
             };
@@ -935,7 +930,7 @@ fn change_rows(
                 "a line over {} runs fits better than {} steps",
                 d.runs, d.steps
             ),
-            class: verdict_class(d.regression).into(),
+            class: crate::site::pages::verdict_class(d.regression).into(),
             kind: format!(
                 "drift: {} over {} runs, one finding",
                 if d.regression {
@@ -1009,14 +1004,6 @@ fn moved(view: ChangeView, before: String, after: String, magnitude: f64) -> Cha
         after,
         change: signed_pct(magnitude),
         ..view
-    }
-}
-
-fn verdict_class(regression: bool) -> &'static str {
-    if regression {
-        "verdict-regressed"
-    } else {
-        "verdict-improved"
     }
 }
 
