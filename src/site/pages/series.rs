@@ -144,6 +144,13 @@ pub(crate) struct RunFacts<'a> {
     pub messages: &'a BTreeMap<&'a str, String>,
 }
 
+impl RunFacts<'_> {
+    /// The run's commit message (its first line), or empty.
+    fn message(&self, run_id: &str) -> &str {
+        self.messages.get(run_id).map_or("", String::as_str)
+    }
+}
+
 /// Other parameter sets of one benchmark a series page offers to overlay, at most.
 const OVERLAYS: usize = 8;
 
@@ -313,10 +320,7 @@ fn suite_runs(series: &[&crate::query::history::Series], facts: &RunFacts) -> St
             commit,
             date,
             id: &p.run_id,
-            message: facts
-                .messages
-                .get(p.run_id.as_str())
-                .map_or("", String::as_str),
+            message: facts.message(&p.run_id),
         })
         .collect();
     trend::runs_script(&points)
@@ -736,10 +740,7 @@ impl TrendMarks {
                 commit: &self.commits[i],
                 date: &self.dates[i],
                 id: &p.run_id,
-                message: facts
-                    .messages
-                    .get(p.run_id.as_str())
-                    .map_or("", String::as_str),
+                message: facts.message(&p.run_id),
             })
             .collect()
     }
