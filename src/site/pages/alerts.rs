@@ -373,6 +373,41 @@ mod tests {
         assert_eq!(e.run_href, "runs/r2/index.html");
     }
 
+    /// A commit that moved one series each way is mixed, with the geometric mean and range;
+    /// one whose only series is pending says so, and its series' change is marked pending.
+    #[test]
+    fn an_entry_says_mixed_or_pending_by_its_series() {
+        let mixed = crate::query::alerts::by_commit(
+            &[alert("a", 0.21, "new"), alert("b", -0.10, "new")],
+            &[],
+        )
+        .remove(0);
+        let e = commit_entry(mixed, &SeriesHrefs::new(), String::new());
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("mixed", "verdict-info")
+        );
+        assert_eq!(e.moved, "2 series: 1 regressed, 1 improved");
+        // (1.21 × 0.90)^½ − 1 = +4.36 %
+        assert_eq!(e.change, "+4.4% geometric mean, -10.0% … +21.0%");
+        let classes: Vec<&str> = e.series.iter().map(|s| s.class.as_str()).collect();
+        assert_eq!(classes, ["verdict-regressed", "verdict-improved"]);
+        assert_eq!(
+            e.triage,
+            "perfhouse triage commit:abcdef0123456789 STATE --note TEXT"
+        );
+        let mut a = alert("a", 0.3, "new");
+        a.kind = crate::query::alerts::AlertKind::Pending;
+        let pending = crate::query::alerts::by_commit(&[a], &[]).remove(0);
+        let e = commit_entry(pending, &SeriesHrefs::new(), String::new());
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("pending regression", "verdict-inconclusive")
+        );
+        assert_eq!(e.change, "+30.0%");
+        assert_eq!(e.series[0].change, "+30.0% (pending)");
+    }
+
     #[test]
     fn stale_and_irrelevant_entries_do_not_lead() {
         let mk = |anchor: &str, started: &str, relevant: bool, stale: bool| {

@@ -714,3 +714,172 @@ fn trial_view(t: TrialRow, layout: &ParamLayout) -> TrialView {
         littles_law_ratio: num(t.littles_law_ratio, 3),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::RunNav;
+    use crate::stats::verdict::Direction;
+
+    fn run_row() -> RunRow {
+        RunRow {
+            run_id: "r7".into(),
+            suite: "kv".into(),
+            run_no: 7,
+            started_at: "2026-12-01T10:00:00Z".into(),
+            finished_at: "2026-12-01T10:00:00Z".into(),
+            source: "asv".into(),
+            status: "ok".into(),
+            git_commit: Some("abc1234def".into()),
+            git_branch: None,
+            host: None,
+            env_fingerprint: None,
+            labels: "{}".into(),
+            n_trials: Some(2),
+        }
+    }
+
+    fn metric(name: &str, median: f64, (min, max): (f64, f64), restates: bool) -> MetricMedianRow {
+        MetricMedianRow {
+            arm: "default".into(),
+            params: Default::default(),
+            name: name.into(),
+            unit: "ms".into(),
+            better: Direction::LowerIsBetter,
+            n_trials: 2,
+            median,
+            min,
+            max,
+            restates_requests: restates,
+        }
+    }
+
+    fn trial(seq: i64, status: &str) -> TrialRow {
+        TrialRow {
+            trial_id: seq,
+            seq,
+            arm: "default".into(),
+            params: Default::default(),
+            repeat: seq,
+            status: status.into(),
+            discarded: false,
+            discard_reason: None,
+            requests: None,
+            completed: None,
+            errors: None,
+            cancelled: None,
+            throughput_rps: None,
+            latency_p50_ms: None,
+            latency_p99_ms: None,
+            ttft_p50_ms: None,
+            littles_law_ratio: None,
+        }
+    }
+
+    /// A run of one metric over two trials, with a summary median the page leaves off: the
+    /// metric links its series, says its change from the previous run (+3.2 %) and its range.
+    #[test]
+    fn a_run_page_links_its_series_and_says_the_change() {
+        let r = run_row();
+        let mut pre = Prefetch {
+            medians: BTreeMap::new(),
+            metric_medians: BTreeMap::new(),
+            trials: BTreeMap::new(),
+            arms: BTreeMap::new(),
+            with_requests: Default::default(),
+            with_cpu: Default::default(),
+            with_scrape: Default::default(),
+            with_stacks: Default::default(),
+        };
+        pre.metric_medians.insert(
+            "r7".into(),
+            vec![
+                metric("get_latency", 1.5, (1.4, 1.6), false),
+                metric("aiperf.request_latency", 9.0, (9.0, 9.0), true),
+            ],
+        );
+        pre.trials
+            .insert("r7".into(), vec![trial(1, "ok"), trial(2, "ok")]);
+        let params = crate::model::Params::default();
+        let mut hrefs = crate::site::pages::series::SeriesHrefs::new();
+        hrefs.insert(
+            (
+                "kv".into(),
+                "get_latency".into(),
+                "default".into(),
+                params.clone(),
+            ),
+            ("suites/kv/get.html".into(), "get_latency · default".into()),
+        );
+        let nav = RunNav {
+            changes: vec![(
+                crate::site::series_id("get_latency", "default", &params),
+                0.032,
+            )],
+            ..RunNav::default()
+        };
+        let page = run_page(&r, None, "c.css", &pre, Latencies::new(), &hrefs, &nav).unwrap();
+        let keys: Vec<&str> = page.meta.iter().map(|kv| kv.key.as_str()).collect();
+        // One time for start and finish: said once.
+        assert_eq!(
+            keys,
+            [
+                "run id",
+                "started and finished",
+                "source",
+                "status",
+                "git commit"
+            ]
+        );
+        assert_eq!(page.summary_hidden, 1);
+        assert_eq!(page.metric_medians.len(), 1);
+        let m = &page.metric_medians[0];
+        assert_eq!(m.href, "../../suites/kv/get.html");
+        assert_eq!(m.change, "+3.2%");
+        assert_eq!(m.median, "1.5 ms");
+        assert_eq!(m.range, "1.4 ms – 1.6 ms");
+        // Two trials: n and the range are columns, so each row is a card on a phone; one arm
+        // and one direction are not.
+        assert!(page.metric_spread && page.metric_cards && page.metric_change);
+        assert!(!page.metric_arms && !page.metric_params && !page.metric_better);
+        assert_eq!(page.better_all, "lower");
+        assert!(page.show_trials && !page.request_columns);
+        assert!(
+            page.medians.is_empty(),
+            "no load-test figure: no per-arm table"
+        );
+        let html = page.render().unwrap();
+        assert!(html.contains("<a href=\"../../suites/kv/get.html\">get_latency</a>"));
+        assert!(
+            html.contains("data-label=\"vs previous run\">+3.2%</td>"),
+            "{html}"
+        );
+        assert!(!html.contains("aiperf.request_latency"));
+    }
+
+    /// One successful trial lists no trials table; a failed one does.
+    #[test]
+    fn the_trials_table_shows_only_what_the_medians_do_not() {
+        let r = run_row();
+        let mut pre = Prefetch {
+            medians: BTreeMap::new(),
+            metric_medians: BTreeMap::new(),
+            trials: BTreeMap::new(),
+            arms: BTreeMap::new(),
+            with_requests: Default::default(),
+            with_cpu: Default::default(),
+            with_scrape: Default::default(),
+            with_stacks: Default::default(),
+        };
+        let hrefs = crate::site::pages::series::SeriesHrefs::new();
+        let nav = RunNav::default();
+        pre.trials.insert("r7".into(), vec![trial(1, "ok")]);
+        let page = run_page(&r, None, "c.css", &pre, Latencies::new(), &hrefs, &nav).unwrap();
+        assert!(!page.show_trials && !page.metric_change);
+        pre.trials.insert("r7".into(), vec![trial(1, "failed")]);
+        let page = run_page(&r, None, "c.css", &pre, Latencies::new(), &hrefs, &nav).unwrap();
+        assert!(page.show_trials);
+        assert_eq!(page.trials[0].status, "failed");
+        assert_eq!(page.trials[0].failed, "— / —");
+    }
+}

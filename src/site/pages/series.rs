@@ -1050,6 +1050,190 @@ fn point_rows(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::query::history::{Change, PendingChange, Point, Series};
+    use crate::stats::changepoint::Evidence;
+    use crate::stats::verdict::Direction;
+
+    /// A series of `kv`'s `get` in ms, lower is better, runs #100… (`r0`…) at `values`.
+    fn series(values: &[f64]) -> Series {
+        let mut s = Series::new(
+            "kv".into(),
+            "get".into(),
+            "ms".into(),
+            Direction::LowerIsBetter,
+            "default".into(),
+            Default::default(),
+        );
+        s.points = values
+            .iter()
+            .enumerate()
+            .map(|(i, &value)| Point {
+                run_id: format!("r{i}"),
+                run_no: 100 + i as u64,
+                started_at: format!("2026-12-0{}T10:00:00Z", i + 1),
+                git_commit: Some(format!("c{i}23456789abcdef")),
+                value,
+                version: None,
+                env_fingerprint: None,
+                lo: None,
+                hi: None,
+            })
+            .collect();
+        s
+    }
+
+    fn change(run: usize, before: f64, after: f64) -> Change {
+        Change {
+            run_id: format!("r{run}"),
+            run_no: 100 + run as u64,
+            git_commit: Some(format!("c{run}23456789abcdef")),
+            mean_before: before,
+            mean_after: after,
+            level_before: before,
+            level_after: after,
+            magnitude: after / before - 1.0,
+            p_value: 0.001,
+            sigma: Some(0.01),
+            threshold: 0.05,
+            regression: after > before,
+            evidence: Evidence {
+                sigmas: Some(20.0),
+                before: run,
+                after: 2,
+                p: Some(0.001),
+            },
+        }
+    }
+
+    /// The index's verdict on a newest run: against the one before, at the ±2 % floor
+    /// without a noise model; none across a break.
+    #[test]
+    fn a_headline_judges_the_newest_run_against_the_previous() {
+        // 10 → 11 ms: +10 %, beyond the floor, and lower is better.
+        let (change, verdict, class, why) = headline_verdict(&series(&[10.0, 10.0, 11.0]), None);
+        assert_eq!(
+            (change.as_str(), verdict, class),
+            ("+10.0%", "regressed", "verdict-regressed")
+        );
+        assert_eq!(why, "±2% floor: too few runs for a noise model");
+        // 10 → 9 ms: improved; 10 → 10.1 ms: +1 %, inside the floor.
+        assert_eq!(headline_verdict(&series(&[10.0, 9.0]), None).1, "improved");
+        let (change, verdict, ..) = headline_verdict(&series(&[10.0, 10.1]), None);
+        assert_eq!((change.as_str(), verdict), ("+1.0%", "unchanged"));
+        let mut broken = series(&[10.0, 20.0]);
+        broken.breaks = vec![1];
+        let (change, verdict, class, _) = headline_verdict(&broken, None);
+        assert_eq!(
+            (change.as_str(), verdict, class),
+            ("—", "first run", "verdict-info")
+        );
+    }
+
+    /// The change table: a change point and a pending change, in run order, each linking its
+    /// run and its commit's page.
+    #[test]
+    fn change_rows_link_their_run_and_commit_in_run_order() {
+        let mut s = series(&[10.0, 10.0, 10.0, 12.0, 12.0, 12.0, 9.0]);
+        s.changes = vec![change(3, 10.0, 12.0)];
+        s.pending = Some(PendingChange {
+            start: 6,
+            run_id: "r6".into(),
+            run_no: 106,
+            git_commit: None,
+            level_before: 12.0,
+            level_after: 9.0,
+            magnitude: -0.25,
+            sigma: None,
+            threshold: 0.05,
+            regression: false,
+            runs: 1,
+            needs: 2,
+            evidence: Evidence {
+                sigmas: None,
+                before: 3,
+                after: 1,
+                p: None,
+            },
+        });
+        let urls: BTreeMap<&str, String> = [("r3", "https://x/commit/".to_string())].into();
+        let rows = change_rows(&s, &urls);
+        assert_eq!(rows.len(), 2);
+        let c = &rows[0];
+        assert_eq!(c.href, "../../runs/r3/index.html");
+        assert_eq!((c.run.as_str(), c.commit.as_str()), ("#103", "c323456789"));
+        assert_eq!(c.commit_href, "https://x/commit/c323456789abcdef");
+        assert_eq!((c.before.as_str(), c.after.as_str()), ("10 ms", "12 ms"));
+        assert_eq!(c.change, "+20.0%");
+        assert_eq!(c.class, "verdict-regressed");
+        assert_eq!(c.kind, "regression (threshold ±5.0%, local σ 1.00%)");
+        assert_eq!(c.p, "20.0σ · 3 runs before, 2 after · p = 0.001");
+        let p = &rows[1];
+        assert_eq!(
+            (p.run.as_str(), p.commit.as_str(), p.commit_href.as_str()),
+            ("#106", "", "")
+        );
+        assert_eq!(p.change, "-25.0%");
+        assert_eq!(p.class, "verdict-inconclusive");
+    }
+
+    /// A series page rendered in memory: its file and link, the suite card's word on it, one
+    /// change line, one note triangle and a dot per run on its chart.
+    #[test]
+    fn a_series_page_draws_its_marks_and_links_its_runs() {
+        let mut s = series(&[10.0, 10.0, 10.0, 12.0, 12.0]);
+        s.changes = vec![change(3, 10.0, 12.0)];
+        let note = NoteRow {
+            run_id: "r1".into(),
+            at: "2026-12-02T11:00:00Z".into(),
+            text: "kernel upgrade".into(),
+        };
+        let notes: BTreeMap<&str, Vec<&NoteRow>> = [("r1", vec![&note])].into();
+        let (urls, messages) = (BTreeMap::new(), BTreeMap::new());
+        let facts = RunFacts {
+            notes: &notes,
+            commit_urls: &urls,
+            messages: &messages,
+        };
+        let layout = ParamLayout::new(std::iter::once(&s.params));
+        let sp = SuitePages {
+            css: "c.css",
+            facts: &facts,
+            suite: "kv",
+            dir: "suites/kv".into(),
+            layout: &layout,
+        };
+        let r = render_series(&sp, &s, &[]).unwrap();
+        assert!(r.path.starts_with("suites/kv/") && r.path.ends_with(".html"));
+        assert_eq!(r.href.1.0, r.path);
+        assert_eq!(r.href.1.1, "get · default");
+        assert_eq!(r.link.n, 5);
+        assert_eq!(r.link.metric, "get (ms)");
+        assert_eq!(r.link.latest, "12 ms");
+        assert_eq!(r.link.change, "regressed at #103 (+20.0%)");
+        assert_eq!(r.link.change_class, "verdict-regressed");
+        assert_eq!(r.link.step, "0.0%");
+        let html = &r.html;
+        assert_eq!(html.matches("<line class=\"change\"").count(), 1);
+        assert_eq!(html.matches("<path class=\"note\"").count(), 1);
+        // Five dots: one `M…h0` per run.
+        let at = html.find("class=\"dots\" d=\"").expect("dots") + 16;
+        assert_eq!(
+            html[at..at + html[at..].find('"').unwrap()]
+                .matches("h0")
+                .count(),
+            5
+        );
+        // The table links each run, newest first, and shows the note.
+        let first = html.find("../../runs/r4/index.html").expect("run r4");
+        assert!(first < html.find("../../runs/r0/index.html").expect("run r0"));
+        assert!(html.contains("kernel upgrade"));
+        assert!(html.contains("Lower is better. 5 runs; 1 change point."));
+    }
+}
+
+#[cfg(test)]
+mod count_tests {
     #[test]
     fn counts_are_singular_for_one() {
         use crate::present::count;

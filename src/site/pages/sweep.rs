@@ -381,3 +381,73 @@ fn chart(title: &str, description: String, x: Axis, y: &str, lines: Vec<Line>) -
         marks: Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::sweep::FrontierPoint;
+
+    fn point(
+        arm: &str,
+        load: f64,
+        output_tps: f64,
+        per_user_tps: f64,
+        dominated: bool,
+    ) -> FrontierPoint {
+        FrontierPoint {
+            arm: arm.into(),
+            load,
+            per_user_tps,
+            output_tps,
+            dominated,
+        }
+    }
+
+    /// Without arms (their levels come from `query::sweep`) the three load charts stay, and
+    /// the frontier chart joins the points no other beats, by total tokens/s, per GPU where
+    /// the run says how many; no goodput or attainment chart without those figures.
+    #[test]
+    fn the_frontier_joins_the_undominated_points_in_order() {
+        let s = Sweep {
+            run_id: "r1".into(),
+            suite: "llm".into(),
+            run_no: 3,
+            load: "concurrency".into(),
+            slo: "ttft_p99<=500ms".into(),
+            arms: Vec::new(),
+            shift: None,
+            frontier: vec![
+                point("b", 16.0, 900.0, 30.0, false),
+                point("a", 4.0, 400.0, 60.0, false),
+                point("a", 8.0, 500.0, 20.0, true),
+            ],
+            gpus: Some(2.0),
+            cost_per_hour: None,
+            server_figures: Vec::new(),
+        };
+        let charts = sweep_charts(&s);
+        let titles: Vec<&str> = charts.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Throughput vs load",
+                "Latency–throughput",
+                "TTFT p99 vs load",
+                "Per-user against total output tokens/s"
+            ]
+        );
+        let front = &charts[3];
+        assert_eq!(front.x.label, "total output tok/s per GPU");
+        assert_eq!(front.lines.len(), 1);
+        let line = &front.lines[0];
+        assert!(line.dashed && line.label == "Pareto frontier");
+        let xs: Vec<(f64, f64)> = line.points.iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(xs, [(400.0, 60.0), (900.0, 30.0)]);
+        assert_eq!(
+            line.points[0].tip,
+            "frontier: a at concurrency 4: 400 tok/s total, 60 per user"
+        );
+        // The dominated point is on no line: two markers in the drawn chart.
+        assert_eq!(front.html().matches("<circle").count(), 2);
+    }
+}

@@ -345,3 +345,114 @@ fn notes(r: &RunRow, medians: &[MetricMedianRow], placements: &[&str]) -> Vec<St
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::verdict::Direction;
+
+    fn run(labels: &str) -> RunRow {
+        RunRow {
+            run_id: "r1".into(),
+            suite: "tc".into(),
+            run_no: 4,
+            started_at: String::new(),
+            finished_at: String::new(),
+            source: "lmcache".into(),
+            status: "ok".into(),
+            git_commit: None,
+            git_branch: None,
+            host: None,
+            env_fingerprint: None,
+            labels: labels.into(),
+            n_trials: None,
+        }
+    }
+
+    fn gbps(numa: &str, size: &str, (median, min, max): (f64, f64, f64)) -> MetricMedianRow {
+        MetricMedianRow {
+            arm: "default".into(),
+            params: [("numa", numa), ("object_size", size)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            name: "read_gbps".into(),
+            unit: "GB/s".into(),
+            better: Direction::HigherIsBetter,
+            n_trials: 3,
+            median,
+            min,
+            max,
+            restates_requests: false,
+        }
+    }
+
+    /// Two placements × two object sizes: one chart with a line and two markers per
+    /// placement, and four rows by placement, then size in bytes (64 KiB before 4 MiB).
+    #[test]
+    fn a_transfer_page_draws_a_line_per_placement_by_object_size() {
+        let medians = vec![
+            gbps("node0", "4194304", (13.22, 13.0, 13.4)),
+            gbps("node0", "65536", (4.0, 4.0, 4.0)),
+            gbps("interleave", "4194304", (11.0, 10.5, 11.5)),
+            gbps("interleave", "65536", (3.5, 3.4, 3.6)),
+        ];
+        let page = transfer_page(&run("{}"), &medians, "c.css")
+            .unwrap()
+            .expect("GB/s by object size");
+        assert_eq!(page.number, "#4");
+        assert_eq!(page.charts.len(), 1);
+        let svg = &page.charts[0].svg;
+        assert!(svg.contains("read_gbps by object size"));
+        assert_eq!(svg.matches("<circle").count(), 4);
+        // A bar from the slowest to the fastest repeat where they differ: three points.
+        assert_eq!(svg.matches("class=\"bar\"").count(), 3);
+        let rows: Vec<(&str, &str, &str, &str)> = page
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.placement.as_str(),
+                    r.size.as_str(),
+                    r.value.as_str(),
+                    r.range.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("interleave", "64 KiB", "3.5", "3.4 … 3.6"),
+                ("interleave", "4 MiB", "11", "10.5 … 11.5"),
+                ("node0", "64 KiB", "4", ""),
+                ("node0", "4 MiB", "13.2", "13 … 13.4"),
+            ]
+        );
+        assert!(page.has_placement && !page.has_metric && !page.has_page && !page.has_params);
+        // Two placements: nothing to say about NUMA.
+        assert!(page.notes.is_empty());
+        let html = page.render().unwrap();
+        assert!(html.contains("data-label=\"GB/s\">13.2</td>"), "{html}");
+    }
+
+    /// One placement on a one-node machine says why; no GB/s metric by size: no page.
+    #[test]
+    fn one_placement_says_why_and_no_sizes_means_no_page() {
+        let medians = vec![
+            gbps("node0", "4096", (1.0, 1.0, 1.0)),
+            gbps("node0", "8192", (2.0, 2.0, 2.0)),
+        ];
+        let page = transfer_page(&run(r#"{"numa_nodes":"1"}"#), &medians, "c.css")
+            .unwrap()
+            .unwrap();
+        assert_eq!(page.notes.len(), 1);
+        assert!(page.notes[0].starts_with("One placement: this machine has one NUMA node"));
+        let mut other = gbps("node0", "4096", (1.0, 1.0, 1.0));
+        other.unit = "s".into();
+        assert!(
+            transfer_page(&run("{}"), &[other], "c.css")
+                .unwrap()
+                .is_none()
+        );
+    }
+}
