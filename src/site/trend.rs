@@ -1103,6 +1103,41 @@ mod tests {
         assert!(!s.contains("e-4"), "{s}");
     }
 
+    /// A chart with every layer (the repeats' band, two levels with their noise bands, an
+    /// unstable stretch, a drift, a break, a change point, the line and a note), rendered in
+    /// memory as a golden (`src/site/snapshots/`; bless with `INSTA_UPDATE=always` after an
+    /// intended change and review the diff).
+    #[test]
+    fn golden_chart_with_every_layer() {
+        let ids: Vec<String> = (0..12).map(|i| format!("r{i}")).collect();
+        let values: Vec<f64> = (0..12)
+            .map(|i| if i < 6 { 10.0 } else { 12.0 } + (i % 3) as f64 * 0.1)
+            .collect();
+        let mut pts = points(&ids, &values);
+        for p in &mut pts {
+            (p.lo, p.hi) = (Some(p.value * 0.98), Some(p.value * 1.03));
+        }
+        let t = Trend {
+            changes: &[(6, true, 0.2)],
+            breaks: &[3],
+            notes: &[8],
+            bands: &[(3, 0.04), (6, 0.03)],
+            unstable: &[(9, 12)],
+            drifts: &[(0, 3, 10.0, 10.2, true)],
+            ..spec(&pts)
+        };
+        let s = svg(&t);
+        assert_eq!(s.matches("<path class=\"note\"").count(), 1);
+        assert_eq!(s.matches("<line class=\"change\"").count(), 1);
+        assert_eq!(s.matches("<line class=\"break\"").count(), 1);
+        assert_eq!(s.matches("<line class=\"drift\"").count(), 1);
+        assert_eq!(s.matches("<rect class=\"unstable\"").count(), 1);
+        // Three levels (cut at the break and the change), two with their own band.
+        assert_eq!(s.matches("segment level (median)").count(), 3);
+        assert_eq!(s.matches("noise band of this level").count(), 2);
+        insta::assert_snapshot!("trend_every_layer", s);
+    }
+
     /// How long one chart and its data take (the book's comparison with plotters, design.md):
     /// `cargo test --lib trend::tests::time_one_chart -- --ignored --nocapture`.
     #[test]

@@ -776,10 +776,9 @@ mod tests {
         }
     }
 
-    /// A run of one metric over two trials, with a summary median the page leaves off: the
-    /// metric links its series, says its change from the previous run (+3.2 %) and its range.
-    #[test]
-    fn a_run_page_links_its_series_and_says_the_change() {
+    /// The page of a run of one metric over two trials, with a summary median the page
+    /// leaves off, whose series moved +3.2 % from its previous run.
+    fn one_metric_page() -> RunPage {
         let r = run_row();
         let mut pre = Prefetch {
             medians: BTreeMap::new(),
@@ -818,7 +817,13 @@ mod tests {
             )],
             ..RunNav::default()
         };
-        let page = run_page(&r, None, "c.css", &pre, Latencies::new(), &hrefs, &nav).unwrap();
+        run_page(&r, None, "c.css", &pre, Latencies::new(), &hrefs, &nav).unwrap()
+    }
+
+    /// The metric links its series, says its change from the previous run and its range.
+    #[test]
+    fn a_run_page_links_its_series_and_says_the_change() {
+        let page = one_metric_page();
         let keys: Vec<&str> = page.meta.iter().map(|kv| kv.key.as_str()).collect();
         // One time for start and finish: said once.
         assert_eq!(
@@ -855,6 +860,13 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("aiperf.request_latency"));
+    }
+
+    /// The page's HTML, rendered in memory, as a golden (`src/site/pages/snapshots/`; bless
+    /// with `INSTA_UPDATE=always` after an intended change and review the diff).
+    #[test]
+    fn golden_run_page_in_memory() {
+        insta::assert_snapshot!("run_page", one_metric_page().render().unwrap());
     }
 
     /// One successful trial lists no trials table; a failed one does.
