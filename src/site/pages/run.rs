@@ -754,6 +754,19 @@ mod tests {
         }
     }
 
+    fn empty_prefetch() -> Prefetch {
+        Prefetch {
+            medians: BTreeMap::new(),
+            metric_medians: BTreeMap::new(),
+            trials: BTreeMap::new(),
+            arms: BTreeMap::new(),
+            with_requests: Default::default(),
+            with_cpu: Default::default(),
+            with_scrape: Default::default(),
+            with_stacks: Default::default(),
+        }
+    }
+
     fn trial(seq: i64, status: &str) -> TrialRow {
         TrialRow {
             trial_id: seq,
@@ -780,16 +793,7 @@ mod tests {
     /// leaves off, whose series moved +3.2 % from its previous run.
     fn one_metric_page() -> RunPage {
         let r = run_row();
-        let mut pre = Prefetch {
-            medians: BTreeMap::new(),
-            metric_medians: BTreeMap::new(),
-            trials: BTreeMap::new(),
-            arms: BTreeMap::new(),
-            with_requests: Default::default(),
-            with_cpu: Default::default(),
-            with_scrape: Default::default(),
-            with_stacks: Default::default(),
-        };
+        let mut pre = empty_prefetch();
         pre.metric_medians.insert(
             "r7".into(),
             vec![
@@ -873,16 +877,7 @@ mod tests {
     #[test]
     fn the_trials_table_shows_only_what_the_medians_do_not() {
         let r = run_row();
-        let mut pre = Prefetch {
-            medians: BTreeMap::new(),
-            metric_medians: BTreeMap::new(),
-            trials: BTreeMap::new(),
-            arms: BTreeMap::new(),
-            with_requests: Default::default(),
-            with_cpu: Default::default(),
-            with_scrape: Default::default(),
-            with_stacks: Default::default(),
-        };
+        let mut pre = empty_prefetch();
         let hrefs = crate::site::pages::series::SeriesHrefs::new();
         let nav = RunNav::default();
         pre.trials.insert("r7".into(), vec![trial(1, "ok")]);
