@@ -395,57 +395,41 @@ impl Prefetch {
                 .collect(),
         };
         for (f, runs) in &filters {
-            let from = |view| query.relation(view, *runs);
-            pre.medians.extend(
-                grouped(
-                    query,
-                    &format!(
-                        "SELECT * FROM {}{f} ORDER BY run_id, params, arm",
-                        from("arm_medians")
-                    ),
-                )
-                .await?,
-            );
-            pre.metric_medians.extend(
-                grouped(
-                    query,
-                    &format!(
-                        "SELECT * FROM {}{f} ORDER BY run_id, name, params, arm",
-                        from("metric_medians")
-                    ),
-                )
-                .await?,
-            );
-            pre.trials.extend(
-                grouped(
-                    query,
-                    &format!(
-                        "SELECT * FROM {}{f} ORDER BY run_id, seq, trial_id",
-                        from("trial_figures")
-                    ),
-                )
-                .await?,
-            );
-            pre.with_requests
-                .extend(ids(query, &format!("SELECT DISTINCT run_id FROM requests{f}")).await?);
-            pre.with_cpu.extend(
-                ids(
-                    query,
-                    &format!("SELECT DISTINCT run_id FROM cpu_samples{f}"),
-                )
-                .await?,
-            );
-            pre.with_stacks
-                .extend(ids(query, &format!("SELECT DISTINCT run_id FROM stacks{f}")).await?);
-            pre.with_scrape.extend(
-                ids(
-                    query,
-                    &format!("SELECT DISTINCT run_id FROM scrape_samples{f}"),
-                )
-                .await?,
-            );
+            pre.load_slice(query, f, *runs).await?;
         }
         Ok(pre)
+    }
+
+    /// Adds the rows of the runs filter `f` keeps (`runs`: those runs, where it names them).
+    async fn load_slice(
+        &mut self,
+        query: &Query,
+        f: &str,
+        runs: Option<&[&str]>,
+    ) -> Result<(), SiteError> {
+        let select = |view, order| {
+            format!(
+                "SELECT * FROM {}{f} ORDER BY run_id, {order}",
+                query.relation(view, runs)
+            )
+        };
+        let medians = select("arm_medians", "params, arm");
+        self.medians.extend(grouped(query, &medians).await?);
+        let metric_medians = select("metric_medians", "name, params, arm");
+        self.metric_medians
+            .extend(grouped(query, &metric_medians).await?);
+        let trials = select("trial_figures", "seq, trial_id");
+        self.trials.extend(grouped(query, &trials).await?);
+        for (table, runs) in [
+            ("requests", &mut self.with_requests),
+            ("cpu_samples", &mut self.with_cpu),
+            ("stacks", &mut self.with_stacks),
+            ("scrape_samples", &mut self.with_scrape),
+        ] {
+            let sql = format!("SELECT DISTINCT run_id FROM {table}{f}");
+            runs.extend(ids(query, &sql).await?);
+        }
+        Ok(())
     }
 }
 

@@ -351,27 +351,7 @@ async fn build_runs(
     out: &Path,
 ) -> Result<(), SiteError> {
     let mut clock = std::time::Instant::now();
-    let mut stale: Vec<(&RunRow, String, RunNav)> = Vec::new();
-    for r in &data.runs {
-        let nav = run_nav(r, ix);
-        let key = page_key(
-            r,
-            ix.notes.get(r.run_id.as_str()),
-            css,
-            data.arms.get(&r.run_id).map_or(0, Vec::len),
-            &data.compare.noise,
-            data.slo_of(&r.suite),
-            &nav,
-        );
-        match cache.fresh(out, &r.run_id, &key) {
-            Some(cached) => {
-                w.report.unchanged += cached.files.len();
-                w.report.reused += 1;
-                w.report.runs += 1;
-            }
-            None => stale.push((r, key, nav)),
-        }
-    }
+    let stale = stale_runs(w, cache, data, ix, css, out);
     crate::query::trace_phase("page keys", &mut clock);
     let only: Vec<&str> = stale.iter().map(|(r, _, _)| r.run_id.as_str()).collect();
     let arms = only
@@ -405,24 +385,70 @@ async fn build_runs(
             render_run(r, notes, css, &pre, data, nav, hrefs)
         });
         for ((r, key, _), files) in slice.iter().zip(rendered) {
-            let first_file = w.files.len();
-            for (rel, bytes) in files? {
-                w.put(&rel, &bytes)?;
-            }
-            w.report.runs += 1;
-            let files = w.files[first_file..].to_vec();
-            cache.pages.insert(
-                r.run_id.clone(),
-                cache::RunPages {
-                    key: key.clone(),
-                    files,
-                },
-            );
+            write_run(w, cache, r, key, files?)?;
         }
     }
     let live: std::collections::HashSet<&str> =
         data.runs.iter().map(|r| r.run_id.as_str()).collect();
     cache.pages.retain(|id, _| live.contains(id.as_str()));
+    Ok(())
+}
+
+/// The runs whose pages must be rendered again (their inputs changed since the cached build),
+/// with each one's cache key and links; the rest count as reused.
+fn stale_runs<'a>(
+    w: &mut Writer,
+    cache: &cache::Cache,
+    data: &'a Shared,
+    ix: &Indexes<'_>,
+    css: &str,
+    out: &Path,
+) -> Vec<(&'a RunRow, String, RunNav)> {
+    let mut stale = Vec::new();
+    for r in &data.runs {
+        let nav = run_nav(r, ix);
+        let key = page_key(
+            r,
+            ix.notes.get(r.run_id.as_str()),
+            css,
+            data.arms.get(&r.run_id).map_or(0, Vec::len),
+            &data.compare.noise,
+            data.slo_of(&r.suite),
+            &nav,
+        );
+        match cache.fresh(out, &r.run_id, &key) {
+            Some(cached) => {
+                w.report.unchanged += cached.files.len();
+                w.report.reused += 1;
+                w.report.runs += 1;
+            }
+            None => stale.push((r, key, nav)),
+        }
+    }
+    stale
+}
+
+/// Writes one run's rendered files and keeps them in the cache under its key.
+fn write_run(
+    w: &mut Writer,
+    cache: &mut cache::Cache,
+    r: &RunRow,
+    key: &str,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<(), SiteError> {
+    let first_file = w.files.len();
+    for (rel, bytes) in files {
+        w.put(&rel, &bytes)?;
+    }
+    w.report.runs += 1;
+    let files = w.files[first_file..].to_vec();
+    cache.pages.insert(
+        r.run_id.clone(),
+        cache::RunPages {
+            key: key.to_string(),
+            files,
+        },
+    );
     Ok(())
 }
 
