@@ -132,6 +132,86 @@ impl StackKind {
     }
 }
 
+/// An alert's triage state (the newest event of the alert in the `alerts` table; none: `New`),
+/// as Perfherder and LNT keep them. The table stores [`TriageState::as_str`], so a warehouse
+/// written before this type reads back unchanged; a stored word that is none of these is an
+/// error naming it, not a silent `New`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum TriageState {
+    /// Detected, nobody has looked.
+    New,
+    /// Someone is on it (still open).
+    Acknowledged,
+    /// Noise or a broken run, not a change.
+    Invalid,
+    /// A later change undid it.
+    Fixed,
+    /// The new level is the new baseline: the series starts a new segment at the alert's run.
+    Accepted,
+}
+
+impl TriageState {
+    pub const ALL: [TriageState; 5] = [
+        TriageState::New,
+        TriageState::Acknowledged,
+        TriageState::Invalid,
+        TriageState::Fixed,
+        TriageState::Accepted,
+    ];
+
+    /// The stored and printed word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriageState::New => "new",
+            TriageState::Acknowledged => "acknowledged",
+            TriageState::Invalid => "invalid",
+            TriageState::Fixed => "fixed",
+            TriageState::Accepted => "accepted",
+        }
+    }
+
+    /// Still wants a look: `new` or `acknowledged`.
+    pub fn is_open(self) -> bool {
+        matches!(self, TriageState::New | TriageState::Acknowledged)
+    }
+}
+
+impl std::fmt::Display for TriageState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for TriageState {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<TriageState, String> {
+        TriageState::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| {
+                let words: Vec<&str> = TriageState::ALL.iter().map(|t| t.as_str()).collect();
+                format!(
+                    "triage state {s:?} is not one of {}",
+                    words.join(", ")
+                )
+            })
+    }
+}
+
+impl serde::Serialize for TriageState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TriageState {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TriageState, D::Error> {
+        let word: String = serde::Deserialize::deserialize(d)?;
+        word.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// One `perfhouse run` or one ingest batch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
@@ -351,7 +431,7 @@ pub struct AlertEvent {
     pub git_commit: Option<String>,
     pub magnitude: f64,
     pub regression: bool,
-    pub state: String,
+    pub state: TriageState,
     pub note: String,
     pub at_us: i64,
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{Query, QueryError};
-use crate::model::{AlertEvent, Params};
+use crate::model::{AlertEvent, Params, TriageState};
 
 /// The newest event per alert, in event order.
 pub async fn latest_events(q: &Query) -> Result<BTreeMap<String, AlertEvent>, QueryError> {
@@ -32,7 +32,7 @@ pub fn accepted_of(
 ) -> BTreeMap<(String, String, String, Params), Vec<String>> {
     let mut out: BTreeMap<_, Vec<String>> = BTreeMap::new();
     for e in events.values() {
-        if e.state == "accepted" {
+        if e.state == TriageState::Accepted {
             out.entry((
                 e.suite.clone(),
                 e.metric.clone(),

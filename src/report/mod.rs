@@ -1130,7 +1130,7 @@ pub fn alerts(list: &[crate::query::alerts::Alert], all: bool, layout: TextLayou
         .map(|a| {
             vec![
                 a.alert_id.clone(),
-                a.state.clone(),
+                a.state.to_string(),
                 a.suite.clone(),
                 a.metric.clone(),
                 a.arm.clone(),

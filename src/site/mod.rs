@@ -248,7 +248,7 @@ fn render_overview(
     let open: Vec<crate::query::alerts::Alert> = data
         .alerts
         .iter()
-        .filter(|a| crate::query::alerts::is_open(&a.state))
+        .filter(|a| a.state.is_open())
         .cloned()
         .collect();
     let closed = data.alerts.len() - open.len();

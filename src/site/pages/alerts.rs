@@ -4,6 +4,7 @@
 
 use askama::Template;
 
+use crate::model::TriageState;
 use crate::query::alerts::{Alert, CommitAlert};
 use crate::site::pages::Chrome;
 use crate::site::pages::series::SeriesHrefs;
@@ -18,7 +19,7 @@ pub struct EntrySeriesView {
     /// How sure (× local σ, runs on each side, p), in the one short form.
     pub evidence: String,
     pub class: String,
-    pub state: String,
+    pub state: TriageState,
     pub note: String,
     /// The alert's id (`perfhouse triage ID STATE`).
     pub id: String,
@@ -203,7 +204,7 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
                     "verdict-improved"
                 }
                 .into(),
-                state: a.state.clone(),
+                state: a.state,
                 note: a.note.clone(),
                 id: a.alert_id.clone(),
             }
@@ -302,7 +303,7 @@ pub fn alerts_page(entries: Vec<CommitEntryView>, css: &str, closed: usize) -> A
 mod tests {
     use super::*;
 
-    fn alert(metric: &str, magnitude: f64, state: &str) -> Alert {
+    fn alert(metric: &str, magnitude: f64, state: TriageState) -> Alert {
         Alert {
             alert_id: format!("id-{metric}"),
             suite: "s".into(),
@@ -316,7 +317,7 @@ mod tests {
             git_commit: Some("abcdef0123456789".into()),
             magnitude,
             regression: magnitude > 0.0,
-            state: state.into(),
+            state,
             note: String::new(),
             updated_at: String::new(),
             detected: true,
@@ -330,7 +331,9 @@ mod tests {
 
     #[test]
     fn an_entry_names_its_series_change_age_and_anchor() {
-        let alerts = vec![alert("a", 0.25, "new"), alert("b", 0.04, "acknowledged")];
+        let alerts = vec![alert("a", 0.25, TriageState::New),
+            alert("b", 0.04, TriageState::Acknowledged),
+        ];
         let mut c = crate::query::alerts::by_commit(&alerts, &[]);
         assert_eq!(c.len(), 1);
         let mut c = c.remove(0);
@@ -359,7 +362,7 @@ mod tests {
     #[test]
     fn stale_and_irrelevant_entries_do_not_lead() {
         let mk = |anchor: &str, started: &str, relevant: bool, stale: bool| {
-            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, "new")], &[]).remove(0);
+            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, TriageState::New)], &[]).remove(0);
             let mut e = commit_entry(c, &SeriesHrefs::new(), String::new());
             e.anchor = anchor.into();
             e.started = started.into();

@@ -158,7 +158,7 @@ pub(crate) fn history_pages(
     let mut hrefs = SeriesHrefs::new();
     let open_series: std::collections::BTreeSet<SeriesKey> = alerts
         .iter()
-        .filter(|a| crate::query::alerts::is_open(&a.state))
+        .filter(|a| a.state.is_open())
         .map(|a| {
             (
                 a.suite.clone(),
