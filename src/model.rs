@@ -191,10 +191,7 @@ impl std::str::FromStr for TriageState {
             .find(|t| t.as_str() == s)
             .ok_or_else(|| {
                 let words: Vec<&str> = TriageState::ALL.iter().map(|t| t.as_str()).collect();
-                format!(
-                    "triage state {s:?} is not one of {}",
-                    words.join(", ")
-                )
+                format!("triage state {s:?} is not one of {}", words.join(", "))
             })
     }
 }
@@ -687,5 +684,41 @@ pub mod names {
                 "the arm of trial 3 is 1048576 bytes long, more than the 256 allowed"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every state's word parses back to it, through `FromStr`, serde and clap alike; the
+    /// words are the five the `alerts` table has always stored.
+    #[test]
+    fn triage_states_round_trip_through_their_words() {
+        let words: Vec<&str> = TriageState::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(
+            words,
+            ["new", "acknowledged", "invalid", "fixed", "accepted"]
+        );
+        for s in TriageState::ALL {
+            assert_eq!(s.as_str().parse::<TriageState>(), Ok(s));
+            assert_eq!(s.to_string(), s.as_str());
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{}\"", s.as_str()));
+            assert_eq!(serde_json::from_str::<TriageState>(&json).unwrap(), s);
+            assert_eq!(
+                <TriageState as clap::ValueEnum>::from_str(s.as_str(), false),
+                Ok(s)
+            );
+        }
+        let open: Vec<TriageState> = TriageState::ALL
+            .into_iter()
+            .filter(|s| s.is_open())
+            .collect();
+        assert_eq!(open, [TriageState::New, TriageState::Acknowledged]);
+        assert_eq!(
+            "Accepted".parse::<TriageState>(),
+            Err("triage state \"Accepted\" is not one of new, acknowledged, invalid, fixed, accepted".into())
+        );
     }
 }

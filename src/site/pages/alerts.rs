@@ -331,7 +331,8 @@ mod tests {
 
     #[test]
     fn an_entry_names_its_series_change_age_and_anchor() {
-        let alerts = vec![alert("a", 0.25, TriageState::New),
+        let alerts = vec![
+            alert("a", 0.25, TriageState::New),
             alert("b", 0.04, TriageState::Acknowledged),
         ];
         let mut c = crate::query::alerts::by_commit(&alerts, &[]);
@@ -362,7 +363,8 @@ mod tests {
     #[test]
     fn stale_and_irrelevant_entries_do_not_lead() {
         let mk = |anchor: &str, started: &str, relevant: bool, stale: bool| {
-            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, TriageState::New)], &[]).remove(0);
+            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, TriageState::New)], &[])
+                .remove(0);
             let mut e = commit_entry(c, &SeriesHrefs::new(), String::new());
             e.anchor = anchor.into();
             e.started = started.into();
