@@ -8,6 +8,51 @@ use std::collections::BTreeMap;
 /// sorted keys and equal parameter sets compare equal as strings in SQL.
 pub type Params = BTreeMap<String, String>;
 
+/// The text forms of a state enum, from its `ALL` and `as_str` alone (one place for its
+/// words): `Display`, `FromStr` whose error names the bad word and the good ones, and serde as
+/// the same word. Tables store `as_str`, so rows read back through `Deserialize` and a word
+/// that is none of them fails the read naming it.
+macro_rules! stored_words {
+    ($ty:ident, $what:literal) => {
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$ty, String> {
+                $ty::ALL
+                    .into_iter()
+                    .find(|v| v.as_str() == s)
+                    .ok_or_else(|| {
+                        let words: Vec<&str> = $ty::ALL.iter().map(|v| v.as_str()).collect();
+                        format!(
+                            concat!($what, " {:?} is not one of {}"),
+                            s,
+                            words.join(", ")
+                        )
+                    })
+            }
+        }
+
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                let word: String = serde::Deserialize::deserialize(d)?;
+                word.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
 /// Where a trial's results count: warmup trials and requests never enter medians.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -16,6 +61,8 @@ pub enum Phase {
 }
 
 impl Phase {
+    pub const ALL: [Phase; 2] = [Phase::Warmup, Phase::Measured];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Phase::Warmup => "warmup",
@@ -64,6 +111,13 @@ pub enum TrialStatus {
 }
 
 impl TrialStatus {
+    pub const ALL: [TrialStatus; 4] = [
+        TrialStatus::Ok,
+        TrialStatus::Failed,
+        TrialStatus::Timeout,
+        TrialStatus::Interrupted,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             TrialStatus::Ok => "ok",
@@ -87,6 +141,13 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    pub const ALL: [RunStatus; 4] = [
+        RunStatus::Ok,
+        RunStatus::Failed,
+        RunStatus::Partial,
+        RunStatus::Interrupted,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             RunStatus::Ok => "ok",
@@ -114,8 +175,7 @@ impl RunStatus {
 }
 
 /// What a stack's weight measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum StackKind {
     /// Weight in samples of a thread on CPU.
     Oncpu,
@@ -124,6 +184,8 @@ pub enum StackKind {
 }
 
 impl StackKind {
+    pub const ALL: [StackKind; 2] = [StackKind::Oncpu, StackKind::Offcpu];
+
     pub fn as_str(self) -> &'static str {
         match self {
             StackKind::Oncpu => "oncpu",
@@ -176,38 +238,11 @@ impl TriageState {
     }
 }
 
-impl std::fmt::Display for TriageState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for TriageState {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<TriageState, String> {
-        TriageState::ALL
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| {
-                let words: Vec<&str> = TriageState::ALL.iter().map(|t| t.as_str()).collect();
-                format!("triage state {s:?} is not one of {}", words.join(", "))
-            })
-    }
-}
-
-impl serde::Serialize for TriageState {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for TriageState {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TriageState, D::Error> {
-        let word: String = serde::Deserialize::deserialize(d)?;
-        word.parse().map_err(serde::de::Error::custom)
-    }
-}
+stored_words!(Phase, "trial phase");
+stored_words!(TrialStatus, "trial status");
+stored_words!(RunStatus, "run status");
+stored_words!(StackKind, "stack kind");
+stored_words!(TriageState, "triage state");
 
 /// One `perfhouse run` or one ingest batch.
 #[derive(Debug, Clone, PartialEq)]
@@ -719,6 +754,48 @@ mod tests {
         assert_eq!(
             "Accepted".parse::<TriageState>(),
             Err("triage state \"Accepted\" is not one of new, acknowledged, invalid, fixed, accepted".into())
+        );
+    }
+
+    /// The other stored enums read back the same way: each word parses to its variant, and a
+    /// word the table never held is an error naming it and the words it may be.
+    #[test]
+    fn stored_enums_read_back_their_words_and_name_a_bad_one() {
+        fn round_trip<T>(all: &[T])
+        where
+            T: Copy + PartialEq + std::fmt::Debug + std::fmt::Display,
+            T: std::str::FromStr<Err = String> + serde::de::DeserializeOwned,
+        {
+            for &v in all {
+                let word = v.to_string();
+                assert_eq!(word.parse::<T>(), Ok(v));
+                assert_eq!(
+                    serde_json::from_str::<T>(&format!("\"{word}\"")).unwrap(),
+                    v
+                );
+            }
+        }
+        round_trip(&Phase::ALL);
+        round_trip(&TrialStatus::ALL);
+        round_trip(&RunStatus::ALL);
+        round_trip(&StackKind::ALL);
+        assert_eq!(
+            serde_json::from_str::<Phase>("\"cooldown\"")
+                .unwrap_err()
+                .to_string(),
+            "trial phase \"cooldown\" is not one of warmup, measured"
+        );
+        assert_eq!(
+            "skipped".parse::<TrialStatus>(),
+            Err("trial status \"skipped\" is not one of ok, failed, timeout, interrupted".into())
+        );
+        assert_eq!(
+            "done".parse::<RunStatus>(),
+            Err("run status \"done\" is not one of ok, failed, partial, interrupted".into())
+        );
+        assert_eq!(
+            "wall".parse::<StackKind>(),
+            Err("stack kind \"wall\" is not one of oncpu, offcpu".into())
         );
     }
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::Query;
-use crate::model::params_text;
+use crate::model::{Phase, TrialStatus, params_text};
 use crate::stats::verdict::{
     Direction, Judged, Verdict, VerdictOptions, change_pct, judge, p_text,
 };
@@ -758,7 +758,7 @@ fn validity(s: &Side, facts: &RunFacts) -> Vec<String> {
     for t in s
         .trials
         .iter()
-        .filter(|t| t.phase == "measured" && !t.discarded)
+        .filter(|t| t.phase == Phase::Measured && !t.discarded)
     {
         let get = |suffix: &[&str]| {
             usage
@@ -799,7 +799,7 @@ fn validity(s: &Side, facts: &RunFacts) -> Vec<String> {
     for t in s
         .trials
         .iter()
-        .filter(|t| t.phase == "measured" && !t.discarded)
+        .filter(|t| t.phase == Phase::Measured && !t.discarded)
     {
         let Some(n) = t.fig("requests").filter(|n| *n > 0.0) else {
             continue;
@@ -936,7 +936,7 @@ fn cold_starts(s: &Side) -> Vec<String> {
     for t in s
         .trials
         .iter()
-        .filter(|t| t.phase == "measured" && t.status == "ok")
+        .filter(|t| t.phase == Phase::Measured && t.status == TrialStatus::Ok)
     {
         groups.entry((&t.arm, &t.params)).or_default().push(t);
     }

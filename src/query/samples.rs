@@ -113,8 +113,8 @@ pub(crate) struct FigRow {
     pub(crate) params: crate::model::Params,
     pub(crate) repeat: i64,
     pub(crate) discarded: bool,
-    pub(crate) status: String,
-    pub(crate) phase: String,
+    pub(crate) status: crate::model::TrialStatus,
+    pub(crate) phase: crate::model::Phase,
     /// `trials.kept`: counts in medians (measured, not discarded, successful).
     pub(crate) kept: bool,
     pub(crate) concurrency: Option<i64>,

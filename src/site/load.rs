@@ -20,7 +20,7 @@ pub(crate) struct RunRow {
     pub(crate) started_at: String,
     pub(crate) finished_at: String,
     pub(crate) source: String,
-    pub(crate) status: String,
+    pub(crate) status: crate::model::RunStatus,
     pub(crate) git_commit: Option<String>,
     pub(crate) git_branch: Option<String>,
     pub(crate) host: Option<String>,
@@ -37,7 +37,7 @@ pub(crate) struct TrialRow {
     #[serde(with = "crate::model::params_as_json")]
     pub(crate) params: crate::model::Params,
     pub(crate) repeat: i64,
-    pub(crate) status: String,
+    pub(crate) status: crate::model::TrialStatus,
     pub(crate) discarded: bool,
     pub(crate) discard_reason: Option<String>,
     pub(crate) requests: Option<i64>,
@@ -527,13 +527,13 @@ pub(crate) async fn scrape_rows(query: &Query, r: &RunRow) -> Result<Vec<ScrapeR
 pub(crate) struct StackRow {
     pub(crate) arm: String,
     pub(crate) target: String,
-    pub(crate) kind: String,
+    pub(crate) kind: crate::model::StackKind,
     pub(crate) stack: String,
     pub(crate) weight: f64,
 }
 
 /// Stacks of a run's kept trials, merged across repeats: (arm, target, kind) → stacks.
-pub(crate) type Profiles = BTreeMap<(String, String, String), Vec<(String, f64)>>;
+pub(crate) type Profiles = BTreeMap<(String, String, crate::model::StackKind), Vec<(String, f64)>>;
 
 pub(crate) async fn profiles(query: &Query, run_id: &str) -> Result<Profiles, SiteError> {
     let rows: Vec<StackRow> = query

@@ -320,7 +320,7 @@ fn suite_views(
             run_id: r.run_id.clone(),
             started: time(&r.started_at),
             source: r.source.clone(),
-            status: r.status.clone(),
+            status: r.status.to_string(),
             trials: r.n_trials.unwrap_or(0).to_string(),
             note: note.unwrap_or_default(),
             commit: crate::present::short_commit(&r.git_commit),
@@ -567,8 +567,7 @@ fn render_run(
             if *arm != compare.candidate {
                 continue;
             }
-            let Some(before) =
-                profiles.get(&(compare.baseline.clone(), target.clone(), kind.clone()))
+            let Some(before) = profiles.get(&(compare.baseline.clone(), target.clone(), *kind))
             else {
                 continue;
             };
@@ -576,7 +575,7 @@ fn render_run(
                 "{} → {} · {target} · {kind}",
                 compare.baseline, compare.candidate
             );
-            let svg = flame::differential(&title, kind, before, after).map_err(|source| {
+            let svg = flame::differential(&title, *kind, before, after).map_err(|source| {
                 SiteError::Io {
                     path: PathBuf::from(format!("flame/diff-{n}-{j}.svg")),
                     source,

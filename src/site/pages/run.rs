@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
+use crate::model::StackKind;
+
 use crate::site::charts::{self, Series};
 use crate::site::format::*;
 use crate::site::load::*;
@@ -304,7 +306,7 @@ pub struct ShareView {
 pub struct ProfileView {
     pub title: String,
     pub href: String,
-    pub kind: String,
+    pub kind: StackKind,
     pub unit: String,
     /// On-CPU: top self frames. Off-CPU: innermost user frames.
     pub top: Vec<ShareView>,
@@ -334,17 +336,17 @@ pub(crate) fn profile_views(
     for (i, ((arm, target, kind), stacks)) in profiles.iter().enumerate() {
         let title = format!(
             "{arm} · {target} · {}",
-            if kind == "offcpu" {
+            if *kind == StackKind::Offcpu {
                 "off-CPU"
             } else {
                 "on-CPU"
             }
         );
-        let bytes = flame::svg(&title, kind, stacks).map_err(|source| SiteError::Io {
+        let bytes = flame::svg(&title, *kind, stacks).map_err(|source| SiteError::Io {
             path: PathBuf::from(format!("flame/{i}.svg")),
             source,
         })?;
-        let (top, categories) = if kind == "offcpu" {
+        let (top, categories) = if *kind == StackKind::Offcpu {
             let (c, f) = flame::offcpu_breakdown(stacks, 15);
             (f, c)
         } else {
@@ -357,8 +359,8 @@ pub(crate) fn profile_views(
             ProfileView {
                 title,
                 href: file,
-                kind: kind.clone(),
-                unit: if kind == "offcpu" {
+                kind: *kind,
+                unit: if *kind == StackKind::Offcpu {
                     "µs".into()
                 } else {
                     "samples".into()
@@ -399,7 +401,7 @@ fn run_meta(r: &RunRow) -> Vec<KeyValue> {
         },
         KeyValue {
             key: "status".into(),
-            value: r.status.clone(),
+            value: r.status.to_string(),
         },
     ];
     if once {
@@ -634,7 +636,10 @@ pub(crate) fn run_page(
         request_columns: trials.iter().any(|t| t.requests.is_some_and(|n| n > 0)),
         // One successful trial (an ingested asv or criterion result) has nothing to list that
         // the metadata and medians do not say.
-        show_trials: trials.len() > 1 || trials.iter().any(|t| t.status != "ok"),
+        show_trials: trials.len() > 1
+            || trials
+                .iter()
+                .any(|t| t.status != crate::model::TrialStatus::Ok),
         trials: trials
             .into_iter()
             .map(|t| TrialView {
@@ -643,7 +648,7 @@ pub(crate) fn run_page(
                 arm: arm_label(&t.arm),
                 params: layout.varying(&t.params),
                 repeat: t.repeat.to_string(),
-                status: t.status,
+                status: t.status.to_string(),
                 discarded: if t.discarded {
                     t.discard_reason.unwrap_or_else(|| "yes".into())
                 } else {
