@@ -80,6 +80,8 @@ pub enum Better {
 }
 
 impl Better {
+    pub const ALL: [Better; 2] = [Better::Higher, Better::Lower];
+
     /// The stored form read back (`higher`; anything else is lower-is-better, as stored
     /// metrics are always one of the two).
     pub fn from_name(name: &str) -> Better {
@@ -243,6 +245,7 @@ stored_words!(TrialStatus, "trial status");
 stored_words!(RunStatus, "run status");
 stored_words!(StackKind, "stack kind");
 stored_words!(TriageState, "triage state");
+stored_words!(Better, "`better`");
 
 /// One `perfhouse run` or one ingest batch.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::model::Params;
+use crate::model::{Better, Params};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -286,9 +286,10 @@ impl ValgrindTool {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Collect {
-    /// An ingest format (`aiperf`, `hyperfine`, `metrics-json`, `folded`, …) or `auto`.
-    #[serde(default = "auto")]
-    pub format: String,
+    /// An ingest format (`aiperf`, `hyperfine`, `metrics-json`, `folded`, …) or `auto`, by
+    /// the registry's name.
+    #[serde(default = "auto", deserialize_with = "ingest_format")]
+    pub format: crate::ingest::Format,
     /// Glob, relative to the trial's directory (`$PERFHOUSE_TRIAL_DIR`) or absolute.
     pub path: String,
 }
@@ -318,8 +319,9 @@ pub struct MetricRule {
     pub file: Option<String>,
     #[serde(default)]
     pub unit: String,
+    /// `lower` or `higher` (the stored words of [`Better`]).
     #[serde(default = "lower")]
-    pub better: String,
+    pub better: Better,
     /// Multiply the extracted number (unit conversion at the boundary).
     #[serde(default = "unit_scale")]
     pub scale: f64,
@@ -329,9 +331,6 @@ pub struct MetricRule {
     /// `from`/`file`, validated into one (filled by [`Plan::parse`]).
     #[serde(skip)]
     pub source: MetricSource,
-    /// `better`, validated (filled by [`Plan::parse`]).
-    #[serde(skip)]
-    pub direction: Option<crate::model::Better>,
 }
 
 /// How a metric's number is found in its source.
@@ -395,8 +394,20 @@ fn frequency() -> u32 {
 fn fp() -> String {
     "fp".to_string()
 }
-fn auto() -> String {
-    "auto".to_string()
+fn auto() -> crate::ingest::Format {
+    crate::ingest::Format::AUTO
+}
+
+/// A `collect.format` by the ingest registry's name (`Format::from_name`), read once here.
+fn ingest_format<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<crate::ingest::Format, D::Error> {
+    let name = String::deserialize(d)?;
+    crate::ingest::Format::from_name(&name).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "`collect.format` `{name}` is not an ingest format (`perfhouse ingest --help` lists them)"
+        ))
+    })
 }
 fn counter_events() -> Vec<String> {
     super::counters::DEFAULT_EVENTS
@@ -410,8 +421,8 @@ fn cachegrind() -> ValgrindTool {
 fn stdout() -> Source {
     Source::Stdout
 }
-fn lower() -> String {
-    "lower".to_string()
+fn lower() -> Better {
+    Better::Lower
 }
 fn unit_scale() -> f64 {
     1.0
@@ -607,15 +618,6 @@ impl Plan {
                 ));
             }
         }
-        for c in &plan.collect {
-            if c.format != "auto" && crate::ingest::Format::from_name(&c.format).is_none() {
-                return Err(format!(
-                    "{}`collect.format` `{}` is not an ingest format",
-                    line_of("format"),
-                    c.format
-                ));
-            }
-        }
         for m in &mut plan.metrics {
             m.extract = match (&m.regex, &m.json) {
                 (Some(r), None) => Extract::Regex(regex::Regex::new(r).map_err(|e| {
@@ -649,17 +651,6 @@ impl Plan {
                     ));
                 }
             };
-            m.direction = Some(match m.better.as_str() {
-                "lower" => crate::model::Better::Lower,
-                "higher" => crate::model::Better::Higher,
-                _ => {
-                    return Err(format!(
-                        "{}metric `{}`: `better` is `lower` or `higher`",
-                        line_of("better"),
-                        m.name
-                    ));
-                }
-            });
         }
         if let Some(c) = &plan.counters {
             if plan.valgrind.is_some() {
@@ -1071,6 +1062,38 @@ SIZE = [1, 2]
         );
         let e = Plan::parse(&format!("{base}[valgrind]\ntool = \"massif\"\n")).unwrap_err();
         assert!(e.contains("massif"), "{e}");
+    }
+
+    /// `collect.format` and `metric.better` are read into the registry's `Format` and the
+    /// model's `Better` as the plan is parsed; a word neither knows fails the parse at its line.
+    #[test]
+    fn format_and_better_are_read_into_their_types() {
+        let base = "suite = \"s\"\n[run]\ncommand = \"x\"\n";
+        let p = Plan::parse(&format!(
+            "{base}[[collect]]\npath = \"a\"\n[[collect]]\nformat = \"HyperFine\"\npath = \"b\"\n\
+             [[metric]]\nname = \"m\"\nregex = \"x\"\n[[metric]]\nname = \"n\"\nregex = \"y\"\nbetter = \"higher\"\n"
+        ))
+        .unwrap();
+        let formats: Vec<&str> = p.collect.iter().map(|c| c.format.name()).collect();
+        assert_eq!(formats, ["auto", "hyperfine"]);
+        let better: Vec<Better> = p.metrics.iter().map(|m| m.better).collect();
+        assert_eq!(better, [Better::Lower, Better::Higher]);
+        let e = Plan::parse(&format!(
+            "{base}[[collect]]\nformat = \"nope\"\npath = \"a\"\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("line 5") && e.contains("`collect.format` `nope` is not an ingest format"),
+            "{e}"
+        );
+        let e = Plan::parse(&format!(
+            "{base}[[metric]]\nname = \"m\"\nregex = \"x\"\nbetter = \"up\"\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("line 7") && e.contains("`better` \"up\" is not one of higher, lower"),
+            "{e}"
+        );
     }
 
     #[test]
