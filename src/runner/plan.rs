@@ -543,29 +543,46 @@ impl Plan {
     pub fn parse(text: &str) -> Result<Plan, String> {
         let mut plan: Plan =
             toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
-        let line_of = |needle: &str| {
-            text.lines()
-                .position(|l| l.trim_start().starts_with(needle))
-                .map(|i| format!("line {}: ", i + 1))
-                .unwrap_or_default()
-        };
-        if plan.suite.trim().is_empty() {
+        plan.check_top(text)?;
+        if let Some(s) = &mut plan.sample {
+            s.validate(text)?;
+        }
+        if let Some(p) = &plan.profile {
+            p.validate(text)?;
+        }
+        for m in &mut plan.metrics {
+            m.validate(text)?;
+        }
+        if let Some(c) = &plan.counters {
+            c.validate(plan.valgrind.is_some(), text)?;
+        }
+        if let Some(c) = plan.capacity.as_mut() {
+            validate_capacity(c, &plan.slo, text)?;
+        }
+        validate_scrapes(&mut plan.scrape, text)?;
+        Ok(plan)
+    }
+
+    /// The top of the plan: a suite and a command, its SLOs, repeats, arm names and matrix.
+    fn check_top(&self, text: &str) -> Result<(), String> {
+        let line_of = |needle: &str| line_of(text, needle);
+        if self.suite.trim().is_empty() {
             return Err(format!("{}`suite` is empty", line_of("suite")));
         }
-        if plan.run.command.trim().is_empty() {
+        if self.run.command.trim().is_empty() {
             return Err(format!("{}`run.command` is empty", line_of("command")));
         }
-        if let Err(e) = crate::query::slo::Slos::parse(plan.slo.iter().map(String::as_str)) {
+        if let Err(e) = crate::query::slo::Slos::parse(self.slo.iter().map(String::as_str)) {
             return Err(format!("{}`slo`: {e}", line_of("slo")));
         }
-        if plan.run.repeats == 0 {
+        if self.run.repeats == 0 {
             return Err(format!(
                 "{}`run.repeats` must be at least 1",
                 line_of("repeats")
             ));
         }
         let mut names = std::collections::BTreeSet::new();
-        for a in &plan.arms {
+        for a in &self.arms {
             if a.name.trim().is_empty() || !names.insert(a.name.as_str()) {
                 return Err(format!(
                     "{}`arm.name` `{}` is empty or given twice",
@@ -574,7 +591,7 @@ impl Plan {
                 ));
             }
         }
-        for (k, v) in &plan.matrix {
+        for (k, v) in &self.matrix {
             if v.is_empty() {
                 return Err(format!("{}`matrix.{k}` has no values", line_of(k)));
             }
@@ -585,102 +602,7 @@ impl Plan {
                 ));
             }
         }
-        if let Some(s) = &mut plan.sample {
-            if let Some(c) = &s.cores {
-                s.core_set = Some(
-                    parse_cores(c)
-                        .map_err(|e| format!("{}`sample.cores`: {e}", line_of("cores")))?,
-                );
-            }
-            for (name, re) in &s.processes {
-                let re = regex::Regex::new(re)
-                    .map_err(|e| format!("{}`sample.processes.{name}`: {e}", line_of(name)))?;
-                s.matchers.push((name.clone(), re));
-            }
-            if s.interval < Duration::from_millis(1) {
-                return Err(format!(
-                    "{}`sample.interval` is below 1ms",
-                    line_of("interval")
-                ));
-            }
-        }
-        if let Some(p) = &plan.profile {
-            if p.call_graph != "fp" && p.call_graph != "dwarf" {
-                return Err(format!(
-                    "{}`profile.call_graph` must be `fp` or `dwarf`",
-                    line_of("call_graph")
-                ));
-            }
-            if p.frequency == 0 {
-                return Err(format!(
-                    "{}`profile.frequency` must be positive",
-                    line_of("frequency")
-                ));
-            }
-        }
-        for m in &mut plan.metrics {
-            m.extract = match (&m.regex, &m.json) {
-                (Some(r), None) => Extract::Regex(regex::Regex::new(r).map_err(|e| {
-                    format!("{}`metric.regex` of `{}`: {e}", line_of("regex"), m.name)
-                })?),
-                (None, Some(p)) if p.is_empty() || p.starts_with('/') => Extract::Json(p.clone()),
-                (None, Some(p)) => {
-                    return Err(format!(
-                        "{}`metric.json` of `{}`: `{p}` is not a JSON pointer (starts with `/`)",
-                        line_of("json"),
-                        m.name
-                    ));
-                }
-                _ => {
-                    return Err(format!(
-                        "{}metric `{}` needs exactly one of `regex` and `json`",
-                        line_of("name"),
-                        m.name
-                    ));
-                }
-            };
-            m.source = match (m.from, &m.file) {
-                (Source::Stdout, _) => MetricSource::Stdout,
-                (Source::Stderr, _) => MetricSource::Stderr,
-                (Source::File, Some(f)) => MetricSource::File(f.clone()),
-                (Source::File, None) => {
-                    return Err(format!(
-                        "{}metric `{}` reads `from = \"file\"` but names no `file`",
-                        line_of("from"),
-                        m.name
-                    ));
-                }
-            };
-        }
-        if let Some(c) = &plan.counters {
-            if plan.valgrind.is_some() {
-                return Err(format!(
-                    "{}`[counters]` and `[valgrind]` together: perf would count valgrind's own \
-                     work, not the command's; run one plan with each",
-                    line_of("[counters]")
-                ));
-            }
-            if c.events.is_empty() {
-                return Err(format!("{}`counters.events` is empty", line_of("events")));
-            }
-            let name = |e: &str| {
-                e.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                    && e.chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c))
-            };
-            if let Some(bad) = c.events.iter().find(|e| !name(e)) {
-                return Err(format!(
-                    "{}`counters.events`: `{bad}` is not a perf event name (`instructions`, \
-                     `branch-misses`; no modifier: user space `:u` is added)",
-                    line_of("events")
-                ));
-            }
-        }
-        if let Some(c) = plan.capacity.as_mut() {
-            validate_capacity(c, &plan.slo, text)?;
-        }
-        validate_scrapes(&mut plan.scrape, text)?;
-        Ok(plan)
+        Ok(())
     }
 
     /// Arms, or one arm `default` when the plan names none.
@@ -792,6 +714,126 @@ impl Plan {
 }
 
 /// One pass over every unit (arms interleaved) per repeat number in `repeats`.
+/// `line N: ` of the first line of `text` that starts with `needle`, or nothing.
+fn line_of(text: &str, needle: &str) -> String {
+    text.lines()
+        .position(|l| l.trim_start().starts_with(needle))
+        .map(|i| format!("line {}: ", i + 1))
+        .unwrap_or_default()
+}
+
+impl Sample {
+    /// Reads `cores` and the process regexes into their parsed forms; a sane interval.
+    fn validate(&mut self, text: &str) -> Result<(), String> {
+        let line_of = |needle: &str| line_of(text, needle);
+        if let Some(c) = &self.cores {
+            self.core_set = Some(
+                parse_cores(c).map_err(|e| format!("{}`sample.cores`: {e}", line_of("cores")))?,
+            );
+        }
+        for (name, re) in &self.processes {
+            let re = regex::Regex::new(re)
+                .map_err(|e| format!("{}`sample.processes.{name}`: {e}", line_of(name)))?;
+            self.matchers.push((name.clone(), re));
+        }
+        if self.interval < Duration::from_millis(1) {
+            return Err(format!(
+                "{}`sample.interval` is below 1ms",
+                line_of("interval")
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Profile {
+    fn validate(&self, text: &str) -> Result<(), String> {
+        if self.call_graph != "fp" && self.call_graph != "dwarf" {
+            return Err(format!(
+                "{}`profile.call_graph` must be `fp` or `dwarf`",
+                line_of(text, "call_graph")
+            ));
+        }
+        if self.frequency == 0 {
+            return Err(format!(
+                "{}`profile.frequency` must be positive",
+                line_of(text, "frequency")
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl MetricRule {
+    /// Reads `regex`/`json` into one [`Extract`] and `from`/`file` into one [`MetricSource`].
+    fn validate(&mut self, text: &str) -> Result<(), String> {
+        let line_of = |needle: &str| line_of(text, needle);
+        self.extract = match (&self.regex, &self.json) {
+            (Some(r), None) => Extract::Regex(regex::Regex::new(r).map_err(|e| {
+                format!("{}`metric.regex` of `{}`: {e}", line_of("regex"), self.name)
+            })?),
+            (None, Some(p)) if p.is_empty() || p.starts_with('/') => Extract::Json(p.clone()),
+            (None, Some(p)) => {
+                return Err(format!(
+                    "{}`metric.json` of `{}`: `{p}` is not a JSON pointer (starts with `/`)",
+                    line_of("json"),
+                    self.name
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "{}metric `{}` needs exactly one of `regex` and `json`",
+                    line_of("name"),
+                    self.name
+                ));
+            }
+        };
+        self.source = match (self.from, &self.file) {
+            (Source::Stdout, _) => MetricSource::Stdout,
+            (Source::Stderr, _) => MetricSource::Stderr,
+            (Source::File, Some(f)) => MetricSource::File(f.clone()),
+            (Source::File, None) => {
+                return Err(format!(
+                    "{}metric `{}` reads `from = \"file\"` but names no `file`",
+                    line_of("from"),
+                    self.name
+                ));
+            }
+        };
+        Ok(())
+    }
+}
+
+impl Counters {
+    /// Perf event names without a modifier, and never under valgrind (`with_valgrind`).
+    fn validate(&self, with_valgrind: bool, text: &str) -> Result<(), String> {
+        let line_of = |needle: &str| line_of(text, needle);
+        if with_valgrind {
+            return Err(format!(
+                "{}`[counters]` and `[valgrind]` together: perf would count valgrind's own \
+                 work, not the command's; run one plan with each",
+                line_of("[counters]")
+            ));
+        }
+        if self.events.is_empty() {
+            return Err(format!("{}`counters.events` is empty", line_of("events")));
+        }
+        let name = |e: &str| {
+            e.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && e.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c))
+        };
+        if let Some(bad) = self.events.iter().find(|e| !name(e)) {
+            return Err(format!(
+                "{}`counters.events`: `{bad}` is not a perf event name (`instructions`, \
+                 `branch-misses`; no modifier: user space `:u` is added)",
+                line_of("events")
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn passes(units: &[(Arm, Params)], repeats: std::ops::Range<u32>, warmup: bool) -> Vec<Planned> {
     let mut out = Vec::new();
     for r in repeats {
