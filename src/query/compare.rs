@@ -19,10 +19,10 @@ use crate::stats::verdict::{
 use crate::stats::{mean, median};
 
 pub use super::samples::{CompareError, RunInfo, Selection, resolve};
-use super::samples::{FigRow, Side, load};
+use super::samples::{Side, TrialFigures, load};
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Row {
+pub struct MetricComparison {
     pub metric: String,
     pub unit: String,
     pub better: Direction,
@@ -171,7 +171,7 @@ pub struct Comparison {
     /// The significance level every row's test is held to (after the Holm correction).
     pub alpha: f64,
     pub overall: Overall,
-    pub rows: Vec<Row>,
+    pub rows: Vec<MetricComparison>,
     pub summaries: Vec<Summary>,
     /// Things that make the comparison less trustworthy (different machines, client-bound).
     pub flags: Vec<String>,
@@ -182,7 +182,7 @@ pub struct Comparison {
     pub decisions: Vec<super::measures::Decision>,
 }
 
-impl Row {
+impl MetricComparison {
     /// The p the verdict rests on, the one a table prints: Holm-adjusted where the row is in
     /// the comparison's family of tests ([`correct_for_many`]), else its test's own; none for a
     /// row shown for context.
@@ -196,7 +196,7 @@ impl Row {
 
 impl Comparison {
     /// The heading of the p column: `Holm-adjusted p` where the comparison corrected over more
-    /// than one test (the column then prints [`Row::decisive_p`]), else `p`.
+    /// than one test (the column then prints [`MetricComparison::decisive_p`]), else `p`.
     pub fn p_heading(&self) -> &'static str {
         if self.overall.corrected_over > 1 {
             "Holm-adjusted p"
@@ -238,7 +238,7 @@ impl Comparison {
     /// Which noise thresholds judged the rows, in one clause: "noise thresholds per series
     /// (floor ±2%): 4 from A/A calibration, 12 from history, 6 at the floor".
     pub fn noise_line(&self) -> String {
-        let judged: Vec<&Row> = self
+        let judged: Vec<&MetricComparison> = self
             .rows
             .iter()
             .filter(|r| r.verdict != Verdict::Info)
@@ -336,7 +336,7 @@ fn single_arm(s: &Side) -> bool {
 /// Every metric of every arm × params the two sides share, judged. Two single-arm sides (two
 /// arms of one run, or one arm across runs) match by params; otherwise each arm is compared
 /// with the same arm on the other side.
-fn judge_pairs(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<Row> {
+fn judge_pairs(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<MetricComparison> {
     let by_params = single_arm(a) && single_arm(b);
     let same_run = a.sel.run.run_id == b.sel.run.run_id;
     let mut rows = Vec::new();
@@ -418,10 +418,10 @@ fn judged_row(
     arm_label: &str,
     params: &crate::model::Params,
     (vo, from, source): Threshold,
-) -> Row {
+) -> MetricComparison {
     let va = &m.values;
     let j: Judged = judge(va, vb, m.direction, &vo);
-    Row {
+    MetricComparison {
         metric: m.name.clone(),
         unit: m.unit.clone(),
         better: m.direction,
@@ -460,7 +460,7 @@ fn judged_row(
 /// The Holm correction over all rows, then the rows in reading order (numeric parameters by
 /// value, 2 before 16, as every page and report lists them; the metrics of one parameter set
 /// keep their order), each with its verdict note.
-fn order_and_correct(rows: &mut [Row], alpha: f64) {
+fn order_and_correct(rows: &mut [MetricComparison], alpha: f64) {
     correct_for_many(rows, alpha);
     rows.sort_by(|x, y| {
         x.arm
@@ -534,7 +534,7 @@ async fn diagnoses(q: &Query, a: &Side, b: &Side) -> Result<Vec<String>, Compare
 /// judged row's test can reach p < α (the verdict picks Welch's t where the rank test cannot),
 /// so every judged row with a p is in the family. A row whose verdict rested on its p and
 /// whose adjusted p is no longer below α becomes inconclusive, and its reason says so.
-pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
+pub fn correct_for_many(rows: &mut [MetricComparison], alpha: f64) {
     let mut family: Vec<(usize, f64)> = rows
         .iter()
         .enumerate()
@@ -577,7 +577,7 @@ pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
 /// its CI reaches inside the noise band; its test does not reach α (with 2 or 3 trials per
 /// arm, Welch's t has 1–4 degrees of freedom, so the spread of two values decides); or the
 /// Holm correction over the comparison's tests takes it above α.
-pub fn verdict_note(r: &Row, alpha: f64) -> Option<String> {
+pub fn verdict_note(r: &MetricComparison, alpha: f64) -> Option<String> {
     let (lo, hi) = r.ci_low.zip(r.ci_high)?;
     if r.verdict != Verdict::Inconclusive || (lo <= 1.0 && hi >= 1.0) {
         return None;
@@ -617,8 +617,9 @@ pub fn verdict_note(r: &Row, alpha: f64) -> Option<String> {
     })
 }
 
-fn overall(rows: &[Row]) -> Overall {
-    let judged: Vec<&Row> = rows.iter().filter(|r| r.verdict != Verdict::Info).collect();
+fn overall(rows: &[MetricComparison]) -> Overall {
+    let judged: Vec<&MetricComparison> =
+        rows.iter().filter(|r| r.verdict != Verdict::Info).collect();
     let count = |v: Verdict| judged.iter().filter(|r| r.verdict == v).count();
     let logs: Vec<f64> = judged
         .iter()
@@ -647,7 +648,7 @@ fn overall(rows: &[Row]) -> Overall {
 
 /// The up-front note where judged rows are too small for the rank test (3 vs 3 and fewer):
 /// which sizes, and what decides instead.
-fn small_samples(judged: &[&Row]) -> Option<String> {
+fn small_samples(judged: &[&MetricComparison]) -> Option<String> {
     let mut sizes: Vec<(usize, usize)> = judged
         .iter()
         .filter(|r| r.test == crate::stats::verdict::Test::WelchLog)
@@ -678,8 +679,8 @@ fn small_samples(judged: &[&Row]) -> Option<String> {
     ))
 }
 
-fn summarise(rows: &[Row]) -> Vec<Summary> {
-    let mut groups: BTreeMap<(String, String), Vec<&Row>> = BTreeMap::new();
+fn summarise(rows: &[MetricComparison]) -> Vec<Summary> {
+    let mut groups: BTreeMap<(String, String), Vec<&MetricComparison>> = BTreeMap::new();
     for r in rows
         .iter()
         .filter(|r| r.better != Direction::Info && r.ratio.is_some())
@@ -698,7 +699,7 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
             let worst = v
                 .iter()
                 .max_by(|x, y| {
-                    let bad = |r: &Row| {
+                    let bad = |r: &MetricComparison| {
                         if r.better == Direction::HigherIsBetter {
                             -r.ratio.unwrap_or(1.0)
                         } else {
@@ -927,7 +928,7 @@ fn load_flags(s: &Side, cells: &LoadCells) -> Vec<String> {
 /// Per arm, the median of `figure` over kept trials at each concurrency, in concurrency order.
 fn by_concurrency(
     s: &Side,
-    figure: impl Fn(&FigRow) -> Option<f64>,
+    figure: impl Fn(&TrialFigures) -> Option<f64>,
 ) -> BTreeMap<&str, Vec<(i64, f64)>> {
     let mut groups: BTreeMap<(&str, i64), Vec<f64>> = BTreeMap::new();
     for t in s.trials.iter().filter(|t| t.kept) {
@@ -1013,7 +1014,7 @@ fn knees(s: &Side) -> Vec<String> {
 
 /// A first repeat far from the rest (more than 10 % off the others' median throughput).
 fn cold_starts(s: &Side) -> Vec<String> {
-    let mut groups: BTreeMap<(&str, &crate::model::Params), Vec<&FigRow>> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, &crate::model::Params), Vec<&TrialFigures>> = BTreeMap::new();
     for t in s
         .trials
         .iter()
@@ -1044,8 +1045,8 @@ pub(crate) mod tests {
     use super::*;
 
     /// A lower-is-better row in ms, ratio 1.2, its CI 1.1…1.3, its test's p `p` at `n` vs `n`.
-    pub(crate) fn row(p: f64, n: usize, verdict: Verdict) -> Row {
-        Row {
+    pub(crate) fn row(p: f64, n: usize, verdict: Verdict) -> MetricComparison {
+        MetricComparison {
             metric: format!("m{p}"),
             unit: "ms".into(),
             better: Direction::LowerIsBetter,
@@ -1120,10 +1121,10 @@ pub(crate) mod tests {
     }
 
     /// A row judged from its trials as `compare` judges it (higher is better, ±2 % floor).
-    fn judged(metric: &str, baseline: &[f64], candidate: &[f64]) -> Row {
+    fn judged(metric: &str, baseline: &[f64], candidate: &[f64]) -> MetricComparison {
         let o = VerdictOptions::default();
         let j = judge(baseline, candidate, Direction::HigherIsBetter, &o);
-        Row {
+        MetricComparison {
             metric: metric.into(),
             unit: "MB/s".into(),
             better: Direction::HigherIsBetter,
@@ -1235,7 +1236,7 @@ pub(crate) mod tests {
 
     /// A comparison of `rows` as `compare` concludes one (Holm, notes, counts, summaries),
     /// between two placeholder selections.
-    pub(crate) fn comparison_of(mut rows: Vec<Row>) -> Comparison {
+    pub(crate) fn comparison_of(mut rows: Vec<MetricComparison>) -> Comparison {
         let alpha = VerdictOptions::default().alpha;
         correct_for_many(&mut rows, alpha);
         for r in &mut rows {
@@ -1277,7 +1278,7 @@ pub(crate) mod tests {
     #[test]
     fn a_many_row_comparison_opens_with_a_summary_and_prints_the_p_it_decides_by() {
         let ratios = [1.125, 1.15, 1.2, 1.25, 1.3, 1.33, 1.358];
-        let mut rows: Vec<Row> = Vec::new();
+        let mut rows: Vec<MetricComparison> = Vec::new();
         for (i, &x) in ratios.iter().enumerate() {
             let mut r = row(0.02, 2, Verdict::Improved);
             r.metric = "throughput_rps".into();
@@ -1296,7 +1297,7 @@ pub(crate) mod tests {
             rows.push(r);
         }
         let c = comparison_of(rows);
-        let tp: Vec<&Row> = c
+        let tp: Vec<&MetricComparison> = c
             .rows
             .iter()
             .filter(|r| r.metric == "throughput_rps")

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 pub use crate::present::sweep::{sweep_capacity, sweep_knee};
 pub use crate::present::{ParamLayout, ci, fmt_value, html_escape, p, pct};
-use crate::query::compare::{Comparison, Row};
+use crate::query::compare::{Comparison, MetricComparison};
 use crate::stats::verdict::Verdict;
 
 /// Parameters common to every row are said once in the header; rows name what varies.
@@ -159,7 +159,7 @@ pub fn table(c: &Comparison, color: bool) -> String {
 
 /// A row's verdict, with the short reason of an inconclusive row whose CI excludes no change:
 /// `inconclusive (2 trials per arm, Welch t on logs p = 0.075 ≥ 0.05)`.
-fn verdict_cell(r: &Row) -> String {
+fn verdict_cell(r: &MetricComparison) -> String {
     match &r.verdict_note {
         Some(note) => format!("{} ({note})", r.verdict),
         None => r.verdict.to_string(),
@@ -176,7 +176,7 @@ fn md_escape(s: &str) -> String {
 pub fn markdown(c: &Comparison) -> String {
     let l = layout(c);
     let params = |p: &crate::model::Params| l.varying(p);
-    let mut rows: Vec<&Row> = c.rows.iter().collect();
+    let mut rows: Vec<&MetricComparison> = c.rows.iter().collect();
     rows.sort_by_key(|r| r.verdict);
     let mut out = String::new();
     let _ = writeln!(
@@ -388,7 +388,7 @@ fn md_header(c: &Comparison) -> String {
 
 /// One Markdown table row of a comparison (verdict icon, metric with unit, medians, change,
 /// CI, p), ending in a newline.
-fn md_row(r: &Row, params: &str) -> String {
+fn md_row(r: &MetricComparison, params: &str) -> String {
     let icon = match r.verdict {
         Verdict::Regressed => "🔴",
         Verdict::Improved => "🟢",
@@ -412,7 +412,7 @@ fn md_row(r: &Row, params: &str) -> String {
 }
 
 /// `metric (unit)`, or the metric alone when it has no unit.
-fn metric_label(r: &Row) -> String {
+fn metric_label(r: &MetricComparison) -> String {
     if r.unit.is_empty() {
         r.metric.clone()
     } else {
@@ -421,7 +421,7 @@ fn metric_label(r: &Row) -> String {
 }
 
 /// How bad a row is for sorting: regressions by how far they went the wrong way, first.
-fn badness(r: &Row) -> f64 {
+fn badness(r: &MetricComparison) -> f64 {
     let change = r.ratio.unwrap_or(1.0) - 1.0;
     let wrong_way = if r.better == crate::stats::verdict::Direction::HigherIsBetter {
         -change
@@ -444,7 +444,7 @@ pub const COMMENT_LIMIT: usize = 65_536;
 pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     let l = layout(c);
     let params = |p: &crate::model::Params| l.varying(p);
-    let mut rows: Vec<&Row> = c.rows.iter().collect();
+    let mut rows: Vec<&MetricComparison> = c.rows.iter().collect();
     rows.sort_by(|a, b| badness(b).total_cmp(&badness(a)));
     let link = |sel: &crate::query::compare::Selection| match site_url {
         Some(u) => format!(
@@ -488,9 +488,9 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     // the geometric mean and the correction.
     let _ = writeln!(head, "{}.\n", md_escape(&c.overall.line()));
     head.push_str(&decided_md(c, &params));
-    let line = |r: &Row| md_row(r, &params(&r.params));
+    let line = |r: &MetricComparison| md_row(r, &params(&r.params));
     let header = &md_header(c);
-    let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
+    let (changed, rest): (Vec<&MetricComparison>, Vec<&MetricComparison>) = rows
         .iter()
         .partition(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Improved));
     let mut tail = String::new();
@@ -513,7 +513,7 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
     let budget = COMMENT_LIMIT - 600 - head.len() - tail.len();
     let mut body = String::new();
     let mut left_out = 0usize;
-    let mut section = |title: Option<&str>, list: &[&Row], body: &mut String| {
+    let mut section = |title: Option<&str>, list: &[&MetricComparison], body: &mut String| {
         if list.is_empty() {
             return;
         }
@@ -578,8 +578,8 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
 }
 
 /// A forest plot of the changes (point = median ratio − 1, bar = its 95% CI), inline SVG.
-fn forest_svg(rows: &[&Row], label: &dyn Fn(&Row) -> String) -> String {
-    let rows: Vec<&&Row> = rows.iter().filter(|r| r.ratio.is_some()).collect();
+fn forest_svg(rows: &[&MetricComparison], label: &dyn Fn(&MetricComparison) -> String) -> String {
+    let rows: Vec<&&MetricComparison> = rows.iter().filter(|r| r.ratio.is_some()).collect();
     let (w, row_h, left) = (720.0, 22.0, 330.0);
     let h = 40.0 + row_h * rows.len() as f64;
     let lim = rows
@@ -651,9 +651,9 @@ pub fn commit_entry_line(e: &crate::query::alerts::CommitAlert, site_url: &str) 
 
 pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
     let l = layout(c);
-    let mut rows: Vec<&Row> = c.rows.iter().collect();
+    let mut rows: Vec<&MetricComparison> = c.rows.iter().collect();
     rows.sort_by(|a, b| badness(b).total_cmp(&badness(a)));
-    let label = |r: &Row| {
+    let label = |r: &MetricComparison| {
         let p = l.varying(&r.params);
         format!(
             "{} {}{}",

@@ -140,13 +140,13 @@ pub async fn build_with(
 /// Lookups over the shared data that several pages use.
 struct Indexes<'a> {
     /// Run id → its notes, oldest first.
-    notes: BTreeMap<&'a str, Vec<&'a NoteRow>>,
+    notes: BTreeMap<&'a str, Vec<&'a RunNote>>,
     /// Run id → its `commit_url` label.
     commit_urls: BTreeMap<&'a str, String>,
     /// Run id → its `commit_message` label (the commit's first line).
     messages: BTreeMap<&'a str, String>,
     /// Run id → (previous, next) run of its suite.
-    nav: BTreeMap<&'a str, (Option<&'a RunRow>, Option<&'a RunRow>)>,
+    nav: BTreeMap<&'a str, (Option<&'a RunRecord>, Option<&'a RunRecord>)>,
     /// Run id → its series' change from their previous run ([`RunNav::changes`]).
     changes: BTreeMap<&'a str, Vec<(u64, f64)>>,
     /// Run id → what history found about the run as a whole ([`RunNav::findings`]).
@@ -155,7 +155,7 @@ struct Indexes<'a> {
 
 impl<'a> Indexes<'a> {
     fn new(data: &'a Shared) -> Indexes<'a> {
-        let mut notes: BTreeMap<&str, Vec<&NoteRow>> = BTreeMap::new();
+        let mut notes: BTreeMap<&str, Vec<&RunNote>> = BTreeMap::new();
         for n in &data.notes {
             notes.entry(n.run_id.as_str()).or_default().push(n);
         }
@@ -178,7 +178,7 @@ impl<'a> Indexes<'a> {
         for (i, r) in data.runs.iter().enumerate() {
             let same = |j: Option<usize>| {
                 j.and_then(|j| data.runs.get(j))
-                    .filter(|o: &&RunRow| o.suite == r.suite)
+                    .filter(|o: &&RunRecord| o.suite == r.suite)
             };
             nav.insert(
                 r.run_id.as_str(),
@@ -351,7 +351,7 @@ async fn build_runs(
     out: &Path,
 ) -> Result<(), SiteError> {
     let mut clock = std::time::Instant::now();
-    let mut stale: Vec<(&RunRow, String, RunNav)> = Vec::new();
+    let mut stale: Vec<(&RunRecord, String, RunNav)> = Vec::new();
     for r in &data.runs {
         let nav = run_nav(r, ix);
         let key = page_key(
@@ -502,8 +502,8 @@ pub fn series_id(metric: &str, arm: &str, params: &crate::model::Params) -> u64 
     u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
 }
 
-fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
-    let link = |o: &RunRow| {
+fn run_nav(r: &RunRecord, ix: &Indexes) -> RunNav {
+    let link = |o: &RunRecord| {
         (
             format!("../{}/index.html", o.run_id),
             format!("#{}", o.run_no),
@@ -526,8 +526,8 @@ fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
 /// The files of one run's pages (relative path, bytes), in the order they are written:
 /// rendered from what `load::run` read, no query issued.
 fn render_run(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
+    r: &RunRecord,
+    notes: Option<&Vec<&RunNote>>,
     css: &str,
     pre: &Prefetch,
     data: &load::RunLoad,
@@ -600,8 +600,8 @@ fn render_run(
 
 /// The digest of what a run's pages are made of (see `site::cache`).
 fn page_key(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
+    r: &RunRecord,
+    notes: Option<&Vec<&RunNote>>,
     css: &str,
     arms: usize,
     noise: &crate::query::noise::NoiseModel,

@@ -52,7 +52,7 @@ pub struct ComparePage {
 /// A/B pages of a run with several arms, from the comparisons `site::load::comparisons`
 /// made (the arm that ran first against each other arm, as `perfhouse compare` does).
 pub(crate) fn compare_pages(
-    r: &RunRow,
+    r: &RunRecord,
     comparisons: &[ArmComparison],
     css: &str,
 ) -> Result<Vec<(String, ComparePage)>, SiteError> {

@@ -132,7 +132,7 @@ pub struct RunPage {
 /// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
 /// last kept trial of every arm, one chart per parameter set. The figures are the view
 /// `cpu_over_time`'s; this only picks trials and draws.
-pub(crate) fn cpu_charts(rows: &[CpuRow]) -> Result<Vec<ChartView>, SiteError> {
+pub(crate) fn cpu_charts(rows: &[CpuPoint]) -> Result<Vec<ChartView>, SiteError> {
     // The last kept trial of each arm × params.
     let mut chosen: BTreeMap<(crate::model::Params, String), i64> = BTreeMap::new();
     for r in rows {
@@ -205,7 +205,10 @@ const SERVER_CHART_LINES: usize = 12;
 /// (gauges) per scrape interval, one line per arm × parameter set (its last kept trial), on
 /// the time axis of the CPU charts. The figures are the view `scrape_over_time`'s; this only
 /// picks trials and draws.
-pub(crate) fn server_charts(r: &RunRow, rows: &[ScrapeRow]) -> Result<Vec<ChartView>, SiteError> {
+pub(crate) fn server_charts(
+    r: &RunRecord,
+    rows: &[ScrapePoint],
+) -> Result<Vec<ChartView>, SiteError> {
     let mut last: BTreeMap<(crate::model::Params, String), i64> = BTreeMap::new();
     for row in rows {
         let e = last
@@ -374,7 +377,7 @@ pub(crate) fn profile_views(
 }
 
 /// The run's facts at the top of its page: id, times, source, status, commit, branch, host.
-fn run_meta(r: &RunRow) -> Vec<KeyValue> {
+fn run_meta(r: &RunRecord) -> Vec<KeyValue> {
     let once = time(&r.finished_at) == time(&r.started_at);
     let mut meta = vec![
         KeyValue {
@@ -474,16 +477,16 @@ fn latency_charts(latencies: Latencies, layout: &ParamLayout) -> Result<Vec<Char
 }
 
 pub(crate) fn run_page(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
+    r: &RunRecord,
+    notes: Option<&Vec<&RunNote>>,
     css: &str,
     pre: &Prefetch,
     latencies: Latencies,
     hrefs: &crate::site::pages::series::SeriesHrefs,
     nav: &crate::site::RunNav,
 ) -> Result<RunPage, SiteError> {
-    let medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
-    let mut metric_medians: Vec<MetricMedianRow> = pre
+    let medians: Vec<ArmFigureMedians> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
+    let mut metric_medians: Vec<ArmMetricMedian> = pre
         .metric_medians
         .get(&r.run_id)
         .cloned()
@@ -492,7 +495,7 @@ pub(crate) fn run_page(
     let before = metric_medians.len();
     metric_medians.retain(|m| !m.restates_requests);
     let summary_hidden = before - metric_medians.len();
-    let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
+    let trials: Vec<TrialSummary> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
     let mut meta = run_meta(r);
     let layout = ParamLayout::new(trials.iter().map(|t| &t.params));
     if !layout.fixed.is_empty() {

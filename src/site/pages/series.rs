@@ -139,7 +139,7 @@ pub(crate) type Headlines = BTreeMap<String, (Vec<HeadlineView>, usize)>;
 /// What the series pages know of each run beyond the history: its notes, its commit's page
 /// (`commit_url` label) and its commit's message (`commit_message` label), by run id.
 pub(crate) struct RunFacts<'a> {
-    pub notes: &'a BTreeMap<&'a str, Vec<&'a NoteRow>>,
+    pub notes: &'a BTreeMap<&'a str, Vec<&'a RunNote>>,
     pub commit_urls: &'a BTreeMap<&'a str, String>,
     pub messages: &'a BTreeMap<&'a str, String>,
 }
@@ -918,7 +918,7 @@ fn change_rows(
 /// The series page's table: the newest [`TABLE_ROWS`] runs, newest first.
 fn point_rows(
     s: &crate::query::history::Series,
-    notes: &BTreeMap<&str, Vec<&NoteRow>>,
+    notes: &BTreeMap<&str, Vec<&RunNote>>,
     commit_urls: &BTreeMap<&str, String>,
 ) -> Vec<PointView> {
     s.points

@@ -46,8 +46,8 @@ pub(crate) const SIZE_KEYS: &[&str] = &["object_size", "object_size_bytes", "obj
 /// The transfer page of a run whose metrics are in GB/s by object size (LMCache's transfer
 /// channel benchmark, the dd plan): GB/s vs object size and vs page size, a line per placement.
 pub(crate) fn transfer_page(
-    r: &RunRow,
-    medians: &[MetricMedianRow],
+    r: &RunRecord,
+    medians: &[ArmMetricMedian],
     css: &str,
 ) -> Result<Option<TransferPage>, SiteError> {
     struct P {
@@ -271,7 +271,7 @@ pub(crate) fn transfer_page(
 /// What the page cannot show and why: one placement (and how many NUMA nodes the machine had,
 /// the run's `numa_nodes` label), and for each page size how much of the buffers the kernel
 /// backed with huge pages (the workload's `huge_page_share`), where it asked for them.
-fn notes(r: &RunRow, medians: &[MetricMedianRow], placements: &[&str]) -> Vec<String> {
+fn notes(r: &RunRecord, medians: &[ArmMetricMedian], placements: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let labels = crate::model::parse_params(&r.labels);
     if placements.len() == 1 {
