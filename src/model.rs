@@ -85,11 +85,7 @@ impl Better {
     /// The stored form read back (`higher`; anything else is lower-is-better, as stored
     /// metrics are always one of the two).
     pub fn from_name(name: &str) -> Better {
-        if name == "higher" {
-            Better::Higher
-        } else {
-            Better::Lower
-        }
+        name.parse().unwrap_or(Better::Lower)
     }
 
     pub fn as_str(self) -> &'static str {
