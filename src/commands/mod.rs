@@ -679,7 +679,7 @@ async fn commit_entry(
     let open: Vec<_> = crate::query::alerts::alerts(q, &series)
         .await?
         .into_iter()
-        .filter(|a| crate::query::alerts::is_open(&a.state) && a.suite == suite)
+        .filter(|a| a.state.is_open() && a.suite == suite)
         .collect();
     Ok(crate::query::alerts::by_commit(&open, &series)
         .into_iter()
@@ -692,7 +692,7 @@ async fn cmd_alerts(cx: &mut Ctx<'_>, args: &crate::cli::AlertsArgs) -> Result<(
     let list: Vec<_> = crate::query::alerts::alerts(&q, &series)
         .await?
         .into_iter()
-        .filter(|a| args.all || crate::query::alerts::is_open(&a.state))
+        .filter(|a| args.all || a.state.is_open())
         .filter(|a| args.suite.as_ref().is_none_or(|s| &a.suite == s))
         .collect();
     let text = if args.by == crate::cli::AlertsBy::Commit {
@@ -718,13 +718,6 @@ async fn cmd_alerts(cx: &mut Ctx<'_>, args: &crate::cli::AlertsArgs) -> Result<(
 }
 
 async fn cmd_triage(cx: &mut Ctx<'_>, args: &crate::cli::TriageArgs) -> Result<()> {
-    if !crate::query::alerts::valid_state(&args.state) {
-        bail!(
-            "state {:?}: expected one of {}",
-            args.state,
-            crate::query::alerts::STATES.join(", ")
-        );
-    }
     let warehouse = cx.wh()?;
     let all = {
         let q = Query::open(&warehouse).await?;
@@ -745,7 +738,7 @@ async fn cmd_triage(cx: &mut Ctx<'_>, args: &crate::cli::TriageArgs) -> Result<(
             git_commit: a.git_commit.clone(),
             magnitude: a.magnitude,
             regression: a.regression,
-            state: args.state.clone(),
+            state: args.state,
             note: args.note.clone(),
             at_us: now,
         })
@@ -781,7 +774,7 @@ fn triage_targets(
         }
         let open: Vec<_> = all
             .into_iter()
-            .filter(|a| crate::query::alerts::is_open(&a.state))
+            .filter(|a| a.state.is_open())
             .filter(|a| {
                 a.git_commit
                     .as_deref()
@@ -986,7 +979,7 @@ fn record_report_alerts(
             git_commit: cand.git_commit.clone(),
             magnitude: r.ratio.map_or(0.0, |x| x - 1.0),
             regression: true,
-            state: "new".into(),
+            state: crate::model::TriageState::New,
             note: format!("report: {} → {}", c.baseline.label, c.candidate.label),
             at_us: crate::model::now_us(),
         })?;

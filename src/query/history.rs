@@ -199,7 +199,7 @@ pub struct SeriesNoise {
 /// One run's median of one series, as the history query reads it: a run's rows never change
 /// once it is committed, so the site caches them per run (`site::cache`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PointRow {
+pub struct RunMedian {
     pub suite: String,
     pub metric: String,
     pub unit: String,
@@ -280,7 +280,7 @@ pub async fn point_rows(
     suite: Option<&str>,
     metric: Option<&str>,
     runs: Option<&[&str]>,
-) -> Result<Vec<PointRow>, QueryError> {
+) -> Result<Vec<RunMedian>, QueryError> {
     let run_cols = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit, r.env_fingerprint";
     // The run filter goes inside each part: DataFusion does not carry it from the join's
     // output to the medians' aggregation (which would then run over every run).
@@ -297,7 +297,7 @@ pub async fn point_rows(
         filter.push(format!("r.suite = {}", lit(s)));
     }
     let filter = filter.join(" AND ");
-    let mut rows: Vec<PointRow> = q
+    let mut rows: Vec<RunMedian> = q
         .rows(&format!(
             "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
              FROM {} m JOIN runs r ON m.run_id = r.run_id \
@@ -317,7 +317,7 @@ pub async fn point_rows(
         return Ok(rows);
     }
     #[derive(Deserialize)]
-    struct FigureRow {
+    struct FigureMedians {
         suite: String,
         run_id: String,
         run_no: u64,
@@ -331,7 +331,7 @@ pub async fn point_rows(
         figures: BTreeMap<String, serde_json::Value>,
     }
     let cols: Vec<String> = figures.iter().map(|f| format!("a.{}", f.name)).collect();
-    let medians: Vec<FigureRow> = q
+    let medians: Vec<FigureMedians> = q
         .rows(&format!(
             "SELECT {run_cols}, a.arm, a.params, {} FROM {} a JOIN runs r ON a.run_id = r.run_id \
              WHERE {filter}{}",
@@ -345,7 +345,7 @@ pub async fn point_rows(
             let Some(value) = a.figures.get(f.name).and_then(serde_json::Value::as_f64) else {
                 continue;
             };
-            rows.push(PointRow {
+            rows.push(RunMedian {
                 suite: a.suite.clone(),
                 metric: f.name.to_string(),
                 unit: f.unit.to_string(),
@@ -373,7 +373,7 @@ pub async fn point_rows(
 
 /// Groups rows into series (points in run order: start time, then run id) and finds their
 /// segment breaks and noise.
-pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Series>, QueryError> {
+pub async fn series_from_rows(q: &Query, rows: Vec<RunMedian>) -> Result<Vec<Series>, QueryError> {
     let mut series: BTreeMap<(String, String, String, crate::model::Params), Series> =
         BTreeMap::new();
     for r in rows {

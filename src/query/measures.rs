@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use super::compare::Row;
+use super::compare::MetricComparison;
 use super::figures::measure;
 use crate::stats::verdict::Verdict;
 
@@ -46,8 +46,8 @@ pub struct Decision {
 
 /// The decisions of a comparison's rows: one per arm × params with at least two judged
 /// measures of the work (with one, its row says it all).
-pub fn decisions(rows: &[Row]) -> Vec<Decision> {
-    let mut groups: Vec<(&str, &crate::model::Params, Vec<&Row>)> = Vec::new();
+pub fn decisions(rows: &[MetricComparison]) -> Vec<Decision> {
+    let mut groups: Vec<(&str, &crate::model::Params, Vec<&MetricComparison>)> = Vec::new();
     for r in rows
         .iter()
         .filter(|r| r.verdict != Verdict::Info && measure(&r.metric).is_some())
@@ -66,7 +66,7 @@ pub fn decisions(rows: &[Row]) -> Vec<Decision> {
         .map(|(arm, params, mut rs)| {
             // Equal thresholds (two counts at their floor): the registry's order, which
             // puts the exact count (instructions) before the estimate made of it.
-            let rank = |r: &Row| {
+            let rank = |r: &MetricComparison| {
                 super::figures::MEASURES
                     .iter()
                     .position(|m| m.name == r.metric)
@@ -76,7 +76,7 @@ pub fn decisions(rows: &[Row]) -> Vec<Decision> {
                     .total_cmp(&b.threshold)
                     .then_with(|| rank(a).cmp(&rank(b)))
             });
-            let called: Vec<&&Row> = rs
+            let called: Vec<&&MetricComparison> = rs
                 .iter()
                 .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Improved))
                 .collect();
@@ -84,7 +84,7 @@ pub fn decisions(rows: &[Row]) -> Vec<Decision> {
                 && called.iter().any(|r| r.verdict == Verdict::Improved);
             let decider = called.first().map(|r| **r);
             let verdict = decider.unwrap_or(rs[0]).verdict;
-            let one = |r: &Row| {
+            let one = |r: &MetricComparison| {
                 format!(
                     "{} {} ({}, noise ±{} from {})",
                     r.metric,
@@ -146,8 +146,8 @@ mod tests {
     use super::*;
     use crate::stats::verdict::Direction;
 
-    fn row(metric: &str, verdict: Verdict, ratio: f64, threshold: f64) -> Row {
-        Row {
+    fn row(metric: &str, verdict: Verdict, ratio: f64, threshold: f64) -> MetricComparison {
+        MetricComparison {
             metric: metric.into(),
             unit: String::new(),
             better: Direction::LowerIsBetter,

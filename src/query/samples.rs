@@ -106,15 +106,15 @@ pub async fn resolve(q: &Query, sel: &str) -> Result<Selection, CompareError> {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct FigRow {
+pub(crate) struct TrialFigures {
     pub(crate) trial_id: i64,
     pub(crate) arm: String,
     #[serde(with = "crate::model::params_as_json")]
     pub(crate) params: crate::model::Params,
     pub(crate) repeat: i64,
     pub(crate) discarded: bool,
-    pub(crate) status: String,
-    pub(crate) phase: String,
+    pub(crate) status: crate::model::TrialStatus,
+    pub(crate) phase: crate::model::Phase,
     /// `trials.kept`: counts in medians (measured, not discarded, successful).
     pub(crate) kept: bool,
     pub(crate) concurrency: Option<i64>,
@@ -123,7 +123,7 @@ pub(crate) struct FigRow {
     pub(crate) columns: BTreeMap<String, serde_json::Value>,
 }
 
-impl FigRow {
+impl TrialFigures {
     /// The trial's value of a figure of the registry (`figures::FIGURES`).
     pub(crate) fn fig(&self, name: &str) -> Option<f64> {
         self.columns.get(name).and_then(serde_json::Value::as_f64)
@@ -131,7 +131,7 @@ impl FigRow {
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct ProcRow {
+pub(crate) struct ProcessCpu {
     pub(crate) trial_id: i64,
     pub(crate) process: String,
     pub(crate) cpu_ms_per_req: Option<f64>,
@@ -145,7 +145,7 @@ pub(crate) fn better_from_sql<'de, D: serde::Deserializer<'de>>(
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct MetricRow {
+pub(crate) struct TrialMetric {
     pub(crate) trial_id: i64,
     pub(crate) name: String,
     pub(crate) unit: String,
@@ -169,7 +169,7 @@ pub(crate) type Samples = BTreeMap<(String, crate::model::Params), Vec<MetricSam
 /// Per-trial samples of one side.
 pub(crate) struct Side {
     pub(crate) sel: Selection,
-    pub(crate) trials: Vec<FigRow>,
+    pub(crate) trials: Vec<TrialFigures>,
     pub(crate) samples: Samples,
 }
 
@@ -185,24 +185,24 @@ pub(crate) async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError
         .as_ref()
         .map(|a| format!(" AND arm = {}", lit(a)))
         .unwrap_or_default();
-    let trials: Vec<FigRow> = q
+    let trials: Vec<TrialFigures> = q
         .rows(&format!(
             "SELECT * FROM trial_figures WHERE run_id = {id}{arm_filter} ORDER BY seq"
         ))
         .await?;
-    let procs: Vec<ProcRow> = q
+    let procs: Vec<ProcessCpu> = q
         .rows(&format!("SELECT trial_id, process, cpu_ms_per_req FROM trial_proc WHERE run_id = {id} ORDER BY process, trial_id"))
         .await?;
-    let metrics: Vec<MetricRow> = q
+    let metrics: Vec<TrialMetric> = q
         .rows(&format!("SELECT trial_id, name, unit, better, value FROM trial_metrics WHERE run_id = {id} AND NOT restates_requests ORDER BY name, trial_id"))
         .await?;
-    let by_trial: BTreeMap<i64, &FigRow> = trials
+    let by_trial: BTreeMap<i64, &TrialFigures> = trials
         .iter()
         .filter(|t| t.kept)
         .map(|t| (t.trial_id, t))
         .collect();
     let mut samples: Samples = BTreeMap::new();
-    let mut push = |t: &FigRow, name: &str, unit: &str, dir: Direction, v: f64| {
+    let mut push = |t: &TrialFigures, name: &str, unit: &str, dir: Direction, v: f64| {
         // Statistics take finite values only (the ingest policy: non-finite is not a value).
         if !v.is_finite() {
             return;
@@ -291,13 +291,13 @@ pub(crate) async fn server_values(
         return Ok(Vec::new());
     }
     #[derive(Deserialize)]
-    struct Row {
+    struct TrialServerFigure {
         trial_id: i64,
         figure: String,
         value: Option<f64>,
     }
     let names: Vec<String> = figures.iter().map(|f| lit(&f.name)).collect();
-    let rows: Vec<Row> = q
+    let rows: Vec<TrialServerFigure> = q
         .rows(&format!(
             "SELECT trial_id, figure, value FROM trial_server WHERE run_id = {} AND figure IN ({}) \
              ORDER BY trial_id",

@@ -191,7 +191,7 @@ pub struct Sweep {
 type ServerByTrial = (Vec<String>, BTreeMap<i64, BTreeMap<String, f64>>);
 
 #[derive(Deserialize)]
-struct Row {
+struct SweepTrial {
     trial_id: i64,
     suite: String,
     run_no: u64,
@@ -210,7 +210,7 @@ struct Row {
     extra: BTreeMap<String, serde_json::Value>,
 }
 
-impl Row {
+impl SweepTrial {
     /// Output tokens per second one stream sees (see [`LevelView::per_user_tps`]): output
     /// tokens per request ÷ mean latency in seconds.
     fn per_user_tps(&self) -> Option<f64> {
@@ -364,12 +364,12 @@ pub async fn suite_frontier(
     load: Option<&str>,
 ) -> Result<Option<SuiteFrontier>, QueryError> {
     #[derive(Deserialize)]
-    struct RunRow {
+    struct RunOfSuite {
         run_id: String,
         run_no: u64,
         git_commit: Option<String>,
     }
-    let rows: Vec<RunRow> = q
+    let rows: Vec<RunOfSuite> = q
         .rows(&format!(
             "SELECT run_id, run_no, git_commit FROM runs WHERE suite = {} ORDER BY run_no, run_id",
             lit(suite)
@@ -439,7 +439,7 @@ pub async fn sweep(
         .iter()
         .map(|c| format!(", f.{c} AS check_{c}"))
         .collect();
-    let rows: Vec<Row> = q
+    let rows: Vec<SweepTrial> = q
         .rows(&format!(
             "SELECT f.trial_id, f.suite, r.run_no, f.arm, f.params, f.throughput_rps, f.latency_p50_ms, f.latency_p99_ms, \
              f.ttft_p99_ms, f.goodput_rps, f.slo_attainment_pct, f.output_tps, f.latency_mean_ms{extra_cols} \
@@ -496,7 +496,7 @@ pub fn criteria(slos: &Slos) -> Vec<Criterion> {
 
 fn from_rows(
     run_id: &str,
-    rows: &[Row],
+    rows: &[SweepTrial],
     slos: &Slos,
     load: Option<&str>,
     deployment: Deployment,
@@ -512,7 +512,7 @@ fn from_rows(
     }
     let criteria = criteria(slos);
     // Series: arm × the other parameters.
-    let mut groups: BTreeMap<String, Vec<(&Row, f64)>> = BTreeMap::new();
+    let mut groups: BTreeMap<String, Vec<(&SweepTrial, f64)>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for r in rows {
         let Some(l) = numeric(&r.params, &key) else {
@@ -557,7 +557,7 @@ fn from_rows(
             })
             .collect();
         let levels = sweep::levels(&trials);
-        let med = |l: f64, f: &dyn Fn(&Row) -> Option<f64>| {
+        let med = |l: f64, f: &dyn Fn(&SweepTrial) -> Option<f64>| {
             let v: Vec<f64> = g
                 .iter()
                 .filter(|(_, x)| *x == l)

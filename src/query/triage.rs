@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{Query, QueryError};
-use crate::model::{AlertEvent, Params};
+use crate::model::{AlertEvent, Params, TriageState};
 
 /// The newest event per alert, in event order.
 pub async fn latest_events(q: &Query) -> Result<BTreeMap<String, AlertEvent>, QueryError> {
@@ -32,7 +32,7 @@ pub fn accepted_of(
 ) -> BTreeMap<(String, String, String, Params), Vec<String>> {
     let mut out: BTreeMap<_, Vec<String>> = BTreeMap::new();
     for e in events.values() {
-        if e.state == "accepted" {
+        if e.state == TriageState::Accepted {
             out.entry((
                 e.suite.clone(),
                 e.metric.clone(),
@@ -44,4 +44,37 @@ pub fn accepted_of(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored state that is none of the five (a hand-edited or foreign warehouse) fails the
+    /// read with the word in the message, instead of reading as some state.
+    #[tokio::test]
+    async fn a_bad_stored_state_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let wh = crate::warehouse::Warehouse::open(dir.path()).unwrap();
+        let q = Query::open(&wh).await.unwrap();
+        let row = |state: &str| {
+            format!(
+                "CREATE OR REPLACE VIEW alerts AS SELECT 'a1' AS alert_id, 's' AS suite, 'r1' AS run_id, \
+                 'm' AS metric, 'default' AS arm, '{{}}' AS params, CAST(NULL AS VARCHAR) AS git_commit, \
+                 0.25 AS magnitude, true AS regression, '{state}' AS state, '' AS note, \
+                 CAST(0 AS TIMESTAMP) AS at"
+            )
+        };
+        q.context().sql(&row("fixed")).await.unwrap();
+        let good = latest_events(&q).await.unwrap();
+        assert_eq!(good["a1"].state, TriageState::Fixed);
+        q.context().sql(&row("wontfix")).await.unwrap();
+        let err = latest_events(&q).await.unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "triage state \"wontfix\" is not one of new, acknowledged, invalid, fixed, accepted"
+            ),
+            "{err}"
+        );
+    }
 }

@@ -124,7 +124,7 @@ pub fn alerts(list: &[Alert], all: bool, layout: TextLayout) -> String {
         .map(|a| {
             vec![
                 a.alert_id.clone(),
-                a.state.clone(),
+                a.state.to_string(),
                 a.suite.clone(),
                 a.metric.clone(),
                 a.arm.clone(),
@@ -176,7 +176,7 @@ mod tests {
             magnitude: 0.12,
             regression: true,
             evidence: "4.0σ".into(),
-            state: "open".into(),
+            state: crate::model::TriageState::New,
             note: String::new(),
             updated_at: String::new(),
             detected: true,
@@ -195,7 +195,7 @@ mod tests {
         let csv = alerts(&list, false, TextLayout::Csv);
         assert_eq!(
             csv.lines().nth(1),
-            Some("a1,open,svc,latency,fast,concurrency=8,+12.0%,regression,#7,abc,4.0σ,,")
+            Some("a1,new,svc,latency,fast,concurrency=8,+12.0%,regression,#7,abc,4.0σ,,")
         );
         assert_eq!(csv.lines().count(), 3, "the CSV lists every alert");
         let table = alerts(&list, false, TextLayout::Table);

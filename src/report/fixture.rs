@@ -10,7 +10,7 @@
 //! | latency (ms)       | 16          | 20       | 17.5      | 0.875 | 0.85 … 0.9  | 0.004 → 0.012 | improved     |
 
 use crate::model::Params;
-use crate::query::compare::{Comparison, Overall, Row, RunInfo, Selection};
+use crate::query::compare::{Comparison, MetricComparison, Overall, RunInfo, Selection};
 use crate::query::measures::Decision;
 use crate::stats::verdict::{Direction, Test, Verdict};
 
@@ -35,9 +35,9 @@ struct Cells {
     reason: &'static str,
 }
 
-fn row(c: Cells) -> Row {
+fn row(c: Cells) -> MetricComparison {
     let (b, k) = c.medians;
-    Row {
+    MetricComparison {
         metric: c.metric.into(),
         unit: c.unit.into(),
         better: c.better,
@@ -81,7 +81,7 @@ fn selection(label: &str, run_id: &str, run_no: u64) -> Selection {
 }
 
 /// The three rows of the module's table.
-pub(crate) fn rows() -> Vec<Row> {
+pub(crate) fn rows() -> Vec<MetricComparison> {
     let mut inconclusive = row(Cells {
         metric: "throughput",
         unit: "req/s",

@@ -9,7 +9,7 @@ use askama::Template;
 
 use super::{layout, worst_first};
 use crate::present::html_escape;
-use crate::query::compare::{Comparison, Row, Selection};
+use crate::query::compare::{Comparison, MetricComparison, Selection};
 use crate::site::pages::compare::ComparisonView;
 use crate::stats::verdict::Verdict;
 
@@ -29,7 +29,7 @@ struct PrPage<'a> {
 pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
     let l = layout(c);
     let rows = worst_first(c);
-    let label = |r: &Row| {
+    let label = |r: &MetricComparison| {
         let p = l.varying(&r.params);
         let params = if p.is_empty() { p } else { format!(" {p}") };
         format!("{} {}{params}", r.metric, r.arm)
@@ -61,8 +61,8 @@ pub fn pr_html(c: &Comparison, site_url: Option<&str>, css: &str) -> String {
 }
 
 /// A forest plot of the changes (point = median ratio − 1, bar = its 95% CI), inline SVG.
-fn forest_svg(rows: &[&Row], label: &dyn Fn(&Row) -> String) -> String {
-    let rows: Vec<&&Row> = rows.iter().filter(|r| r.ratio.is_some()).collect();
+fn forest_svg(rows: &[&MetricComparison], label: &dyn Fn(&MetricComparison) -> String) -> String {
+    let rows: Vec<&&MetricComparison> = rows.iter().filter(|r| r.ratio.is_some()).collect();
     let (w, row_h, left) = (720.0, 22.0, 330.0);
     let h = 40.0 + row_h * rows.len() as f64;
     let lim = rows
@@ -198,8 +198,8 @@ mod tests {
     #[test]
     fn the_forest_plot_scales_to_the_widest_ci() {
         let rows = crate::report::fixture::rows();
-        let refs: Vec<&Row> = rows.iter().collect();
-        let svg = forest_svg(&refs, &|r: &Row| r.metric.clone());
+        let refs: Vec<&MetricComparison> = rows.iter().collect();
+        let svg = forest_svg(&refs, &|r: &MetricComparison| r.metric.clone());
         assert!(
             svg.contains("<text x=\"330.0\" y=\"14\" font-size=\"11\">−30%</text>"),
             "{svg}"

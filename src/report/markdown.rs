@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::{fixed_text, layout, metric_label, verdict_cell};
 use crate::present::{ParamLayout, ci, fmt_value, p, pct};
-use crate::query::compare::{Comparison, Row};
+use crate::query::compare::{Comparison, MetricComparison};
 use crate::stats::verdict::Verdict;
 
 /// `s` safe in a Markdown table cell: pipes escaped, angle brackets as entities.
@@ -18,7 +18,7 @@ pub(super) fn md_escape(s: &str) -> String {
 /// GitHub Markdown: worst verdicts first, reasons collapsed.
 pub fn markdown(c: &Comparison) -> String {
     let l = layout(c);
-    let mut rows: Vec<&Row> = c.rows.iter().collect();
+    let mut rows: Vec<&MetricComparison> = c.rows.iter().collect();
     rows.sort_by_key(|r| r.verdict);
     let mut out = format!(
         "### perfhouse: {} → {}\n\n",
@@ -111,7 +111,7 @@ pub(super) fn findings_md(c: &Comparison) -> String {
 }
 
 /// One bullet of "Why each verdict": `- metric arm params: **verdict**: reason`.
-pub(super) fn why_md(r: &Row, l: &ParamLayout) -> String {
+pub(super) fn why_md(r: &MetricComparison, l: &ParamLayout) -> String {
     format!(
         "- {} {} {}: **{}**: {}\n",
         md_escape(&r.metric),
@@ -132,7 +132,7 @@ pub(super) fn md_header(c: &Comparison) -> String {
 
 /// One Markdown table row of a comparison (verdict icon, metric with unit, medians, change,
 /// CI, p), ending in a newline.
-pub(super) fn md_row(r: &Row, params: &str) -> String {
+pub(super) fn md_row(r: &MetricComparison, params: &str) -> String {
     let icon = match r.verdict {
         Verdict::Regressed => "🔴",
         Verdict::Improved => "🟢",

@@ -31,7 +31,7 @@ pub use pr::{COMMENT_LIMIT, commit_entry_line, pr_markdown};
 pub use sweep::{suite_frontier, suite_frontier_left_out, sweep};
 pub use table::{TextLayout, grid, table};
 
-use crate::query::compare::{Comparison, Row};
+use crate::query::compare::{Comparison, MetricComparison};
 use crate::stats::verdict::Verdict;
 
 /// Parameters common to every row are said once in the header; rows name what varies.
@@ -51,7 +51,7 @@ fn fixed_text(l: &ParamLayout) -> Option<String> {
 
 /// A row's verdict, with the short reason of an inconclusive row whose CI excludes no change:
 /// `inconclusive (2 trials per arm, Welch t on logs p = 0.075 ≥ 0.05)`.
-fn verdict_cell(r: &Row) -> String {
+fn verdict_cell(r: &MetricComparison) -> String {
     match &r.verdict_note {
         Some(note) => format!("{} ({note})", r.verdict),
         None => r.verdict.to_string(),
@@ -59,7 +59,7 @@ fn verdict_cell(r: &Row) -> String {
 }
 
 /// A comparison row's metric with its unit ([`with_unit`]).
-fn metric_label(r: &Row) -> String {
+fn metric_label(r: &MetricComparison) -> String {
     with_unit(&r.metric, &r.unit)
 }
 
@@ -73,7 +73,7 @@ fn with_unit(metric: &str, unit: &str) -> String {
 }
 
 /// How bad a row is for sorting: regressions by how far they went the wrong way, first.
-fn badness(r: &Row) -> f64 {
+fn badness(r: &MetricComparison) -> f64 {
     let change = r.ratio.unwrap_or(1.0) - 1.0;
     let wrong_way = if r.better == crate::stats::verdict::Direction::HigherIsBetter {
         -change
@@ -89,8 +89,8 @@ fn badness(r: &Row) -> f64 {
 }
 
 /// The rows of a comparison, worst first (the PR comment's and the PR report's order).
-fn worst_first(c: &Comparison) -> Vec<&Row> {
-    let mut rows: Vec<&Row> = c.rows.iter().collect();
+fn worst_first(c: &Comparison) -> Vec<&MetricComparison> {
+    let mut rows: Vec<&MetricComparison> = c.rows.iter().collect();
     rows.sort_by(|a, b| badness(b).total_cmp(&badness(a)));
     rows
 }

@@ -8,7 +8,7 @@ use super::markdown::{
 };
 use super::{layout, worst_first};
 use crate::present::ParamLayout;
-use crate::query::compare::{Comparison, Row, Selection};
+use crate::query::compare::{Comparison, MetricComparison, Selection};
 use crate::stats::verdict::Verdict;
 
 /// GitHub's limit for one comment body.
@@ -28,7 +28,7 @@ pub fn pr_markdown(c: &Comparison, site_url: Option<&str>) -> String {
         text: String::new(),
         left_out: 0,
     };
-    let (changed, rest): (Vec<&Row>, Vec<&Row>) = rows
+    let (changed, rest): (Vec<&MetricComparison>, Vec<&MetricComparison>) = rows
         .iter()
         .partition(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Improved));
     if changed.is_empty() {
@@ -125,7 +125,7 @@ struct Body<'a> {
 impl Body<'_> {
     /// A table of `list` (under a collapsed `title`, where given) with as many rows as fit;
     /// nothing where none does.
-    fn section(&mut self, title: Option<&str>, list: &[&Row]) {
+    fn section(&mut self, title: Option<&str>, list: &[&MetricComparison]) {
         if list.is_empty() {
             return;
         }
@@ -153,7 +153,7 @@ impl Body<'_> {
     }
 
     /// "Why each verdict", collapsed: each judged row's reason, as many as fit.
-    fn why(&mut self, rows: &[&Row]) {
+    fn why(&mut self, rows: &[&MetricComparison]) {
         let mut why = String::from("\n<details><summary>Why each verdict</summary>\n\n");
         for r in rows.iter().filter(|r| r.verdict != Verdict::Info) {
             let line = why_md(r, self.layout);

@@ -21,7 +21,7 @@ use serde::Serialize;
 use super::plan::{Arm, Plan};
 use super::{RunOptions, decide, exec, git};
 use crate::query::Query;
-use crate::query::compare::{CompareOptions, Row};
+use crate::query::compare::{CompareOptions, MetricComparison};
 use crate::query::noise::NoiseModel;
 use crate::stats::verdict::Verdict;
 use crate::warehouse::Warehouse;
@@ -103,7 +103,7 @@ fn judge_step(
 }
 
 /// The worst verdict of rows (regressed first) and the ratio of that row.
-fn worst(rows: &[Row]) -> (Verdict, Option<f64>) {
+fn worst(rows: &[MetricComparison]) -> (Verdict, Option<f64>) {
     rows.iter()
         .min_by_key(|r| r.verdict)
         .map_or((Verdict::Inconclusive, None), |r| (r.verdict, r.ratio))

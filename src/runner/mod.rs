@@ -27,9 +27,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
-use crate::ingest::{self, Format};
+use crate::ingest;
 use crate::model::{
-    Better, Metric, Phase, Run, RunData, RunStatus, Trial, TrialStatus, now_us, params_text,
+    Metric, Phase, Run, RunData, RunStatus, Trial, TrialStatus, now_us, params_text,
 };
 use crate::warehouse::Warehouse;
 use plan::{Extract, MetricRule, MetricSource, Plan, Planned};
@@ -1148,7 +1148,7 @@ impl<'a> TrialRun<'a> {
                         name: m.name.clone(),
                         value: v,
                         unit: m.unit.clone(),
-                        better: m.direction.unwrap_or(Better::Lower),
+                        better: m.better,
                         origin: "runner".to_string(),
                         version: None,
                     }),
@@ -1257,12 +1257,7 @@ fn collect(
     data: &mut RunData,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
-    let format = if c.format == "auto" {
-        Format::AUTO
-    } else {
-        Format::from_name(&c.format)
-            .ok_or_else(|| anyhow::anyhow!("unknown format `{}`", c.format))?
-    };
+    let format = c.format;
     let base = if Path::new(&c.path).is_absolute() {
         PathBuf::new()
     } else {

@@ -140,13 +140,13 @@ pub async fn build_with(
 /// Lookups over the shared data that several pages use.
 struct Indexes<'a> {
     /// Run id → its notes, oldest first.
-    notes: BTreeMap<&'a str, Vec<&'a NoteRow>>,
+    notes: BTreeMap<&'a str, Vec<&'a RunNote>>,
     /// Run id → its `commit_url` label.
     commit_urls: BTreeMap<&'a str, String>,
     /// Run id → its `commit_message` label (the commit's first line).
     messages: BTreeMap<&'a str, String>,
     /// Run id → (previous, next) run of its suite.
-    nav: BTreeMap<&'a str, (Option<&'a RunRow>, Option<&'a RunRow>)>,
+    nav: BTreeMap<&'a str, (Option<&'a RunRecord>, Option<&'a RunRecord>)>,
     /// Run id → its series' change from their previous run ([`RunNav::changes`]).
     changes: BTreeMap<&'a str, Vec<(u64, f64)>>,
     /// Run id → what history found about the run as a whole ([`RunNav::findings`]).
@@ -155,7 +155,7 @@ struct Indexes<'a> {
 
 impl<'a> Indexes<'a> {
     fn new(data: &'a Shared) -> Indexes<'a> {
-        let mut notes: BTreeMap<&str, Vec<&NoteRow>> = BTreeMap::new();
+        let mut notes: BTreeMap<&str, Vec<&RunNote>> = BTreeMap::new();
         for n in &data.notes {
             notes.entry(n.run_id.as_str()).or_default().push(n);
         }
@@ -178,7 +178,7 @@ impl<'a> Indexes<'a> {
         for (i, r) in data.runs.iter().enumerate() {
             let same = |j: Option<usize>| {
                 j.and_then(|j| data.runs.get(j))
-                    .filter(|o: &&RunRow| o.suite == r.suite)
+                    .filter(|o: &&RunRecord| o.suite == r.suite)
             };
             nav.insert(
                 r.run_id.as_str(),
@@ -248,7 +248,7 @@ fn render_overview(
     let open: Vec<crate::query::alerts::Alert> = data
         .alerts
         .iter()
-        .filter(|a| crate::query::alerts::is_open(&a.state))
+        .filter(|a| a.state.is_open())
         .cloned()
         .collect();
     let closed = data.alerts.len() - open.len();
@@ -320,7 +320,7 @@ fn suite_views(
             run_id: r.run_id.clone(),
             started: time(&r.started_at),
             source: r.source.clone(),
-            status: r.status.clone(),
+            status: r.status.to_string(),
             trials: r.n_trials.unwrap_or(0).to_string(),
             note: note.unwrap_or_default(),
             commit: crate::present::short_commit(&r.git_commit),
@@ -403,7 +403,7 @@ fn stale_runs<'a>(
     ix: &Indexes<'_>,
     css: &str,
     out: &Path,
-) -> Vec<(&'a RunRow, String, RunNav)> {
+) -> Vec<(&'a RunRecord, String, RunNav)> {
     let mut stale = Vec::new();
     for r in &data.runs {
         let nav = run_nav(r, ix);
@@ -432,7 +432,7 @@ fn stale_runs<'a>(
 fn write_run(
     w: &mut Writer,
     cache: &mut cache::Cache,
-    r: &RunRow,
+    r: &RunRecord,
     key: &str,
     files: Vec<(String, Vec<u8>)>,
 ) -> Result<(), SiteError> {
@@ -528,8 +528,8 @@ pub fn series_id(metric: &str, arm: &str, params: &crate::model::Params) -> u64 
     u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
 }
 
-fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
-    let link = |o: &RunRow| {
+fn run_nav(r: &RunRecord, ix: &Indexes) -> RunNav {
+    let link = |o: &RunRecord| {
         (
             format!("../{}/index.html", o.run_id),
             format!("#{}", o.run_no),
@@ -552,8 +552,8 @@ fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
 /// The files of one run's pages (relative path, bytes), in the order they are written:
 /// rendered from what `load::run` read, no query issued.
 fn render_run(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
+    r: &RunRecord,
+    notes: Option<&Vec<&RunNote>>,
     css: &str,
     pre: &Prefetch,
     data: &load::RunLoad,
@@ -593,8 +593,7 @@ fn render_run(
             if *arm != compare.candidate {
                 continue;
             }
-            let Some(before) =
-                profiles.get(&(compare.baseline.clone(), target.clone(), kind.clone()))
+            let Some(before) = profiles.get(&(compare.baseline.clone(), target.clone(), *kind))
             else {
                 continue;
             };
@@ -602,7 +601,7 @@ fn render_run(
                 "{} → {} · {target} · {kind}",
                 compare.baseline, compare.candidate
             );
-            let svg = flame::differential(&title, kind, before, after).map_err(|source| {
+            let svg = flame::differential(&title, *kind, before, after).map_err(|source| {
                 SiteError::Io {
                     path: PathBuf::from(format!("flame/diff-{n}-{j}.svg")),
                     source,
@@ -627,8 +626,8 @@ fn render_run(
 
 /// The digest of what a run's pages are made of (see `site::cache`).
 fn page_key(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
+    r: &RunRecord,
+    notes: Option<&Vec<&RunNote>>,
     css: &str,
     arms: usize,
     noise: &crate::query::noise::NoiseModel,

@@ -4,6 +4,7 @@
 
 use askama::Template;
 
+use crate::model::TriageState;
 use crate::query::alerts::{Alert, CommitAlert};
 use crate::site::pages::Chrome;
 use crate::site::pages::series::SeriesHrefs;
@@ -18,7 +19,7 @@ pub struct EntrySeriesView {
     /// How sure (× local σ, runs on each side, p), in the one short form.
     pub evidence: String,
     pub class: String,
-    pub state: String,
+    pub state: TriageState,
     pub note: String,
     /// The alert's id (`perfhouse triage ID STATE`).
     pub id: String,
@@ -220,7 +221,7 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
                 change: alert_change(a),
                 evidence: a.evidence.clone(),
                 class: crate::site::pages::verdict_class(a.regression).into(),
-                state: a.state.clone(),
+                state: a.state,
                 note: a.note.clone(),
                 id: a.alert_id.clone(),
             }
@@ -319,7 +320,7 @@ pub fn alerts_page(entries: Vec<CommitEntryView>, css: &str, closed: usize) -> A
 mod tests {
     use super::*;
 
-    fn alert(metric: &str, magnitude: f64, state: &str) -> Alert {
+    fn alert(metric: &str, magnitude: f64, state: TriageState) -> Alert {
         Alert {
             alert_id: format!("id-{metric}"),
             suite: "s".into(),
@@ -333,7 +334,7 @@ mod tests {
             git_commit: Some("abcdef0123456789".into()),
             magnitude,
             regression: magnitude > 0.0,
-            state: state.into(),
+            state,
             note: String::new(),
             updated_at: String::new(),
             detected: true,
@@ -347,7 +348,10 @@ mod tests {
 
     #[test]
     fn an_entry_names_its_series_change_age_and_anchor() {
-        let alerts = vec![alert("a", 0.25, "new"), alert("b", 0.04, "acknowledged")];
+        let alerts = vec![
+            alert("a", 0.25, TriageState::New),
+            alert("b", 0.04, TriageState::Acknowledged),
+        ];
         let mut c = crate::query::alerts::by_commit(&alerts, &[]);
         assert_eq!(c.len(), 1);
         let mut c = c.remove(0);
@@ -378,7 +382,7 @@ mod tests {
     #[test]
     fn an_entry_says_mixed_or_pending_by_its_series() {
         let mixed = crate::query::alerts::by_commit(
-            &[alert("a", 0.21, "new"), alert("b", -0.10, "new")],
+            &[alert("a", 0.21, TriageState::New), alert("b", -0.10, TriageState::New)],
             &[],
         )
         .remove(0);
@@ -396,7 +400,7 @@ mod tests {
             e.triage,
             "perfhouse triage commit:abcdef0123456789 STATE --note TEXT"
         );
-        let mut a = alert("a", 0.3, "new");
+        let mut a = alert("a", 0.3, TriageState::New);
         a.kind = crate::query::alerts::AlertKind::Pending;
         let pending = crate::query::alerts::by_commit(&[a], &[]).remove(0);
         let e = commit_entry(pending, &SeriesHrefs::new(), String::new());
@@ -411,7 +415,8 @@ mod tests {
     #[test]
     fn stale_and_irrelevant_entries_do_not_lead() {
         let mk = |anchor: &str, started: &str, relevant: bool, stale: bool| {
-            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, "new")], &[]).remove(0);
+            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, TriageState::New)], &[])
+                .remove(0);
             let mut e = commit_entry(c, &SeriesHrefs::new(), String::new());
             e.anchor = anchor.into();
             e.started = started.into();

@@ -7,7 +7,7 @@
 use askama::Template;
 
 use crate::present::{ParamLayout, arm_label, ci, fmt_quantity, fmt_value, metric_label, p, pct};
-use crate::query::compare::{Comparison, Row};
+use crate::query::compare::{Comparison, MetricComparison};
 use crate::site::load::*;
 use crate::site::*;
 
@@ -67,7 +67,7 @@ impl ComparisonView {
     /// named `baseline` and `candidate`.
     pub fn new(
         c: &Comparison,
-        rows: &[&Row],
+        rows: &[&MetricComparison],
         (baseline, candidate): (&str, &str),
         glossary: &str,
     ) -> ComparisonView {
@@ -108,7 +108,12 @@ impl ComparisonView {
 }
 
 /// One row's cells: medians in the row's unit, scaled to read at a glance.
-fn row_view(row: &Row, layout: &ParamLayout, baseline: &str, candidate: &str) -> CompareRowView {
+fn row_view(
+    row: &MetricComparison,
+    layout: &ParamLayout,
+    baseline: &str,
+    candidate: &str,
+) -> CompareRowView {
     CompareRowView {
         verdict: row.verdict.to_string(),
         metric: metric_label(&row.metric, &row.unit),
@@ -150,7 +155,7 @@ pub struct ComparePage {
 /// A/B pages of a run with several arms, from the comparisons `site::load::comparisons`
 /// made (the arm that ran first against each other arm, as `perfhouse compare` does).
 pub(crate) fn compare_pages(
-    r: &RunRow,
+    r: &RunRecord,
     comparisons: &[ArmComparison],
     css: &str,
 ) -> Result<Vec<(String, ComparePage)>, SiteError> {
@@ -181,7 +186,7 @@ pub fn compare_page(
     (baseline, candidate): (&str, &str),
     c: &Comparison,
 ) -> ComparePage {
-    let rows: Vec<&Row> = c.rows.iter().collect();
+    let rows: Vec<&MetricComparison> = c.rows.iter().collect();
     ComparePage {
         chrome,
         suite: suite.to_string(),
@@ -331,7 +336,7 @@ mod tests {
     fn rows_of_several_arms_get_an_arm_column() {
         let mut c = crate::report::fixture::comparison();
         c.rows[2].arm = "a → c".into();
-        let rows: Vec<&Row> = c.rows.iter().collect();
+        let rows: Vec<&MetricComparison> = c.rows.iter().collect();
         let v = ComparisonView::new(&c, &rows, ("a", "b"), "");
         assert!(v.show_arm);
         assert_eq!(v.rows[2].arm, "a → c");

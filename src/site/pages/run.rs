@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
+use crate::model::StackKind;
+
 use crate::site::charts::{self, Series};
 use crate::site::format::*;
 use crate::site::load::*;
@@ -130,7 +132,7 @@ pub struct RunPage {
 /// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
 /// last kept trial of every arm, one chart per parameter set. The figures are the view
 /// `cpu_over_time`'s; this only picks trials and draws.
-pub(crate) fn cpu_charts(rows: &[CpuRow]) -> Result<Vec<ChartView>, SiteError> {
+pub(crate) fn cpu_charts(rows: &[CpuPoint]) -> Result<Vec<ChartView>, SiteError> {
     // The last kept trial of each arm × params.
     let mut chosen: BTreeMap<(crate::model::Params, String), i64> = BTreeMap::new();
     for r in rows {
@@ -203,7 +205,10 @@ const SERVER_CHART_LINES: usize = 12;
 /// (gauges) per scrape interval, one line per arm × parameter set (its last kept trial), on
 /// the time axis of the CPU charts. The figures are the view `scrape_over_time`'s; this only
 /// picks trials and draws.
-pub(crate) fn server_charts(r: &RunRow, rows: &[ScrapeRow]) -> Result<Vec<ChartView>, SiteError> {
+pub(crate) fn server_charts(
+    r: &RunRecord,
+    rows: &[ScrapePoint],
+) -> Result<Vec<ChartView>, SiteError> {
     let mut last: BTreeMap<(crate::model::Params, String), i64> = BTreeMap::new();
     for row in rows {
         let e = last
@@ -244,7 +249,7 @@ fn server_chart(
     metric: &str,
     stat: &str,
     lines: &[(&(crate::model::Params, String), &i64)],
-    rows: &[ScrapeRow],
+    rows: &[ScrapePoint],
     layout: &ParamLayout,
 ) -> Option<ChartView> {
     let mut series = Vec::new();
@@ -312,7 +317,7 @@ pub struct ShareView {
 pub struct ProfileView {
     pub title: String,
     pub href: String,
-    pub kind: String,
+    pub kind: StackKind,
     pub unit: String,
     /// On-CPU: top self frames. Off-CPU: innermost user frames.
     pub top: Vec<ShareView>,
@@ -342,17 +347,17 @@ pub(crate) fn profile_views(
     for (i, ((arm, target, kind), stacks)) in profiles.iter().enumerate() {
         let title = format!(
             "{arm} · {target} · {}",
-            if kind == "offcpu" {
+            if *kind == StackKind::Offcpu {
                 "off-CPU"
             } else {
                 "on-CPU"
             }
         );
-        let bytes = flame::svg(&title, kind, stacks).map_err(|source| SiteError::Io {
+        let bytes = flame::svg(&title, *kind, stacks).map_err(|source| SiteError::Io {
             path: PathBuf::from(format!("flame/{i}.svg")),
             source,
         })?;
-        let (top, categories) = if kind == "offcpu" {
+        let (top, categories) = if *kind == StackKind::Offcpu {
             let (c, f) = flame::offcpu_breakdown(stacks, 15);
             (f, c)
         } else {
@@ -365,8 +370,8 @@ pub(crate) fn profile_views(
             ProfileView {
                 title,
                 href: file,
-                kind: kind.clone(),
-                unit: if kind == "offcpu" {
+                kind: *kind,
+                unit: if *kind == StackKind::Offcpu {
                     "µs".into()
                 } else {
                     "samples".into()
@@ -380,7 +385,7 @@ pub(crate) fn profile_views(
 }
 
 /// The run's facts at the top of its page: id, times, source, status, commit, branch, host.
-fn run_meta(r: &RunRow) -> Vec<KeyValue> {
+fn run_meta(r: &RunRecord) -> Vec<KeyValue> {
     let once = time(&r.finished_at) == time(&r.started_at);
     let mut meta = vec![
         KeyValue {
@@ -407,7 +412,7 @@ fn run_meta(r: &RunRow) -> Vec<KeyValue> {
         },
         KeyValue {
             key: "status".into(),
-            value: r.status.clone(),
+            value: r.status.to_string(),
         },
     ];
     if once {
@@ -480,16 +485,17 @@ fn latency_charts(latencies: Latencies, layout: &ParamLayout) -> Result<Vec<Char
 }
 
 pub(crate) fn run_page(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
+    r: &RunRecord,
+    notes: Option<&Vec<&RunNote>>,
     css: &str,
     pre: &Prefetch,
     latencies: Latencies,
     hrefs: &crate::site::pages::series::SeriesHrefs,
     nav: &crate::site::RunNav,
 ) -> Result<RunPage, SiteError> {
-    let mut medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
-    let mut metric_medians: Vec<MetricMedianRow> = pre
+    let mut medians: Vec<ArmFigureMedians> =
+        pre.medians.get(&r.run_id).cloned().unwrap_or_default();
+    let mut metric_medians: Vec<ArmMetricMedian> = pre
         .metric_medians
         .get(&r.run_id)
         .cloned()
@@ -498,7 +504,7 @@ pub(crate) fn run_page(
     let before = metric_medians.len();
     metric_medians.retain(|m| !m.restates_requests);
     let summary_hidden = before - metric_medians.len();
-    let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
+    let trials: Vec<TrialSummary> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
     let layout = ParamLayout::new(trials.iter().map(|t| &t.params));
     let meta = page_meta(r, &layout);
     medians.sort_by(|a, b| cmp_params(&a.params, &b.params).then_with(|| a.arm.cmp(&b.arm)));
@@ -541,7 +547,7 @@ pub(crate) fn run_page(
         request_columns: trials.iter().any(|t| t.requests.is_some_and(|n| n > 0)),
         // One successful trial (an ingested asv or criterion result) has nothing to list that
         // the metadata and medians do not say.
-        show_trials: trials.len() > 1 || trials.iter().any(|t| t.status != "ok"),
+        show_trials: trials.len() > 1 || trials.iter().any(|t| t.status != crate::model::TrialStatus::Ok),
         trials: trials.into_iter().map(|t| trial_view(t, &layout)).collect(),
         charts,
         compares: Vec::new(),
@@ -554,11 +560,11 @@ pub(crate) fn run_page(
 }
 
 /// A row's value of a registry figure, where it has one.
-fn figure(m: &MedianRow, f: &crate::query::figures::Figure) -> Option<f64> {
+fn figure(m: &ArmFigureMedians, f: &crate::query::figures::Figure) -> Option<f64> {
     m.figures.get(f.name).and_then(|v| v.as_f64())
 }
 
-fn note_views(notes: &[&NoteRow]) -> Vec<NoteView> {
+fn note_views(notes: &[&RunNote]) -> Vec<NoteView> {
     notes
         .iter()
         .map(|n| NoteView {
@@ -569,7 +575,7 @@ fn note_views(notes: &[&NoteRow]) -> Vec<NoteView> {
 }
 
 /// The run's facts ([`run_meta`]), the params every trial shares and the run's labels.
-fn page_meta(r: &RunRow, layout: &ParamLayout) -> Vec<KeyValue> {
+fn page_meta(r: &RunRecord, layout: &ParamLayout) -> Vec<KeyValue> {
     let mut meta = run_meta(r);
     if !layout.fixed.is_empty() {
         let fixed: Vec<String> = layout
@@ -605,7 +611,7 @@ struct MetricColumns {
 }
 
 impl MetricColumns {
-    fn of(rows: &[MetricMedianRow], layout: &ParamLayout, nav: &crate::site::RunNav) -> Self {
+    fn of(rows: &[ArmMetricMedian], layout: &ParamLayout, nav: &crate::site::RunNav) -> Self {
         MetricColumns {
             arms: rows.iter().any(|m| m.arm != "default"),
             params: rows.iter().any(|m| layout.varying(&m.params) != "—"),
@@ -621,7 +627,7 @@ impl MetricColumns {
 /// The per-arm medians table: rows without any load-test figure (an asv or criterion run:
 /// scalar metrics only) say nothing the metric medians below do not.
 fn median_views(
-    medians: Vec<MedianRow>,
+    medians: Vec<ArmFigureMedians>,
     shown: &[&crate::query::figures::Figure],
     layout: &ParamLayout,
 ) -> Vec<MedianView> {
@@ -651,8 +657,8 @@ fn median_views(
 /// The metric medians table: each row links its series' page and says its change from the
 /// series' previous run.
 fn metric_median_views(
-    r: &RunRow,
-    rows: Vec<MetricMedianRow>,
+    r: &RunRecord,
+    rows: Vec<ArmMetricMedian>,
     layout: &ParamLayout,
     hrefs: &crate::site::pages::series::SeriesHrefs,
     nav: &crate::site::RunNav,
@@ -691,14 +697,14 @@ fn metric_median_views(
 }
 
 /// One row of the trials table.
-fn trial_view(t: TrialRow, layout: &ParamLayout) -> TrialView {
+fn trial_view(t: TrialSummary, layout: &ParamLayout) -> TrialView {
     TrialView {
         seq: t.seq.to_string(),
         trial_id: t.trial_id.to_string(),
         arm: arm_label(&t.arm),
         params: layout.varying(&t.params),
         repeat: t.repeat.to_string(),
-        status: t.status,
+        status: t.status.to_string(),
         discarded: if t.discarded {
             t.discard_reason.unwrap_or_else(|| "yes".into())
         } else {
@@ -721,15 +727,15 @@ mod tests {
     use crate::site::RunNav;
     use crate::stats::verdict::Direction;
 
-    fn run_row() -> RunRow {
-        RunRow {
+    fn run_row() -> RunRecord {
+        RunRecord {
             run_id: "r7".into(),
             suite: "kv".into(),
             run_no: 7,
             started_at: "2026-12-01T10:00:00Z".into(),
             finished_at: "2026-12-01T10:00:00Z".into(),
             source: "asv".into(),
-            status: "ok".into(),
+            status: crate::model::RunStatus::Ok,
             git_commit: Some("abc1234def".into()),
             git_branch: None,
             host: None,
@@ -739,8 +745,8 @@ mod tests {
         }
     }
 
-    fn metric(name: &str, median: f64, (min, max): (f64, f64), restates: bool) -> MetricMedianRow {
-        MetricMedianRow {
+    fn metric(name: &str, median: f64, (min, max): (f64, f64), restates: bool) -> ArmMetricMedian {
+        ArmMetricMedian {
             arm: "default".into(),
             params: Default::default(),
             name: name.into(),
@@ -767,14 +773,14 @@ mod tests {
         }
     }
 
-    fn trial(seq: i64, status: &str) -> TrialRow {
-        TrialRow {
+    fn trial(seq: i64, status: &str) -> TrialSummary {
+        TrialSummary {
             trial_id: seq,
             seq,
             arm: "default".into(),
             params: Default::default(),
             repeat: seq,
-            status: status.into(),
+            status: status.parse().expect("a trial status"),
             discarded: false,
             discard_reason: None,
             requests: None,

@@ -139,7 +139,7 @@ pub(crate) type Headlines = BTreeMap<String, (Vec<HeadlineView>, usize)>;
 /// What the series pages know of each run beyond the history: its notes, its commit's page
 /// (`commit_url` label) and its commit's message (`commit_message` label), by run id.
 pub(crate) struct RunFacts<'a> {
-    pub notes: &'a BTreeMap<&'a str, Vec<&'a NoteRow>>,
+    pub notes: &'a BTreeMap<&'a str, Vec<&'a RunNote>>,
     pub commit_urls: &'a BTreeMap<&'a str, String>,
     pub messages: &'a BTreeMap<&'a str, String>,
 }
@@ -165,7 +165,7 @@ pub(crate) fn history_pages(
     let mut hrefs = SeriesHrefs::new();
     let open_series: std::collections::BTreeSet<SeriesKey> = alerts
         .iter()
-        .filter(|a| crate::query::alerts::is_open(&a.state))
+        .filter(|a| a.state.is_open())
         .map(|a| {
             (
                 a.suite.clone(),
@@ -1011,7 +1011,7 @@ fn moved(view: ChangeView, before: String, after: String, magnitude: f64) -> Cha
 /// The series page's table: the newest [`TABLE_ROWS`] runs, newest first.
 fn point_rows(
     s: &crate::query::history::Series,
-    notes: &BTreeMap<&str, Vec<&NoteRow>>,
+    notes: &BTreeMap<&str, Vec<&RunNote>>,
     commit_urls: &BTreeMap<&str, String>,
 ) -> Vec<PointView> {
     s.points
@@ -1183,12 +1183,12 @@ mod tests {
     fn a_series_page_draws_its_marks_and_links_its_runs() {
         let mut s = series(&[10.0, 10.0, 10.0, 12.0, 12.0]);
         s.changes = vec![change(3, 10.0, 12.0)];
-        let note = NoteRow {
+        let note = RunNote {
             run_id: "r1".into(),
             at: "2026-12-02T11:00:00Z".into(),
             text: "kernel upgrade".into(),
         };
-        let notes: BTreeMap<&str, Vec<&NoteRow>> = [("r1", vec![&note])].into();
+        let notes: BTreeMap<&str, Vec<&RunNote>> = [("r1", vec![&note])].into();
         let (urls, messages) = (BTreeMap::new(), BTreeMap::new());
         let facts = RunFacts {
             notes: &notes,

@@ -59,8 +59,8 @@ struct Measured {
 /// The transfer page of a run whose metrics are in GB/s by object size (LMCache's transfer
 /// channel benchmark, the dd plan): GB/s vs object size and vs page size, a line per placement.
 pub(crate) fn transfer_page(
-    r: &RunRow,
-    medians: &[MetricMedianRow],
+    r: &RunRecord,
+    medians: &[ArmMetricMedian],
     css: &str,
 ) -> Result<Option<TransferPage>, SiteError> {
     let pts = measured(medians);
@@ -100,7 +100,7 @@ pub(crate) fn transfer_page(
 
 /// The run's GB/s medians that have an object or a page size; the placement is the `numa`
 /// parameter, else the arm.
-fn measured(medians: &[MetricMedianRow]) -> Vec<Measured> {
+fn measured(medians: &[ArmMetricMedian]) -> Vec<Measured> {
     let mut pts = Vec::new();
     for m in medians.iter().filter(|m| m.unit == "GB/s") {
         let params = m.params.clone();
@@ -310,7 +310,7 @@ fn rows(pts: &[Measured]) -> Vec<TransferRow> {
 /// What the page cannot show and why: one placement (and how many NUMA nodes the machine had,
 /// the run's `numa_nodes` label), and for each page size how much of the buffers the kernel
 /// backed with huge pages (the workload's `huge_page_share`), where it asked for them.
-fn notes(r: &RunRow, medians: &[MetricMedianRow], placements: &[&str]) -> Vec<String> {
+fn notes(r: &RunRecord, medians: &[ArmMetricMedian], placements: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let labels = crate::model::parse_params(&r.labels);
     if placements.len() == 1 {
@@ -351,15 +351,15 @@ mod tests {
     use super::*;
     use crate::stats::verdict::Direction;
 
-    fn run(labels: &str) -> RunRow {
-        RunRow {
+    fn run(labels: &str) -> RunRecord {
+        RunRecord {
             run_id: "r1".into(),
             suite: "tc".into(),
             run_no: 4,
             started_at: String::new(),
             finished_at: String::new(),
             source: "lmcache".into(),
-            status: "ok".into(),
+            status: crate::model::RunStatus::Ok,
             git_commit: None,
             git_branch: None,
             host: None,
@@ -369,8 +369,8 @@ mod tests {
         }
     }
 
-    fn gbps(numa: &str, size: &str, (median, min, max): (f64, f64, f64)) -> MetricMedianRow {
-        MetricMedianRow {
+    fn gbps(numa: &str, size: &str, (median, min, max): (f64, f64, f64)) -> ArmMetricMedian {
+        ArmMetricMedian {
             arm: "default".into(),
             params: [("numa", numa), ("object_size", size)]
                 .into_iter()
