@@ -42,133 +42,13 @@ impl Warehouse {
             "append_runs takes runs of one suite"
         );
         let _lock = Lock::acquire(&self.root)?;
+        // Checked under the lock: two concurrent ingests of one input add it once.
         let committed = self.runs()?;
-        let by_digest: HashMap<&str, &RunEntry> = committed
-            .iter()
-            .map(|r| (r.input_digest.as_str(), r))
-            .collect();
-        let mut ids: std::collections::HashSet<&str> =
-            committed.iter().map(|r| r.run_id.as_str()).collect();
-        let mut digests = std::collections::HashSet::new();
-        let mut outcome = Vec::with_capacity(runs.len());
-        let mut fresh = Vec::new();
-        for (run, data) in runs {
-            if let Some(what) = crate::model::names::run_problem(run, data) {
-                return Err(WarehouseError::BadName {
-                    run: run.run_id.clone(),
-                    what,
-                });
-            }
-            if let Some(m) = data.metrics.iter().find(|m| !m.value.is_finite()) {
-                return Err(WarehouseError::NonFinite {
-                    run: run.run_id.clone(),
-                    what: format!("metric `{}` of trial {} is {}", m.name, m.trial_id, m.value),
-                });
-            }
-            if let Some(s) = data.stacks.iter().find(|s| !s.weight.is_finite()) {
-                return Err(WarehouseError::NonFinite {
-                    run: run.run_id.clone(),
-                    what: format!("a stack of trial {} weighs {}", s.trial_id, s.weight),
-                });
-            }
-            // A scraped NaN (a summary without observations) is no value: the scraper leaves
-            // it out. A bucket bound (`le`) may be +Inf.
-            if let Some(s) = data.scrape_samples.iter().find(|s| !s.value.is_finite()) {
-                return Err(WarehouseError::NonFinite {
-                    run: run.run_id.clone(),
-                    what: format!(
-                        "scraped sample `{}` of trial {} is {}",
-                        s.name, s.trial_id, s.value
-                    ),
-                });
-            }
-            if let Some(existing) = by_digest.get(run.input_digest.as_str()) {
-                outcome.push(Some((*existing).clone()));
-                continue;
-            }
-            if !ids.insert(run.run_id.as_str()) {
-                return Err(WarehouseError::DuplicateRun(run.run_id.clone()));
-            }
-            // The same input twice in one batch lands once.
-            if !digests.insert(run.input_digest.as_str()) {
-                outcome.push(None);
-                continue;
-            }
-            outcome.push(None);
-            fresh.push((*run, *data));
-        }
+        let (outcome, fresh) = pick_fresh(runs, &committed)?;
         let Some((lead, _)) = fresh.first() else {
             return Ok(outcome);
         };
-        let arrow = |table: Table| {
-            move |source| WarehouseError::Arrow {
-                table: table.name(),
-                source,
-            }
-        };
-        // `Table::ALL` ends with `runs`, which must land last.
-        let mut tables: Vec<(Table, Vec<RecordBatch>)> =
-            Table::ALL.into_iter().map(|t| (t, Vec::new())).collect();
-        let mut push =
-            |table: Table, rows: usize, b: Result<RecordBatch, ArrowError>| -> Result<()> {
-                if rows > 0 {
-                    let slot = tables
-                        .iter_mut()
-                        .find(|(t, _)| *t == table)
-                        .expect("listed");
-                    slot.1.push(b.map_err(arrow(table))?);
-                }
-                Ok(())
-            };
-        for (run, data) in &fresh {
-            let id = run.run_id.as_str();
-            let notes: Vec<Annotation> = data
-                .notes
-                .iter()
-                .map(|text| Annotation {
-                    run_id: id.to_string(),
-                    at_us: run.ingested_at_us,
-                    text: text.clone(),
-                })
-                .collect();
-            push(
-                Table::Trials,
-                data.trials.len(),
-                batch::trials(id, &data.trials),
-            )?;
-            push(
-                Table::Metrics,
-                data.metrics.len(),
-                batch::metrics(id, &data.metrics),
-            )?;
-            push(
-                Table::Requests,
-                data.requests.len(),
-                batch::requests(id, &data.requests),
-            )?;
-            push(
-                Table::CpuSamples,
-                data.cpu_samples.len(),
-                batch::cpu_samples(id, &data.cpu_samples),
-            )?;
-            push(
-                Table::ScrapeSamples,
-                data.scrape_samples.len(),
-                batch::scrape_samples(id, &data.scrape_samples),
-            )?;
-            push(
-                Table::Stacks,
-                data.stacks.len(),
-                batch::stacks(id, &data.stacks),
-            )?;
-            push(
-                Table::Artifacts,
-                data.artifacts.len(),
-                batch::artifacts(id, &data.artifacts),
-            )?;
-            push(Table::Annotations, notes.len(), batch::annotations(&notes))?;
-            push(Table::Runs, 1, batch::runs(run))?;
-        }
+        let tables = table_batches(&fresh)?;
         // Streamed parts first, then one file per table; `runs` is last in the list: until
         // its file lands, none of these rows is visible. A commit that fails before then (disk
         // full, read-only) removes what it landed: a failed ingest leaves no bytes behind.
@@ -346,6 +226,147 @@ impl Warehouse {
         }
         Ok(())
     }
+}
+
+/// Refuses a run the warehouse never stores: a name past its bound, or a value that is not
+/// finite (nothing of the batch is written then).
+fn refuse_unstorable(run: &Run, data: &RunData) -> Result<()> {
+    if let Some(what) = crate::model::names::run_problem(run, data) {
+        return Err(WarehouseError::BadName {
+            run: run.run_id.clone(),
+            what,
+        });
+    }
+    let non_finite = |what: String| {
+        Err(WarehouseError::NonFinite {
+            run: run.run_id.clone(),
+            what,
+        })
+    };
+    if let Some(m) = data.metrics.iter().find(|m| !m.value.is_finite()) {
+        return non_finite(format!(
+            "metric `{}` of trial {} is {}",
+            m.name, m.trial_id, m.value
+        ));
+    }
+    if let Some(s) = data.stacks.iter().find(|s| !s.weight.is_finite()) {
+        return non_finite(format!(
+            "a stack of trial {} weighs {}",
+            s.trial_id, s.weight
+        ));
+    }
+    // A scraped NaN (a summary without observations) is no value: the scraper leaves
+    // it out. A bucket bound (`le`) may be +Inf.
+    if let Some(s) = data.scrape_samples.iter().find(|s| !s.value.is_finite()) {
+        return non_finite(format!(
+            "scraped sample `{}` of trial {} is {}",
+            s.name, s.trial_id, s.value
+        ));
+    }
+    Ok(())
+}
+
+/// Which of `runs` to write: per run, the committed run with the same digest where there is
+/// one (that run is then left out), and the runs to write. A run that cannot be stored or
+/// whose id is taken is an error; the same input twice in one batch lands once.
+#[allow(clippy::type_complexity)]
+fn pick_fresh<'a>(
+    runs: &[(&'a Run, &'a RunData)],
+    committed: &[RunEntry],
+) -> Result<(Vec<Option<RunEntry>>, Vec<(&'a Run, &'a RunData)>)> {
+    let by_digest: HashMap<&str, &RunEntry> = committed
+        .iter()
+        .map(|r| (r.input_digest.as_str(), r))
+        .collect();
+    let mut ids: std::collections::HashSet<&str> =
+        committed.iter().map(|r| r.run_id.as_str()).collect();
+    let mut digests = std::collections::HashSet::new();
+    let mut outcome = Vec::with_capacity(runs.len());
+    let mut fresh = Vec::new();
+    for (run, data) in runs {
+        refuse_unstorable(run, data)?;
+        if let Some(existing) = by_digest.get(run.input_digest.as_str()) {
+            outcome.push(Some((*existing).clone()));
+            continue;
+        }
+        if !ids.insert(run.run_id.as_str()) {
+            return Err(WarehouseError::DuplicateRun(run.run_id.clone()));
+        }
+        outcome.push(None);
+        if digests.insert(run.input_digest.as_str()) {
+            fresh.push((*run, *data));
+        }
+    }
+    Ok((outcome, fresh))
+}
+
+/// The rows of `fresh` as one list of batches per table, in `Table::ALL`'s order (which ends
+/// with `runs`, the file that must land last); a table no run has rows for gets none.
+fn table_batches(fresh: &[(&Run, &RunData)]) -> Result<Vec<(Table, Vec<RecordBatch>)>> {
+    let mut tables: Vec<(Table, Vec<RecordBatch>)> =
+        Table::ALL.into_iter().map(|t| (t, Vec::new())).collect();
+    let mut push = |table: Table, rows: usize, b: Result<RecordBatch, ArrowError>| -> Result<()> {
+        if rows > 0 {
+            let slot = tables
+                .iter_mut()
+                .find(|(t, _)| *t == table)
+                .expect("listed");
+            slot.1.push(b.map_err(|source| WarehouseError::Arrow {
+                table: table.name(),
+                source,
+            })?);
+        }
+        Ok(())
+    };
+    for (run, data) in fresh {
+        let id = run.run_id.as_str();
+        let notes: Vec<Annotation> = data
+            .notes
+            .iter()
+            .map(|text| Annotation {
+                run_id: id.to_string(),
+                at_us: run.ingested_at_us,
+                text: text.clone(),
+            })
+            .collect();
+        push(
+            Table::Trials,
+            data.trials.len(),
+            batch::trials(id, &data.trials),
+        )?;
+        push(
+            Table::Metrics,
+            data.metrics.len(),
+            batch::metrics(id, &data.metrics),
+        )?;
+        push(
+            Table::Requests,
+            data.requests.len(),
+            batch::requests(id, &data.requests),
+        )?;
+        let cpu = &data.cpu_samples;
+        push(Table::CpuSamples, cpu.len(), batch::cpu_samples(id, cpu))?;
+        let scraped = &data.scrape_samples;
+        push(
+            Table::ScrapeSamples,
+            scraped.len(),
+            batch::scrape_samples(id, scraped),
+        )?;
+        push(
+            Table::Stacks,
+            data.stacks.len(),
+            batch::stacks(id, &data.stacks),
+        )?;
+        let artifacts = &data.artifacts;
+        push(
+            Table::Artifacts,
+            artifacts.len(),
+            batch::artifacts(id, artifacts),
+        )?;
+        push(Table::Annotations, notes.len(), batch::annotations(&notes))?;
+        push(Table::Runs, 1, batch::runs(run))?;
+    }
+    Ok(tables)
 }
 
 /// A run being written (see [`Warehouse::begin_run`]).

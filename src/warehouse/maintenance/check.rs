@@ -1,9 +1,10 @@
 //! `check`: every table file, row linkage and kept input verified, and every leftover listed.
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use datafusion::arrow::array::AsArray;
+use datafusion::arrow::array::{AsArray, RecordBatch};
 
 use crate::warehouse::blobs::sha256_file;
 use crate::warehouse::read::schema_differences;
@@ -53,13 +54,13 @@ impl Warehouse {
         // between listing a file and reading it.
         let _readers = self.read_lock()?;
         let mut report = CheckReport::default();
-        let committed: std::collections::HashSet<String> = self
+        let committed: HashSet<String> = self
             .runs_tolerant(&mut report.problems)?
             .into_iter()
             .map(|r| r.run_id)
             .collect();
         report.runs = committed.len();
-        let mut referenced = std::collections::HashSet::new();
+        let mut referenced = HashSet::new();
         let mut unverified = 0usize;
         for table in Table::ALL {
             let mut orphans = 0usize;
@@ -72,72 +73,11 @@ impl Warehouse {
             for (_, path) in self.table_files(table)? {
                 report.files += 1;
                 unverified += usize::from(checksum::expected_of(&path).is_none());
-                if fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
-                    if table != Table::Runs {
-                        report.problems.push(format!("{}: 0 bytes", path.display()));
-                    }
-                    continue;
-                }
-                let batches = match Self::read_file(&path) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        if table != Table::Runs {
-                            report
-                                .problems
-                                .push(format!("unreadable: {}", problem_text(&e)));
-                        }
-                        continue;
-                    }
+                let seen = Seen {
+                    committed: &committed,
+                    referenced: &mut referenced,
                 };
-                let mut file_orphans = 0usize;
-                for b in &batches {
-                    report.rows += b.num_rows();
-                    for what in schema_differences(table, b) {
-                        report.problems.push(format!("{}: {what}", path.display()));
-                    }
-                    if table != Table::Runs
-                        && let Some(ids) = b.column_by_name("run_id")
-                        && let Some(ids) = ids.as_string_opt::<i32>()
-                    {
-                        file_orphans += (0..b.num_rows())
-                            .filter(|&i| !committed.contains(ids.value(i)))
-                            .count();
-                    }
-                }
-                orphans += file_orphans;
-                if file_orphans > 0 {
-                    report.leftovers.push(format!(
-                        "{}: {file_orphans} rows of runs that never committed",
-                        path.display()
-                    ));
-                }
-                if table == Table::Artifacts {
-                    for b in &batches {
-                        let cols = (
-                            utf8_column(b, "run_id", &path),
-                            utf8_column(b, "sha256", &path),
-                            utf8_column(b, "stored_path", &path),
-                        );
-                        let (Ok(ids), Ok(shas), Ok(stored)) = cols else {
-                            continue; // reported above as a schema difference
-                        };
-                        for i in 0..b.num_rows() {
-                            if !committed.contains(ids.value(i)) {
-                                continue;
-                            }
-                            referenced.insert(self.root.join(stored.value(i)));
-                            let blob = self.root.join(stored.value(i));
-                            match sha256_file(&blob) {
-                                Ok((sha, _)) if sha == shas.value(i) => {}
-                                Ok(_) => report.problems.push(format!(
-                                    "{}: content does not match its sha256",
-                                    blob.display()
-                                )),
-                                Err(e) => report.problems.push(format!("kept input missing: {e}")),
-                            }
-                        }
-                    }
-                }
+                orphans += self.check_file(table, &path, seen, &mut report);
             }
             if orphans > 0 {
                 report.notes.push(format!(
@@ -157,12 +97,93 @@ impl Warehouse {
         Ok(report)
     }
 
+    /// Checks one table file into `report`: readable, its columns, its rows' runs (and, for
+    /// `artifacts`, the kept inputs they name). Returns how many of its rows belong to runs
+    /// that never committed. A `runs` file's damage was reported by `runs_tolerant` already.
+    fn check_file(&self, table: Table, path: &Path, seen: Seen, report: &mut CheckReport) -> usize {
+        if fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+            if table != Table::Runs {
+                report.problems.push(format!("{}: 0 bytes", path.display()));
+            }
+            return 0;
+        }
+        let batches = match Self::read_file(path) {
+            Ok(b) => b,
+            Err(e) => {
+                if table != Table::Runs {
+                    report
+                        .problems
+                        .push(format!("unreadable: {}", problem_text(&e)));
+                }
+                return 0;
+            }
+        };
+        let mut file_orphans = 0usize;
+        for b in &batches {
+            report.rows += b.num_rows();
+            for what in schema_differences(table, b) {
+                report.problems.push(format!("{}: {what}", path.display()));
+            }
+            if table != Table::Runs
+                && let Some(ids) = b.column_by_name("run_id")
+                && let Some(ids) = ids.as_string_opt::<i32>()
+            {
+                file_orphans += (0..b.num_rows())
+                    .filter(|&i| !seen.committed.contains(ids.value(i)))
+                    .count();
+            }
+        }
+        if file_orphans > 0 {
+            report.leftovers.push(format!(
+                "{}: {file_orphans} rows of runs that never committed",
+                path.display()
+            ));
+        }
+        if table == Table::Artifacts {
+            self.check_kept_inputs(&batches, path, seen, &mut report.problems);
+        }
+        file_orphans
+    }
+
+    /// Every kept input a committed run's `artifacts` row names, hashed against its row's
+    /// sha256 (and remembered in `seen.referenced`, so it is no leftover).
+    fn check_kept_inputs(
+        &self,
+        batches: &[RecordBatch],
+        path: &Path,
+        seen: Seen,
+        problems: &mut Vec<String>,
+    ) {
+        for b in batches {
+            let cols = (
+                utf8_column(b, "run_id", path),
+                utf8_column(b, "sha256", path),
+                utf8_column(b, "stored_path", path),
+            );
+            let (Ok(ids), Ok(shas), Ok(stored)) = cols else {
+                continue; // reported as a schema difference
+            };
+            for i in 0..b.num_rows() {
+                if !seen.committed.contains(ids.value(i)) {
+                    continue;
+                }
+                seen.referenced.insert(self.root.join(stored.value(i)));
+                let blob = self.root.join(stored.value(i));
+                match sha256_file(&blob) {
+                    Ok((sha, _)) if sha == shas.value(i) => {}
+                    Ok(_) => problems.push(format!(
+                        "{}: content does not match its sha256",
+                        blob.display()
+                    )),
+                    Err(e) => problems.push(format!("kept input missing: {e}")),
+                }
+            }
+        }
+    }
+
     /// Leftovers outside the tables: compaction staging, unfinished runs, blobs no committed
     /// run uses and temporary blob copies.
-    pub(super) fn loose_ends(
-        &self,
-        referenced: &std::collections::HashSet<PathBuf>,
-    ) -> Vec<(PathBuf, String)> {
+    pub(super) fn loose_ends(&self, referenced: &HashSet<PathBuf>) -> Vec<(PathBuf, String)> {
         let mut out = Vec::new();
         let staging = self.root.join(".staging");
         if staging.exists() {
@@ -192,6 +213,12 @@ impl Warehouse {
         }
         out
     }
+}
+
+/// The runs a check found committed, and the kept inputs their rows name so far.
+struct Seen<'a> {
+    committed: &'a HashSet<String>,
+    referenced: &'a mut HashSet<PathBuf>,
 }
 
 /// A read error as `check` lists it: a damaged file as `PATH: what` (its own message points
