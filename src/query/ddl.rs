@@ -233,3 +233,34 @@ fn raw_table(engine: Engine, location: &str, table: Table, filtered: bool) -> St
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spark_reads_s3_through_s3a_and_anything_else_as_given() {
+        assert_eq!(
+            spark_location("s3://bucket/wh/runs"),
+            "s3a://bucket/wh/runs"
+        );
+        assert_eq!(spark_location("/data/wh/runs"), "/data/wh/runs");
+        assert_eq!(spark_location("gs://bucket/wh"), "gs://bucket/wh");
+    }
+
+    /// A table without files is left out of DuckDB's script (an empty glob does not bind);
+    /// Trino declares it all the same.
+    #[test]
+    fn a_table_without_files_is_left_out_of_duckdb_only() {
+        let none = |_: Table| false;
+        let duck = ddl(Engine::Duckdb, "/wh/", &none, Compactions::Directory);
+        assert!(duck.contains("-- raw_runs: no files yet"), "{duck}");
+        assert!(!duck.contains("VIEW raw_runs AS"), "{duck}");
+        let trino = ddl(Engine::Trino, "/wh/", &none, Compactions::Directory);
+        assert!(
+            trino.contains("CREATE TABLE IF NOT EXISTS raw_runs (")
+                && trino.contains("external_location = '/wh/runs'"),
+            "{trino}"
+        );
+    }
+}

@@ -847,6 +847,15 @@ fn unstable_span(s: &Series, from: usize, u: &crate::stats::changepoint::Unstabl
 mod suspected_break_tests {
     use super::*;
 
+    /// No run list: no condition; an empty one: no row.
+    #[test]
+    fn only_runs_filters_nothing_without_a_list_and_everything_with_an_empty_one() {
+        assert_eq!(only_runs("m", None), "");
+        assert_eq!(only_runs("m", Some(&[])), " AND false");
+        assert!(only_runs("a", Some(&["r1"])).starts_with(" AND "));
+        assert!(only_runs("a", Some(&["r1"])).contains("a.run_id"));
+    }
+
     fn pt(value: f64, version: Option<&str>) -> Point {
         Point {
             run_id: String::new(),

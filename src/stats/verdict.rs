@@ -366,6 +366,41 @@ mod tests {
         VerdictOptions::default()
     }
 
+    /// Each case of a CI against the default ±2 % band (0.98…1.02) and a test at α 0.05,
+    /// worked out by hand.
+    #[test]
+    fn a_ci_is_judged_against_the_noise_band_and_then_the_test() {
+        let tested = |p| Tested {
+            na: 10,
+            nb: 10,
+            floor: 0.0001,
+            test: Test::MannWhitney,
+            p_value: Some(p),
+        };
+        let up = Direction::HigherIsBetter;
+        // 0.99…1.01 lies inside 0.98…1.02.
+        let (v, _) = judge_ci((0.99, 1.01), up, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Unchanged);
+        // 1.05…1.10 lies above 1.02, higher is better, and p 0.01 < 0.05 confirms it.
+        let (v, _) = judge_ci((1.05, 1.10), up, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Improved);
+        // The same CI where lower is better: a regression.
+        let (v, _) = judge_ci((1.05, 1.10), Direction::LowerIsBetter, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Regressed);
+        // Beyond the band, but p 0.2 ≥ 0.05: the test does not confirm it.
+        let (v, why) = judge_ci((1.05, 1.10), up, &tested(0.2), &o());
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.contains("p = 0.200 ≥ 0.05"), "{why}");
+        // 1.01…1.05 excludes 1 but starts inside the band.
+        let (v, why) = judge_ci((1.01, 1.05), up, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.contains("excludes 0"), "{why}");
+        // 0.97…1.03 reaches past both edges of the band.
+        let (v, why) = judge_ci((0.97, 1.03), up, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.contains("straddles"), "{why}");
+    }
+
     #[test]
     fn three_vs_three_rests_on_the_ci_and_says_so() {
         let j = judge(

@@ -398,3 +398,54 @@ impl Drop for InFlight {
         let _ = fs::remove_dir_all(&self.dir);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(id: &str, digest: &str) -> Run {
+        Run {
+            run_id: id.into(),
+            suite: "s".into(),
+            started_at_us: 0,
+            finished_at_us: 0,
+            ingested_at_us: 0,
+            source: "test".into(),
+            git_commit: None,
+            git_branch: None,
+            git_dirty: None,
+            host: None,
+            env_fingerprint: None,
+            env: "{}".into(),
+            labels: Default::default(),
+            input_digest: digest.into(),
+            status: crate::model::RunStatus::Ok,
+        }
+    }
+
+    /// a and b share input d1: a lands, b does not; c's input d2 is committed already as x:
+    /// c lands neither and x is returned for it.
+    #[test]
+    fn an_input_lands_once_and_a_committed_one_names_its_run() {
+        let (a, b, c) = (run("a", "d1"), run("b", "d1"), run("c", "d2"));
+        let data = RunData::default();
+        let committed = [RunEntry {
+            run_id: "x".into(),
+            suite: "s".into(),
+            input_digest: "d2".into(),
+        }];
+        let runs = [(&a, &data), (&b, &data), (&c, &data)];
+        let (outcome, fresh) = pick_fresh(&runs, &committed).unwrap();
+        let named: Vec<Option<&str>> = outcome
+            .iter()
+            .map(|o| o.as_ref().map(|e| e.run_id.as_str()))
+            .collect();
+        assert_eq!(named, [None, None, Some("x")]);
+        let ids: Vec<&str> = fresh.iter().map(|(r, _)| r.run_id.as_str()).collect();
+        assert_eq!(ids, ["a"]);
+        // A new input under a run id already taken is refused.
+        let taken = run("x", "d3");
+        let err = pick_fresh(&[(&taken, &data)], &committed).unwrap_err();
+        assert!(matches!(err, WarehouseError::DuplicateRun(id) if id == "x"));
+    }
+}
