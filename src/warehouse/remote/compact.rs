@@ -35,7 +35,6 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::parquet::arrow::{ArrowWriter, AsyncArrowWriter};
-use datafusion::parquet::errors::ParquetError;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use object_store::buffered::BufWriter;
@@ -590,7 +589,10 @@ impl Remote {
         &self,
         key: &Key,
         table: Table,
-    ) -> std::result::Result<AsyncArrowWriter<HashingAsyncWriter<BufWriter>>, ParquetError> {
+    ) -> std::result::Result<
+        AsyncArrowWriter<HashingAsyncWriter<BufWriter>>,
+        datafusion::parquet::errors::ParquetError,
+    > {
         // PERFHOUSE_UPLOAD_PART_BYTES: the upload's part size (object_store's 10 MiB by
         // default; S3 refuses parts under 5 MiB but the last).
         let part_bytes = std::env::var("PERFHOUSE_UPLOAD_PART_BYTES")
