@@ -281,17 +281,6 @@ pub async fn point_rows(
     metric: Option<&str>,
     runs: Option<&[&str]>,
 ) -> Result<Vec<RunMedian>, QueryError> {
-    let run_cols = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit, r.env_fingerprint";
-    // The run filter goes inside each part: DataFusion does not carry it from the join's
-    // output to the medians' aggregation (which would then run over every run).
-    let only = |t: &str| match runs {
-        None => String::new(),
-        Some([]) => " AND false".to_string(),
-        Some(runs) => format!(
-            " AND {}",
-            crate::query::runs_in(&format!("{t}.run_id"), runs)
-        ),
-    };
     let mut filter = vec!["r.source <> 'calibrate'".to_string()];
     if let Some(s) = suite {
         filter.push(format!("r.suite = {}", lit(s)));
@@ -299,22 +288,50 @@ pub async fn point_rows(
     let filter = filter.join(" AND ");
     let mut rows: Vec<RunMedian> = q
         .rows(&format!(
-            "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
+            "SELECT {RUN_COLS}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
              FROM {} m JOIN runs r ON m.run_id = r.run_id \
              WHERE NOT m.restates_requests AND {filter}{}{}",
             q.relation("metric_medians", runs),
-            only("m"),
+            only_runs("m", runs),
             metric.map_or(String::new(), |m| format!(" AND m.name = {}", lit(m)))
         ))
         .await?;
-    // The registry's history figures, read in one pass over `arm_medians` and turned into one
-    // row per figure here (a UNION of one SELECT per figure computed the view once each).
+    rows.extend(figure_rows(q, &filter, metric, runs).await?);
+    Ok(rows)
+}
+
+/// The run columns every point row starts with.
+const RUN_COLS: &str = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit, r.env_fingerprint";
+
+/// The condition that keeps the rows of `runs` only (none where `runs` is not given), on the
+/// relation aliased `t`. The run filter goes inside each part: DataFusion does not carry it
+/// from the join's output to the medians' aggregation (which would then run over every run).
+fn only_runs(t: &str, runs: Option<&[&str]>) -> String {
+    match runs {
+        None => String::new(),
+        Some([]) => " AND false".to_string(),
+        Some(runs) => format!(
+            " AND {}",
+            crate::query::runs_in(&format!("{t}.run_id"), runs)
+        ),
+    }
+}
+
+/// The registry's history figures (all of them, or `metric` only) as point rows, read in one
+/// pass over `arm_medians` and turned into one row per figure here (a UNION of one SELECT
+/// per figure computed the view once each). `filter` is on the runs (`r`).
+async fn figure_rows(
+    q: &Query,
+    filter: &str,
+    metric: Option<&str>,
+    runs: Option<&[&str]>,
+) -> Result<Vec<RunMedian>, QueryError> {
     let figures: Vec<_> = super::figures::FIGURES
         .iter()
         .filter(|f| f.history && metric.is_none_or(|m| m == f.name))
         .collect();
     if figures.is_empty() {
-        return Ok(rows);
+        return Ok(Vec::new());
     }
     #[derive(Deserialize)]
     struct FigureMedians {
@@ -333,13 +350,14 @@ pub async fn point_rows(
     let cols: Vec<String> = figures.iter().map(|f| format!("a.{}", f.name)).collect();
     let medians: Vec<FigureMedians> = q
         .rows(&format!(
-            "SELECT {run_cols}, a.arm, a.params, {} FROM {} a JOIN runs r ON a.run_id = r.run_id \
+            "SELECT {RUN_COLS}, a.arm, a.params, {} FROM {} a JOIN runs r ON a.run_id = r.run_id \
              WHERE {filter}{}",
             cols.join(", "),
             q.relation("arm_medians", runs),
-            only("a")
+            only_runs("a", runs)
         ))
         .await?;
+    let mut rows = Vec::new();
     for a in medians {
         for f in &figures {
             let Some(value) = a.figures.get(f.name).and_then(serde_json::Value::as_f64) else {
@@ -374,6 +392,22 @@ pub async fn point_rows(
 /// Groups rows into series (points in run order: start time, then run id) and finds their
 /// segment breaks and noise.
 pub async fn series_from_rows(q: &Query, rows: Vec<RunMedian>) -> Result<Vec<Series>, QueryError> {
+    let mut out = group_series(rows);
+    let events = super::triage::latest_events(q).await?;
+    let accepted = super::triage::accepted_of(&events);
+    let rules = super::thresholds::load(q).await?;
+    for s in &mut out {
+        if let Some(r) = rules.get(&s.suite) {
+            (s.rule, s.rule_source) = r.rule(&s.metric);
+        }
+        mark_breaks(s, &events, &accepted);
+        s.noise = s.segment_noise(s.points.len());
+    }
+    Ok(out)
+}
+
+/// The rows with a finite value as series, each one's points in run order.
+fn group_series(rows: Vec<RunMedian>) -> Vec<Series> {
     let mut series: BTreeMap<(String, String, String, crate::model::Params), Series> =
         BTreeMap::new();
     for r in rows {
@@ -407,53 +441,54 @@ pub async fn series_from_rows(q: &Query, rows: Vec<RunMedian>) -> Result<Vec<Ser
         s.points
             .sort_by(|a, b| (&a.started_at, &a.run_id).cmp(&(&b.started_at, &b.run_id)));
     }
-    let events = super::triage::latest_events(q).await?;
-    let accepted = super::triage::accepted_of(&events);
-    let rules = super::thresholds::load(q).await?;
-    for s in &mut out {
-        if let Some(r) = rules.get(&s.suite) {
-            (s.rule, s.rule_source) = r.rule(&s.metric);
-        }
-        let key = (
-            s.suite.clone(),
-            s.metric.clone(),
-            s.arm.clone(),
-            s.params.clone(),
-        );
-        let new_baselines = accepted.get(&key).map(Vec::as_slice).unwrap_or(&[]);
-        // A whole-run move accepted in triage (its alert names no series): an environment
-        // change at that run, so every series of the suite starts a new segment there.
-        let whole = (s.suite.clone(), String::new(), String::new(), Params::new());
-        let environment = accepted.get(&whole).map(Vec::as_slice).unwrap_or(&[]);
-        // A suspected break stays one until triage rejects its break alert.
-        let (rejected, suspected): (Vec<usize>, Vec<usize>) =
-            suspected_breaks(&s.points).into_iter().partition(|&i| {
-                let id = super::alerts::break_alert_id(
-                    &s.suite,
-                    &s.metric,
-                    &s.arm,
-                    &s.params,
-                    &s.points[i].run_id,
-                );
-                events
-                    .get(&id)
-                    .is_some_and(|e| e.state == super::alerts::REJECT_BREAK)
-            });
-        s.suspected_breaks = suspected;
-        s.rejected_breaks = rejected;
-        s.breaks = (1..s.points.len())
-            .filter(|&i| {
-                let (a, b) = (&s.points[i - 1], &s.points[i]);
-                a.version != b.version
-                    || a.env_fingerprint != b.env_fingerprint
-                    || new_baselines.contains(&b.run_id)
-                    || environment.contains(&b.run_id)
-                    || s.suspected_breaks.contains(&i)
-            })
-            .collect();
-        s.noise = s.segment_noise(s.points.len());
-    }
-    Ok(out)
+    out
+}
+
+/// A series' segment breaks: a new code version or environment, a new baseline accepted in
+/// triage (for the series, or for its whole suite), or a suspected break triage has not
+/// rejected.
+fn mark_breaks(
+    s: &mut Series,
+    events: &BTreeMap<String, crate::model::AlertEvent>,
+    accepted: &BTreeMap<(String, String, String, Params), Vec<String>>,
+) {
+    let key = (
+        s.suite.clone(),
+        s.metric.clone(),
+        s.arm.clone(),
+        s.params.clone(),
+    );
+    let new_baselines = accepted.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+    // A whole-run move accepted in triage (its alert names no series): an environment
+    // change at that run, so every series of the suite starts a new segment there.
+    let whole = (s.suite.clone(), String::new(), String::new(), Params::new());
+    let environment = accepted.get(&whole).map(Vec::as_slice).unwrap_or(&[]);
+    // A suspected break stays one until triage rejects its break alert.
+    let (rejected, suspected): (Vec<usize>, Vec<usize>) =
+        suspected_breaks(&s.points).into_iter().partition(|&i| {
+            let id = super::alerts::break_alert_id(
+                &s.suite,
+                &s.metric,
+                &s.arm,
+                &s.params,
+                &s.points[i].run_id,
+            );
+            events
+                .get(&id)
+                .is_some_and(|e| e.state == super::alerts::REJECT_BREAK)
+        });
+    s.suspected_breaks = suspected;
+    s.rejected_breaks = rejected;
+    s.breaks = (1..s.points.len())
+        .filter(|&i| {
+            let (a, b) = (&s.points[i - 1], &s.points[i]);
+            a.version != b.version
+                || a.env_fingerprint != b.env_fingerprint
+                || new_baselines.contains(&b.run_id)
+                || environment.contains(&b.run_id)
+                || s.suspected_breaks.contains(&i)
+        })
+        .collect();
 }
 
 /// A change of `magnitude` goes the wrong way for a series judged in `better`'s direction.
@@ -811,6 +846,15 @@ fn unstable_span(s: &Series, from: usize, u: &crate::stats::changepoint::Unstabl
 #[cfg(test)]
 mod suspected_break_tests {
     use super::*;
+
+    /// No run list: no condition; an empty one: no row.
+    #[test]
+    fn only_runs_filters_nothing_without_a_list_and_everything_with_an_empty_one() {
+        assert_eq!(only_runs("m", None), "");
+        assert_eq!(only_runs("m", Some(&[])), " AND false");
+        assert!(only_runs("a", Some(&["r1"])).starts_with(" AND "));
+        assert!(only_runs("a", Some(&["r1"])).contains("a.run_id"));
+    }
 
     fn pt(value: f64, version: Option<&str>) -> Point {
         Point {

@@ -202,45 +202,22 @@ pub(crate) async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError
         .map(|t| (t.trial_id, t))
         .collect();
     let mut samples: Samples = BTreeMap::new();
-    let mut push = |t: &TrialFigures, name: &str, unit: &str, dir: Direction, v: f64| {
-        // Statistics take finite values only (the ingest policy: non-finite is not a value).
-        if !v.is_finite() {
-            return;
-        }
-        let list = samples
-            .entry((t.arm.clone(), t.params.clone()))
-            .or_default();
-        match list.iter_mut().find(|m| m.name == name) {
-            Some(entry) => entry.values.push(v),
-            None => list.push(MetricSamples {
-                name: name.to_string(),
-                unit: unit.to_string(),
-                direction: dir,
-                values: vec![v],
-            }),
-        }
-    };
     for t in by_trial.values() {
         for f in FIGURES.iter().filter(|f| f.compare) {
             if let Some(v) = t.fig(f.name) {
-                push(t, f.name, f.unit, f.direction, v);
+                push_sample(&mut samples, t, f.name, f.unit, f.direction, v);
             }
         }
     }
     for p in &procs {
         if let (Some(t), Some(v)) = (by_trial.get(&p.trial_id), p.cpu_ms_per_req) {
-            push(
-                t,
-                &format!("cpu_ms_per_req[{}]", p.process),
-                "ms",
-                Direction::LowerIsBetter,
-                v,
-            );
+            let name = format!("cpu_ms_per_req[{}]", p.process);
+            push_sample(&mut samples, t, &name, "ms", Direction::LowerIsBetter, v);
         }
     }
     for m in &metrics {
         if let (Some(t), Some(v)) = (by_trial.get(&m.trial_id), m.value) {
-            push(t, &m.name, &m.unit, m.better.into(), v);
+            push_sample(&mut samples, t, &m.name, &m.unit, m.better.into(), v);
         }
     }
     // The server figures the run names (`[[scrape]] figures`), in the order named.
@@ -248,7 +225,7 @@ pub(crate) async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError
     for (f, values) in server_values(q, &sel.run.run_id, &named).await? {
         for (trial_id, v) in values {
             if let Some(t) = by_trial.get(&trial_id) {
-                push(t, &f.name, &f.unit(), f.direction(), v);
+                push_sample(&mut samples, t, &f.name, &f.unit(), f.direction(), v);
             }
         }
     }
@@ -257,6 +234,33 @@ pub(crate) async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError
         trials,
         samples,
     })
+}
+
+/// Adds trial `t`'s value `v` of `name` to its arm × params' samples.
+fn push_sample(
+    samples: &mut Samples,
+    t: &TrialFigures,
+    name: &str,
+    unit: &str,
+    dir: Direction,
+    v: f64,
+) {
+    // Statistics take finite values only (the ingest policy: non-finite is not a value).
+    if !v.is_finite() {
+        return;
+    }
+    let list = samples
+        .entry((t.arm.clone(), t.params.clone()))
+        .or_default();
+    match list.iter_mut().find(|m| m.name == name) {
+        Some(entry) => entry.values.push(v),
+        None => list.push(MetricSamples {
+            name: name.to_string(),
+            unit: unit.to_string(),
+            direction: dir,
+            values: vec![v],
+        }),
+    }
 }
 
 /// The server figures run `run_id`'s `server_figures` label names (`[[scrape]] figures`).

@@ -382,7 +382,10 @@ mod tests {
     #[test]
     fn an_entry_says_mixed_or_pending_by_its_series() {
         let mixed = crate::query::alerts::by_commit(
-            &[alert("a", 0.21, TriageState::New), alert("b", -0.10, TriageState::New)],
+            &[
+                alert("a", 0.21, TriageState::New),
+                alert("b", -0.10, TriageState::New),
+            ],
             &[],
         )
         .remove(0);

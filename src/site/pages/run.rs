@@ -547,7 +547,10 @@ pub(crate) fn run_page(
         request_columns: trials.iter().any(|t| t.requests.is_some_and(|n| n > 0)),
         // One successful trial (an ingested asv or criterion result) has nothing to list that
         // the metadata and medians do not say.
-        show_trials: trials.len() > 1 || trials.iter().any(|t| t.status != crate::model::TrialStatus::Ok),
+        show_trials: trials.len() > 1
+            || trials
+                .iter()
+                .any(|t| t.status != crate::model::TrialStatus::Ok),
         trials: trials.into_iter().map(|t| trial_view(t, &layout)).collect(),
         charts,
         compares: Vec::new(),
