@@ -18,46 +18,13 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
+pub use super::history::STALE_RUNS;
 use super::history::{Series, worse};
+pub use super::triage::{CONFIRM_BREAK, REJECT_BREAK, alert_id, break_alert_id};
 use super::{Query, QueryError};
 use crate::model::{Params, TriageState};
-
-/// The alert id: 12 hex digits of SHA-256 over the series and the run.
-pub fn alert_id(suite: &str, metric: &str, arm: &str, params: &Params, run_id: &str) -> String {
-    let key = format!(
-        "{suite}\u{1f}{metric}\u{1f}{arm}\u{1f}{}\u{1f}{run_id}",
-        crate::model::params_json(params)
-    );
-    hex::encode(Sha256::digest(key.as_bytes()))[..12].to_string()
-}
-
-/// The id of a suspected break's alert (`history::suspected_breaks`): the series and the run,
-/// kept apart from the id of a change at that run, so that a rejected break's change is an
-/// alert of its own.
-pub fn break_alert_id(
-    suite: &str,
-    metric: &str,
-    arm: &str,
-    params: &Params,
-    run_id: &str,
-) -> String {
-    alert_id(
-        suite,
-        metric,
-        arm,
-        params,
-        &format!("suspected-break\u{1f}{run_id}"),
-    )
-}
-
-/// Triage of a suspected break (its alert, or its commit entry): `accepted` confirms it (the
-/// series keeps its new segment there, as for an accepted change), `invalid` rejects it (not
-/// a changed benchmark: the runs on both sides are one segment again and the jump is judged as
-/// an ordinary change, an alert of its own). Any other state leaves it suspected (split).
-pub const CONFIRM_BREAK: TriageState = TriageState::Accepted;
-pub const REJECT_BREAK: TriageState = TriageState::Invalid;
+pub use crate::stats::geomean;
 
 /// The id of a whole-run move's alert (`query::whole_run`): the suite and the run.
 pub fn whole_run_alert_id(suite: &str, run_id: &str) -> String {
@@ -139,9 +106,6 @@ pub struct Alert {
     /// outputs fold such pending alerts into that one finding.
     pub whole_run: Option<String>,
 }
-
-/// Runs of a suite without a run of a series after which its alerts are stale.
-pub const STALE_RUNS: u64 = 20;
 
 /// `2026-12-01T14:00:00Z` for a time in µs since the epoch.
 fn rfc3339(at_us: i64) -> String {
@@ -920,15 +884,6 @@ fn environment(g: &mut CommitAlert, key: &str, up: bool, cx: &EnvironmentContext
         "confirmed" => format!("; environment change, confirmed in triage: {what}"),
         _ => format!("; not an environment change (rejected in triage), though {what}"),
     };
-}
-
-/// Geometric mean of the ratios `1 + m`, minus 1 (0 when empty or a ratio is not positive).
-pub fn geomean(magnitudes: &[f64]) -> f64 {
-    if magnitudes.is_empty() || magnitudes.iter().any(|&m| m.is_nan() || m <= -1.0) {
-        return 0.0;
-    }
-    let logs: f64 = magnitudes.iter().map(|m| (1.0 + m).ln()).sum();
-    (logs / magnitudes.len() as f64).exp() - 1.0
 }
 
 #[cfg(test)]

@@ -15,6 +15,9 @@ use crate::stats::changepoint::{Evidence, Options};
 use crate::stats::noise::{ChangeRule, band, history_sigma};
 use crate::stats::verdict::Direction;
 
+/// Runs of a suite without a run of a series after which its alerts are stale.
+pub const STALE_RUNS: u64 = 20;
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Point {
     pub run_id: String,
@@ -135,7 +138,7 @@ pub struct Series {
     #[serde(default)]
     pub suspected_breaks: Vec<usize>,
     /// Suspected breaks that triage rejected (their break alert set to
-    /// [`super::alerts::REJECT_BREAK`]: a real change, not a changed benchmark): no segment
+    /// [`super::triage::REJECT_BREAK`]: a real change, not a changed benchmark): no segment
     /// starts there, and the jump is judged as an ordinary change.
     #[serde(default)]
     pub rejected_breaks: Vec<usize>,
@@ -256,7 +259,7 @@ pub fn find_all_changes(out: &mut [Series], opts: &Options) {
         // renamed, stale in `alerts`) will not confirm anything.
         let last = s.points.last().map_or(0, |p| p.run_no);
         let top = newest.get(&s.suite).copied().unwrap_or(last);
-        s.pending = (top.saturating_sub(last) < super::alerts::STALE_RUNS)
+        s.pending = (top.saturating_sub(last) < STALE_RUNS)
             .then(|| s.pending_change(opts))
             .flatten();
     }
@@ -466,7 +469,7 @@ fn mark_breaks(
     // A suspected break stays one until triage rejects its break alert.
     let (rejected, suspected): (Vec<usize>, Vec<usize>) =
         suspected_breaks(&s.points).into_iter().partition(|&i| {
-            let id = super::alerts::break_alert_id(
+            let id = super::triage::break_alert_id(
                 &s.suite,
                 &s.metric,
                 &s.arm,
@@ -475,7 +478,7 @@ fn mark_breaks(
             );
             events
                 .get(&id)
-                .is_some_and(|e| e.state == super::alerts::REJECT_BREAK)
+                .is_some_and(|e| e.state == super::triage::REJECT_BREAK)
         });
     s.suspected_breaks = suspected;
     s.rejected_breaks = rejected;

@@ -17,7 +17,6 @@ pub mod ddl;
 pub mod figures;
 pub mod history;
 pub mod holistic;
-pub mod measures;
 pub mod noise;
 pub mod samples;
 pub mod slo;

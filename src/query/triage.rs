@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use sha2::{Digest, Sha256};
+
 use super::{Query, QueryError};
 use crate::model::{AlertEvent, Params, TriageState};
 
@@ -45,6 +47,41 @@ pub fn accepted_of(
     }
     out
 }
+
+/// The alert id: 12 hex digits of SHA-256 over the series and the run.
+pub fn alert_id(suite: &str, metric: &str, arm: &str, params: &Params, run_id: &str) -> String {
+    let key = format!(
+        "{suite}\u{1f}{metric}\u{1f}{arm}\u{1f}{}\u{1f}{run_id}",
+        crate::model::params_json(params)
+    );
+    hex::encode(Sha256::digest(key.as_bytes()))[..12].to_string()
+}
+
+/// The id of a suspected break's alert (`history::suspected_breaks`): the series and the run,
+/// kept apart from the id of a change at that run, so that a rejected break's change is an
+/// alert of its own.
+pub fn break_alert_id(
+    suite: &str,
+    metric: &str,
+    arm: &str,
+    params: &Params,
+    run_id: &str,
+) -> String {
+    alert_id(
+        suite,
+        metric,
+        arm,
+        params,
+        &format!("suspected-break\u{1f}{run_id}"),
+    )
+}
+
+/// Triage of a suspected break (its alert, or its commit entry): `accepted` confirms it (the
+/// series keeps its new segment there, as for an accepted change), `invalid` rejects it (not
+/// a changed benchmark: the runs on both sides are one segment again and the jump is judged as
+/// an ordinary change, an alert of its own). Any other state leaves it suspected (split).
+pub const CONFIRM_BREAK: TriageState = TriageState::Accepted;
+pub const REJECT_BREAK: TriageState = TriageState::Invalid;
 
 #[cfg(test)]
 mod tests {

@@ -10,8 +10,8 @@
 //! | latency (ms)       | 16          | 20       | 17.5      | 0.875 | 0.85 … 0.9  | 0.004 → 0.012 | improved     |
 
 use crate::model::Params;
+use crate::query::compare::measures::Decision;
 use crate::query::compare::{Comparison, MetricComparison, Overall, RunInfo, Selection};
-use crate::query::measures::Decision;
 use crate::stats::verdict::{Direction, Test, Verdict};
 
 fn params(concurrency: &str) -> Params {

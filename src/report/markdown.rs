@@ -62,7 +62,7 @@ pub(super) fn all_rows_at(l: &ParamLayout) -> String {
         .unwrap_or_default()
 }
 
-/// Which measure of the work decided, per arm × params (`query::measures`), as Markdown
+/// Which measure of the work decided, per arm × params (`query::compare::measures`), as Markdown
 /// bullets under a bold title; empty where the comparison has no two such measures.
 pub(super) fn decided_md(c: &Comparison, l: &ParamLayout) -> String {
     if c.decisions.is_empty() {

@@ -55,7 +55,7 @@ pub struct ComparisonView {
     pub rows: Vec<CompareRowView>,
     pub flags: Vec<String>,
     pub diagnoses: Vec<String>,
-    /// Which measure of the work decided, per arm × params (`query::measures`).
+    /// Which measure of the work decided, per arm × params (`query::compare::measures`).
     pub decided: Vec<String>,
     /// The site's glossary from where the view is shown; empty: no links (a PR report
     /// without a published site).

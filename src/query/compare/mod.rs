@@ -7,6 +7,8 @@
 //! (the newest run of that commit); any of them followed by `@<arm>` keeps that arm only, so
 //! two arms of one run compare as `latest@default` vs `latest@fastokens`.
 
+pub mod measures;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -178,8 +180,8 @@ pub struct Comparison {
     /// Findings from the figures (latency decomposition, knee, cold starts).
     pub diagnoses: Vec<String>,
     /// Per arm × params with two or more measures of the work (wall time, CPU time,
-    /// instruction counts): which one decided (`query::measures`).
-    pub decisions: Vec<super::measures::Decision>,
+    /// instruction counts): which one decided (`query::compare::measures`).
+    pub decisions: Vec<measures::Decision>,
 }
 
 impl MetricComparison {
@@ -299,7 +301,7 @@ pub async fn compare(
     let summaries = summarise(&rows);
     let flags = side_flags(q, &a, &b, rows.is_empty()).await?;
     let diagnoses = diagnoses(q, &a, &b).await?;
-    let decisions = super::measures::decisions(&rows);
+    let decisions = measures::decisions(&rows);
     Ok(Comparison {
         decisions,
         baseline: a.sel,

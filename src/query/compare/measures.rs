@@ -10,8 +10,8 @@
 
 use serde::Serialize;
 
-use super::compare::MetricComparison;
-use super::figures::measure;
+use super::MetricComparison;
+use crate::query::figures::measure;
 use crate::stats::verdict::Verdict;
 
 /// One measure's verdict in a [`Decision`].
@@ -73,7 +73,7 @@ fn decision(arm: &str, params: &crate::model::Params, mut rs: Vec<&MetricCompari
     // Equal thresholds (two counts at their floor): the registry's order, which puts the
     // exact count (instructions) before the estimate made of it.
     let rank = |r: &MetricComparison| {
-        super::figures::MEASURES
+        crate::query::figures::MEASURES
             .iter()
             .position(|m| m.name == r.metric)
     };
@@ -121,7 +121,7 @@ fn decision_text(
             "{} {} ({}, noise ±{} from {})",
             r.metric,
             r.verdict,
-            crate::present::pct(r.ratio),
+            change(r.ratio),
             crate::stats::verdict::band_pct(r.threshold),
             r.threshold_from
         )
@@ -136,7 +136,7 @@ fn decision_text(
             "{} by {} ({}, beyond its ±{} noise from {}){}; {}",
             d.verdict,
             d.metric,
-            crate::present::pct(d.ratio),
+            change(d.ratio),
             crate::stats::verdict::band_pct(d.threshold),
             d.threshold_from,
             if disagree {
@@ -151,6 +151,12 @@ fn decision_text(
             others.join(", ")
         ),
     }
+}
+
+/// A change as the tables print it (`+1.0%`, `—` where there is none), from `stats` (the
+/// formatter of `present` sits above `query`).
+fn change(ratio: Option<f64>) -> String {
+    ratio.map_or("—".into(), crate::stats::verdict::change_pct)
 }
 
 #[cfg(test)]
@@ -223,7 +229,7 @@ mod tests {
             .collect();
         let at = |metric: &str| {
             let opts = crate::stats::changepoint::Options {
-                rule: super::super::thresholds::default_rule(metric),
+                rule: crate::query::thresholds::default_rule(metric),
                 ..Default::default()
             };
             crate::stats::changepoint::detect(&values, &opts).changes
