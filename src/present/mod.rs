@@ -184,7 +184,21 @@ pub fn pending_text(p: &crate::query::history::PendingChange, unit: &str, at: &s
         p.evidence.text(),
         p.threshold * 100.0,
         fmt_quantity(Some(p.level_before), unit),
-    )
+    ) + &p.rerun.as_ref().map_or(String::new(), rerun_text)
+}
+
+/// "; confirm now: run `perfhouse run datasets/plans/x.toml` at abc1234 2 more times".
+fn rerun_text(r: &crate::query::history::Rerun) -> String {
+    let at = r
+        .git_commit
+        .as_deref()
+        .map_or(String::new(), |c| format!(" at {}", &c[..c.len().min(12)]));
+    let times = if r.runs == 1 {
+        "once more".to_string()
+    } else {
+        format!("{} more times", r.runs)
+    };
+    format!("; confirm now: run `perfhouse run {}`{at} {times}", r.plan)
 }
 
 /// An arm's name as a reader sees it: the copy an A/A calibration runs (`gzip~aa`, see

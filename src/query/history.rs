@@ -83,6 +83,19 @@ pub struct PendingChange {
     pub runs: usize,
     pub needs: usize,
     pub evidence: Evidence,
+    /// How to confirm it now, for a suite the runner measured: the plan its newest run ran
+    /// (the run's `plan` label) at that run's commit ([`attach_reruns`]).
+    pub rerun: Option<Rerun>,
+}
+
+/// A plan to run again, and where: what confirms a pending change without waiting for the
+/// next commits.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Rerun {
+    pub plan: String,
+    pub git_commit: Option<String>,
+    /// Runs at the new level that would confirm it.
+    pub runs: usize,
 }
 
 /// A stretch of a series that switches between two levels (`stats::changepoint::unstable`):
@@ -229,7 +242,55 @@ pub async fn history(
 ) -> Result<Vec<Series>, QueryError> {
     let mut out = series(q, suite, metric).await?;
     find_all_changes(&mut out, opts);
+    attach_reruns(q, &mut out).await?;
     Ok(out)
+}
+
+/// Gives each pending change of a series the runner measured its rerun: the `plan` label of
+/// the series' newest run (`perfhouse run` records the plan path it was given) and that run's
+/// commit. Series of ingested results have no plan, and no rerun.
+pub async fn attach_reruns(q: &Query, out: &mut [Series]) -> Result<(), QueryError> {
+    let newest: Vec<&str> = out
+        .iter()
+        .filter(|s| s.pending.is_some())
+        .filter_map(|s| s.points.last().map(|p| p.run_id.as_str()))
+        .collect();
+    if newest.is_empty() {
+        return Ok(());
+    }
+    #[derive(serde::Deserialize)]
+    struct Labels {
+        run_id: String,
+        labels: String,
+    }
+    let sql = format!(
+        "SELECT run_id, labels FROM raw_runs WHERE labels LIKE '%\"plan\"%' AND {}",
+        super::runs_in("run_id", &newest)
+    );
+    let plans: BTreeMap<String, String> = q
+        .rows::<Labels>(&sql)
+        .await?
+        .into_iter()
+        .filter_map(|r| {
+            Some((
+                r.run_id,
+                crate::model::parse_params(&r.labels).remove("plan")?,
+            ))
+        })
+        .collect();
+    for s in out {
+        let Some(last) = s.points.last() else {
+            continue;
+        };
+        if let (Some(p), Some(plan)) = (s.pending.as_mut(), plans.get(&last.run_id)) {
+            p.rerun = Some(Rerun {
+                plan: plan.clone(),
+                git_commit: last.git_commit.clone(),
+                runs: p.needs,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Fills every series' change points ([`changes_of`]).
@@ -698,6 +759,7 @@ impl Series {
             runs,
             needs: opts.min_size - runs,
             evidence: Evidence::new(found.magnitude, found.sigma, found.before, runs, None),
+            rerun: None,
         })
     }
 

@@ -359,6 +359,11 @@ pub fn execute_with(
     commit_message_label(&workdir, &captured, &mut labels);
     let mut search = capacity_search(&plan, opts, &mut labels)?;
     plan_labels(&plan, &mut labels);
+    // The plan as it was given: what `history` and `alerts` tell a user to run again to
+    // confirm a pending change (`query::history::attach_reruns`).
+    labels
+        .entry("plan".into())
+        .or_insert_with(|| opts.plan.display().to_string());
     // Git arms: one worktree per revision, built once, before any trial.
     let trees = opts
         .worktrees

@@ -208,6 +208,7 @@ async fn cached_history(
     let mut series = history::series_from_rows(query, rows).await?;
     crate::query::trace_phase("history series from rows", &mut clock);
     history::find_all_changes(&mut series, &Default::default());
+    history::attach_reruns(query, &mut series).await?;
     crate::query::trace_phase("change points", &mut clock);
     Ok(series)
 }

@@ -1155,6 +1155,11 @@ mod tests {
                 after: 1,
                 p: None,
             },
+            rerun: Some(crate::query::history::Rerun {
+                plan: "plans/x.toml".into(),
+                git_commit: Some("c6abcdef0123456789".into()),
+                runs: 2,
+            }),
         });
         let urls: BTreeMap<&str, String> = [("r3", "https://x/commit/".to_string())].into();
         let rows = change_rows(&s, &urls);
@@ -1175,6 +1180,13 @@ mod tests {
         );
         assert_eq!(p.change, "-25.0%");
         assert_eq!(p.class, "verdict-inconclusive");
+        assert!(
+            p.kind.ends_with(
+                "; confirm now: run `perfhouse run plans/x.toml` at c6abcdef0123 2 more times"
+            ),
+            "{}",
+            p.kind
+        );
     }
 
     /// A series page rendered in memory: its file and link, the suite card's word on it, one
