@@ -7,6 +7,7 @@
 /// Commit entries listed on the index (all of them: the alerts page).
 const INDEX_ALERTS: usize = 10;
 
+pub mod axis;
 mod cache;
 pub mod charts;
 pub mod feed;

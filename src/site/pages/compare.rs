@@ -208,7 +208,7 @@ pub fn strip_plot(a: &[f64], b: &[f64], arm_a: &str, arm_b: &str, metric: &str) 
     }
     let lo = all.iter().copied().fold(f64::MAX, f64::min);
     let hi = all.iter().copied().fold(f64::MIN, f64::max);
-    let (lo, hi) = crate::site::charts::drawable(lo, hi);
+    let (lo, hi) = crate::site::axis::drawable(lo, hi);
     let x = |v: f64| 6.0 + (v - lo) / (hi - lo) * 148.0;
     let esc = crate::present::html_escape;
     let mut s = format!(
@@ -219,7 +219,7 @@ pub fn strip_plot(a: &[f64], b: &[f64], arm_a: &str, arm_b: &str, metric: &str) 
         esc(arm_b),
         b.len()
     );
-    let (blue, vermilion) = (crate::site::xy::BLUE, crate::site::xy::VERMILION);
+    let (blue, vermilion) = (crate::site::axis::BLUE, crate::site::axis::VERMILION);
     for (vals, yy, color, arm) in [(a, 10.0, blue, arm_a), (b, 25.0, vermilion, arm_b)] {
         let _ = write!(
             s,

@@ -157,7 +157,7 @@ impl Draw<'_> {
             .map(|o| Rule {
                 at: o.max_ms,
                 label: format!("SLO {o}"),
-                colour: xy::BOUND,
+                colour: crate::site::axis::BOUND,
             })
             .collect()
     }
@@ -306,7 +306,7 @@ impl Draw<'_> {
                     "capacity needs ≥ {}% of requests within {slo}",
                     crate::query::sweep::ATTAINMENT,
                 ),
-                colour: xy::BOUND,
+                colour: crate::site::axis::BOUND,
             }],
             vertical: self.capacities(),
             ..chart(
