@@ -129,13 +129,34 @@ pub async fn build_with(
     w.put(trend_js_path(), TREND_JS.as_bytes())?;
     w.put(".nojekyll", b"")?;
     let ix = Indexes::new(&data);
-    let hrefs = render_overview(&mut w, &data, &ix, &css)?;
+    let sweeps = index_sweeps(query, &data).await?;
+    let hrefs = render_overview(&mut w, &data, &ix, &sweeps, &css)?;
     crate::query::trace_phase("index, alerts, suite and series pages", &mut clock);
     build_runs(query, &mut w, &mut cache, &data, &ix, &hrefs, &css, out).await?;
     crate::query::trace_phase("run pages", &mut clock);
     cache.save(out)?;
     crate::query::trace_phase("save the build cache", &mut clock);
     Ok(w.report)
+}
+
+/// The sweep of each suite's newest run, where that run varies load: the index leads the
+/// suite's section with its capacity and knee. One query per suite whose newest run has trials.
+async fn index_sweeps(
+    query: &Query,
+    data: &Shared,
+) -> Result<BTreeMap<String, crate::query::sweep::Sweep>, SiteError> {
+    let mut out = BTreeMap::new();
+    // Runs are by suite, newest first: the first of each suite is its newest.
+    let mut seen = std::collections::BTreeSet::new();
+    for r in &data.runs {
+        if !seen.insert(r.suite.as_str()) || r.n_trials.unwrap_or(0) == 0 {
+            continue;
+        }
+        if let Some(s) = crate::query::sweep::sweep(query, &r.run_id, None).await? {
+            out.insert(r.suite.clone(), s);
+        }
+    }
+    Ok(out)
 }
 
 /// Lookups over the shared data that several pages use.
@@ -222,6 +243,7 @@ fn render_overview(
     w: &mut Writer,
     data: &Shared,
     ix: &Indexes,
+    sweeps: &BTreeMap<String, crate::query::sweep::Sweep>,
     css: &str,
 ) -> Result<pages::series::SeriesHrefs, SiteError> {
     let (hrefs, mut headlines) = pages::series::history_pages(
@@ -266,7 +288,10 @@ fn render_overview(
         .map_or_else(Vec::new, |s| s.entries);
     let more = listed.saturating_sub(INDEX_ALERTS.min(latest.len()));
     latest.truncate(INDEX_ALERTS);
-    let (suites, all_runs) = suite_views(data, ix, &mut headlines);
+    let (mut suites, all_runs) = suite_views(data, ix, &mut headlines);
+    for s in &mut suites {
+        s.sweep = sweeps.get(&s.name).map(pages::index::sweep_lead);
+    }
     for (suite, runs) in all_runs {
         let dir = format!("suites/{}", slug(&suite));
         for (file, page) in pages::runs::runs_pages(&suite, runs, css) {
@@ -278,6 +303,11 @@ fn render_overview(
         &IndexPage {
             chrome: pages::Chrome::new(0, css, "perfhouse"),
             suites,
+            newest: pages::index::newest_change(
+                latest
+                    .iter()
+                    .map(|e| (e.runs_ago, e.suites.as_str(), e.date.as_str())),
+            ),
             latest,
             entries: listed,
             more,
@@ -304,6 +334,7 @@ fn suite_views(
                 headlines: heads,
                 other_series,
                 href: pages::suite_href(&r.suite),
+                sweep: None,
                 runs_href: format!("suites/{}/runs.html", slug(&r.suite)),
                 runs: Vec::new(),
                 more: 0,

@@ -16,6 +16,8 @@ pub struct SweepArmView {
     pub arm: String,
     pub knee: String,
     pub capacity: String,
+    /// "client-bound at concurrency 1, 2" where the client paced some levels, or empty.
+    pub flag: String,
     pub rows: Vec<Vec<String>>,
 }
 
@@ -43,12 +45,7 @@ fn client_bound(s: &Sweep) -> Vec<String> {
     s.arms
         .iter()
         .filter_map(|a| {
-            let paced: Vec<(f64, f64)> = a
-                .levels
-                .iter()
-                .filter_map(|l| Some((l.load, l.littles_law_ratio?)))
-                .filter(|(_, r)| *r < bound)
-                .collect();
+            let paced = crate::present::sweep::paced_levels(a);
             let (lo, hi) = paced
                 .iter()
                 .fold((f64::MAX, f64::MIN), |(lo, hi), (_, r)| (lo.min(*r), hi.max(*r)));
@@ -87,6 +84,7 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
             arm: a.arm.clone(),
             knee: crate::present::sweep::sweep_knee(s, a),
             capacity: crate::present::sweep::sweep_capacity(s, a),
+            flag: crate::present::sweep::client_bound_flag(s, a),
             rows: crate::present::sweep::rows(s, a),
         })
         .collect();
