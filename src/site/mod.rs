@@ -597,6 +597,7 @@ fn render_run(
     let mut page = run_page(r, notes, css, pre, data.latencies.clone(), hrefs, nav)?;
     page.cpu_charts = cpu_charts(&data.cpu)?;
     page.server_charts = server_charts(r, &data.scrape)?;
+    page.flags = pages::run::run_flags(&data.comparisons);
     let none = Vec::new();
     let medians = pre.metric_medians.get(&r.run_id).unwrap_or(&none);
     if let Some(t) = transfer_page(r, medians, css)? {

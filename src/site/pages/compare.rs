@@ -29,6 +29,9 @@ pub struct CompareRowView {
     /// Per-trial values of both arms as a strip plot (inline SVG).
     pub strip: String,
     pub reason: String,
+    /// The validity flags of the arm × params it compares: (short name, sentence), shown
+    /// beside the verdict, the sentence a tap away.
+    pub flags: Vec<(&'static str, String)>,
 }
 
 /// A comparison as its HTML renderings show it: what opens it, its table, its findings.
@@ -90,7 +93,15 @@ impl ComparisonView {
             show_arm: c.rows.iter().any(|r| Some(&r.arm) != first_arm),
             rows: rows
                 .iter()
-                .map(|row| row_view(row, &layout, baseline, candidate))
+                .map(|row| CompareRowView {
+                    flags: c
+                        .row_flags
+                        .iter()
+                        .filter(|f| f.concerns(row))
+                        .filter_map(|f| Some((f.short, c.flags.get(f.flag)?.clone())))
+                        .collect(),
+                    ..row_view(row, &layout, baseline, candidate)
+                })
                 .collect(),
             flags: c.flags.clone(),
             diagnoses: c.diagnoses.clone(),
@@ -129,6 +140,7 @@ fn row_view(row: &Row, layout: &ParamLayout, baseline: &str, candidate: &str) ->
             &row.metric,
         ),
         reason: row.reason.clone(),
+        flags: Vec::new(),
     }
 }
 
@@ -324,6 +336,34 @@ mod tests {
             ]
         );
         assert!(v.rows[0].strip.starts_with("<svg class=\"strip\""));
+    }
+
+    /// A validity flag of one arm × params shows beside the verdict of each row comparing
+    /// that arm there (concurrency=8: two rows; concurrency=16 has none), its sentence a tap
+    /// away (`<details>`).
+    #[test]
+    fn a_flag_of_an_arm_shows_beside_its_rows_verdicts() {
+        let mut c = crate::report::fixture::comparison();
+        let text = "b: b at concurrency=8 is client-bound: Little's-law ratio 0.60 < 0.9";
+        c.flags.push(text.into());
+        c.row_flags.push(crate::query::compare::RowFlag {
+            arm: "b".into(),
+            params: c.rows[0].params.clone(),
+            short: "client-bound",
+            flag: 1,
+        });
+        let chrome = crate::site::pages::Chrome::new(2, "style.css", "t");
+        let page = compare_page(chrome, ("svc", 2), ("a", "b"), &c);
+        let flags: Vec<usize> = page.cmp.rows.iter().map(|r| r.flags.len()).collect();
+        assert_eq!(flags, [1, 1, 0]);
+        assert_eq!(
+            page.cmp.rows[0].flags[0],
+            ("client-bound", text.to_string())
+        );
+        let html = page.render().unwrap();
+        assert!(html.contains(
+            "data-label=\"verdict\">regressed <details class=\"flag\"><summary>⚠ client-bound</summary>b: b at concurrency=8 is client-bound: Little&#39;s-law ratio 0.60 &#60; 0.9</details></td>"
+        ));
     }
 
     /// Rows of two arm pairs get an arm column.
