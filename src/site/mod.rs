@@ -521,9 +521,9 @@ fn run_findings(history: &[crate::query::history::Series]) -> BTreeMap<String, V
             .filter_map(|s| {
                 let p = s.pending.as_ref()?;
                 Some(format!(
-                    "{} {:+.1}% ({})",
+                    "{} {} ({})",
                     s.metric,
-                    p.magnitude * 100.0,
+                    crate::present::signed_pct(p.magnitude),
                     p.evidence.text()
                 ))
             })

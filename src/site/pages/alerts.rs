@@ -472,6 +472,8 @@ mod tests {
             "c.css",
             4,
         );
+        let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         let got: Vec<(&str, bool, Vec<&str>)> = page
             .sections
             .iter()

@@ -361,6 +361,7 @@ mod tests {
             ("client-bound", text.to_string())
         );
         let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         assert!(html.contains(
             "data-label=\"verdict\">regressed <details class=\"flag\"><summary>⚠ client-bound</summary>b: b at concurrency=8 is client-bound: Little&#39;s-law ratio 0.60 &#60; 0.9</details></td>"
         ));

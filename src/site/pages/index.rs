@@ -181,6 +181,7 @@ mod tests {
             closed: 0,
         };
         let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         assert!(
             html.contains("<td data-label=\"series\"><a href=\"suites/kv/get.html\">get</a></td>")
         );
@@ -327,6 +328,7 @@ mod tests {
             closed: 0,
         };
         let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         assert!(
             html.contains(
                 "Load sweep over concurrency, run <a href=\"runs/r7/sweep.html\">#12</a>:"

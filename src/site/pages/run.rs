@@ -874,6 +874,7 @@ mod tests {
             "no load-test figure: no per-arm table"
         );
         let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         assert!(html.contains("<a href=\"../../suites/kv/get.html\">get_latency</a>"));
         assert!(
             html.contains("data-label=\"vs previous run\">+3.2%</td>"),
@@ -886,7 +887,9 @@ mod tests {
     /// with `INSTA_UPDATE=always` after an intended change and review the diff).
     #[test]
     fn golden_run_page_in_memory() {
-        insta::assert_snapshot!("run_page", one_metric_page().render().unwrap());
+        let html = one_metric_page().render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
+        insta::assert_snapshot!("run_page", html);
     }
 
     /// One successful trial lists no trials table; a failed one does.
@@ -931,6 +934,7 @@ mod tests {
         }];
         page.flags = run_flags(&comparisons);
         let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         let medians = html.find("<h2>Per-arm medians</h2>").unwrap();
         let flag = html
             .find("<p class=\"warning\">⚠ a: no warm-up</p>")

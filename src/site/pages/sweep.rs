@@ -448,4 +448,67 @@ mod tests {
         // The dominated point is on no line: two markers in the drawn chart.
         assert_eq!(front.html().matches("<circle").count(), 2);
     }
+
+    /// An arm whose lowest levels the client paced says so next to its knee and capacity,
+    /// and the page says why above the charts; an arm the server paced has no flag.
+    #[test]
+    fn a_client_bound_arm_is_flagged_next_to_its_knee() {
+        let level = |load: f64, ratio: f64| LevelView {
+            load,
+            trials: 1,
+            throughput_rps: load,
+            latency_p50_ms: None,
+            latency_p99_ms: None,
+            ttft_p99_ms: None,
+            goodput_rps: None,
+            slo_attainment_pct: None,
+            meets: None,
+            output_tps: None,
+            per_user_tps: None,
+            cost_per_mtok: None,
+            achieved_ratio: None,
+            behind: None,
+            littles_law_ratio: Some(ratio),
+            server: Default::default(),
+        };
+        let arm = |name: &str, ratios: [f64; 3]| {
+            crate::query::sweep::ArmSweep::hand_built(
+                name,
+                [1.0, 2.0, 4.0]
+                    .iter()
+                    .zip(ratios)
+                    .map(|(l, r)| level(*l, r))
+                    .collect(),
+                None,
+                None,
+            )
+        };
+        let s = Sweep {
+            run_id: "r1".into(),
+            suite: "llm".into(),
+            run_no: 3,
+            load: "concurrency".into(),
+            slo: String::new(),
+            arms: vec![arm("a", [0.5, 0.7, 0.99]), arm("b", [0.99, 1.0, 1.0])],
+            shift: None,
+            frontier: Vec::new(),
+            gpus: None,
+            cost_per_hour: None,
+            server_figures: Vec::new(),
+        };
+        let page = sweep_page(&s, "c.css").unwrap();
+        let flags: Vec<&str> = page.arms.iter().map(|a| a.flag.as_str()).collect();
+        assert_eq!(flags, ["client-bound at concurrency 1, 2", ""]);
+        assert_eq!(page.warnings.len(), 1);
+        assert!(
+            page.warnings[0]
+                .starts_with("a: at concurrency 1, 2 (Little's law ratio 0.5–0.7 < 0.9)")
+        );
+        let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
+        assert!(html.contains(
+            "Capacity at SLO: no SLO set.<br><span class=\"flag\" title=\"the load generator, not the server, set the pace at these levels\">⚠ <a href=\"../../glossary.html#client-bound\">client-bound at concurrency 1, 2</a></span></p>"
+        ));
+        assert_eq!(html.matches("class=\"flag\"").count(), 1);
+    }
 }
