@@ -69,8 +69,8 @@ fn findings(s: &Series) -> Vec<String> {
             at(&d.git_commit),
             d.last_run_no,
             crate::present::signed_pct(d.total),
-            crate::present::count(d.runs as usize, "run"),
-            crate::present::count(d.steps as usize, "change point")
+            crate::present::count(d.runs, "run"),
+            crate::present::count(d.steps, "change point")
         )
     }));
     out.extend(s.pending.iter().map(|p| {
@@ -86,7 +86,7 @@ fn findings(s: &Series) -> Vec<String> {
             fmt_value(Some(u.low)),
             fmt_value(Some(u.high)),
             u.low_share * 100.0,
-            crate::present::count(u.switches as usize, "switch"),
+            crate::present::count(u.switches, "switch"),
             if u.ongoing { ", to date" } else { "" }
         )
     }));

@@ -462,7 +462,7 @@ fn headline_verdict(
             fmt_quantity(Some(u.low), &s.unit),
             fmt_quantity(Some(u.high), &s.unit),
             u.run_no,
-            crate::present::count(u.switches as usize, "switch")
+            crate::present::count(u.switches, "switch")
         );
         return (change, "unstable", "verdict-info", why);
     }
@@ -511,7 +511,7 @@ fn noise_verdict(
     let recurring = if d.abs() >= t && recurs >= crate::query::history::RECURS {
         format!(
             "; {recurs} of the {} before in its level departed as far this way: a recurring dip or spike, not a change",
-            crate::present::count(crate::query::history::RECUR_WINDOW as usize, "run")
+            crate::present::count(crate::query::history::RECUR_WINDOW, "run")
         )
     } else {
         String::new()
@@ -521,7 +521,7 @@ fn noise_verdict(
             "one run against the previous: ±{:.1}% (z·√2·σ, σ {:.2}% over the newest level's {}, 1% target)",
             t * 100.0,
             no.sigma * 100.0,
-            crate::present::count(no.deltas as usize, "run")
+            crate::present::count(no.deltas, "run")
         ),
         _ => "±2% floor: too few runs for a noise model".to_string(),
     } + &recurring;
@@ -921,7 +921,7 @@ fn change_rows(
             kind: format!(
                 "distribution change: unstable from here{} ({} between the two levels; Ashman's D {:.1})",
                 if u.ongoing { " to date" } else { "" },
-                crate::present::count(u.switches as usize, "switch"),
+                crate::present::count(u.switches, "switch"),
                 u.ashman_d
             ),
             ..at(&u.run_id, u.run_no, &u.git_commit)
@@ -933,8 +933,8 @@ fn change_rows(
             run: format!("#{}–#{}", d.run_no, d.last_run_no),
             p: format!(
                 "a line over {} fits better than {}",
-                crate::present::count(d.runs as usize, "run"),
-                crate::present::count(d.steps as usize, "step")
+                crate::present::count(d.runs, "run"),
+                crate::present::count(d.steps, "step")
             ),
             class: crate::site::pages::verdict_class(d.regression).into(),
             kind: format!(
@@ -944,7 +944,7 @@ fn change_rows(
                 } else {
                     "improving"
                 },
-                crate::present::count(d.runs as usize, "run")
+                crate::present::count(d.runs, "run")
             ),
             ..at(&d.run_id, d.run_no, &d.git_commit)
         };
