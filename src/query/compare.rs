@@ -804,6 +804,28 @@ pub const MAX_PREFIX_CACHED: f64 = 0.10;
 /// figures: aiperf's `usage_prompt_cache_read_tokens`, GuideLLM's `cached_tokens`), i.e.
 /// repeated prompts reaching a server that kept them (vLLM #54227: TTFT 49× off).
 fn validity(s: &Side, facts: &RunFacts) -> Vec<Found> {
+    let mut out = prefix_cached(s, facts);
+    out.extend(load_cells(s));
+    // A load test (measured trials with requests) with nothing that warmed it up.
+    let requests = s.trials.iter().any(|t| {
+        t.phase == "measured" && !t.discarded && t.fig("requests").is_some_and(|n| n > 0.0)
+    });
+    if requests && !s.trials.iter().any(|t| t.discarded) && facts.warmup_requests == 0 {
+        out.push(Found {
+            at: None,
+            short: "no warm-up",
+            text: format!(
+                "{}: no warm-up (no warm-up requests, no discarded cold first trial): the first measured requests of each trial include cold starts",
+                s.sel.label
+            ),
+        });
+    }
+    out
+}
+
+/// The arm × params whose trials read more than [`MAX_PREFIX_CACHED`] of their prompt tokens
+/// from the server's prefix cache ([`validity`]).
+fn prefix_cached(s: &Side, facts: &RunFacts) -> Vec<Found> {
     let mut out = Vec::new();
     let usage = &facts.usage;
     let mut cached: BTreeMap<(&str, &crate::model::Params), Vec<f64>> = BTreeMap::new();
@@ -851,6 +873,13 @@ fn validity(s: &Side, facts: &RunFacts) -> Vec<Found> {
             });
         }
     }
+    out
+}
+
+/// Per arm × params with requests: errors or cancellations above [`MAX_ERROR_RATE`] of them,
+/// an open-loop rate achieved at less than [`MIN_ACHIEVED_RATE`] ([`validity`]).
+fn load_cells(s: &Side) -> Vec<Found> {
+    let mut out = Vec::new();
     let mut cells: BTreeMap<(&str, &crate::model::Params), (f64, f64, Vec<f64>)> = BTreeMap::new();
     for t in s
         .trials
@@ -898,16 +927,6 @@ fn validity(s: &Side, facts: &RunFacts) -> Vec<Found> {
                 ),
             });
         }
-    }
-    if !cells.is_empty() && !s.trials.iter().any(|t| t.discarded) && facts.warmup_requests == 0 {
-        out.push(Found {
-            at: None,
-            short: "no warm-up",
-            text: format!(
-                "{}: no warm-up (no warm-up requests, no discarded cold first trial): the first measured requests of each trial include cold starts",
-                s.sel.label
-            ),
-        });
     }
     out
 }

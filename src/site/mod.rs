@@ -288,10 +288,7 @@ fn render_overview(
         .map_or_else(Vec::new, |s| s.entries);
     let more = listed.saturating_sub(INDEX_ALERTS.min(latest.len()));
     latest.truncate(INDEX_ALERTS);
-    let (mut suites, all_runs) = suite_views(data, ix, &mut headlines);
-    for s in &mut suites {
-        s.sweep = sweeps.get(&s.name).map(pages::index::sweep_lead);
-    }
+    let (suites, all_runs) = suite_views(data, ix, sweeps, &mut headlines);
     for (suite, runs) in all_runs {
         let dir = format!("suites/{}", slug(&suite));
         for (file, page) in pages::runs::runs_pages(&suite, runs, css) {
@@ -303,11 +300,7 @@ fn render_overview(
         &IndexPage {
             chrome: pages::Chrome::new(0, css, "perfhouse"),
             suites,
-            newest: pages::index::newest_change(
-                latest
-                    .iter()
-                    .map(|e| (e.runs_ago, e.suites.as_str(), e.date.as_str())),
-            ),
+            newest: pages::index::newest_of(&latest),
             latest,
             entries: listed,
             more,
@@ -317,11 +310,12 @@ fn render_overview(
     Ok(hrefs)
 }
 
-/// The index's suites (headlines and the newest runs of each), and every run of each suite
-/// (its runs pages).
+/// The index's suites (a sweep's capacity and knee, headlines and the newest runs of each), and
+/// every run of each suite (its runs pages).
 fn suite_views(
     data: &Shared,
     ix: &Indexes,
+    sweeps: &BTreeMap<String, crate::query::sweep::Sweep>,
     headlines: &mut pages::series::Headlines,
 ) -> (Vec<SuiteView>, BTreeMap<String, Vec<RunLink>>) {
     let mut suites: Vec<SuiteView> = Vec::new();
@@ -334,7 +328,7 @@ fn suite_views(
                 headlines: heads,
                 other_series,
                 href: pages::suite_href(&r.suite),
-                sweep: None,
+                sweep: sweeps.get(&r.suite).map(pages::index::sweep_lead),
                 runs_href: format!("suites/{}/runs.html", slug(&r.suite)),
                 runs: Vec::new(),
                 more: 0,

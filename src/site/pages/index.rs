@@ -74,6 +74,15 @@ pub fn sweep_lead(s: &crate::query::sweep::Sweep) -> SweepLead {
 /// How recent the newest change listed is, from its runs since: "The newest change is at the
 /// newest run of kv (2026-11-30)." or "Nothing new in the last 72 runs of kv: the newest
 /// change is 72 runs old (2026-09-01)."; empty where no entry knows its age.
+/// [`newest_change`] of the entries the index lists.
+pub fn newest_of(latest: &[crate::site::pages::alerts::CommitEntryView]) -> String {
+    newest_change(
+        latest
+            .iter()
+            .map(|e| (e.runs_ago, e.suites.as_str(), e.date.as_str())),
+    )
+}
+
 /// `entries`: each listed entry's (runs since, suites, date).
 pub fn newest_change<'a>(entries: impl Iterator<Item = (Option<u64>, &'a str, &'a str)>) -> String {
     let Some((n, suites, date)) = entries
