@@ -29,9 +29,9 @@ pub struct CompareRowView {
     /// Per-trial values of both arms as a strip plot (inline SVG).
     pub strip: String,
     pub reason: String,
-    /// The validity flags of the arm × params it compares: (short name, sentence), shown
-    /// beside the verdict, the sentence a tap away.
-    pub flags: Vec<(&'static str, String)>,
+    /// The validity flags of the arm × params it compares, by short name with their
+    /// sentences (one each side flagged): shown beside the verdict, the sentences a tap away.
+    pub flags: Vec<(&'static str, Vec<String>)>,
 }
 
 /// A comparison as its HTML renderings show it: what opens it, its table, its findings.
@@ -94,12 +94,7 @@ impl ComparisonView {
             rows: rows
                 .iter()
                 .map(|row| CompareRowView {
-                    flags: c
-                        .row_flags
-                        .iter()
-                        .filter(|f| f.concerns(row))
-                        .filter_map(|f| Some((f.short, c.flags.get(f.flag)?.clone())))
-                        .collect(),
+                    flags: row_flags(c, row),
                     ..row_view(row, &layout, baseline, candidate)
                 })
                 .collect(),
@@ -116,6 +111,21 @@ impl ComparisonView {
             glossary: glossary.to_string(),
         }
     }
+}
+
+/// The flags of the arm × params `row` compares, grouped by short name in the order found.
+fn row_flags(c: &Comparison, row: &Row) -> Vec<(&'static str, Vec<String>)> {
+    let mut out: Vec<(&'static str, Vec<String>)> = Vec::new();
+    for f in c.row_flags.iter().filter(|f| f.concerns(row)) {
+        let Some(text) = c.flags.get(f.flag) else {
+            continue;
+        };
+        match out.iter_mut().find(|(short, _)| *short == f.short) {
+            Some((_, texts)) => texts.push(text.clone()),
+            None => out.push((f.short, vec![text.clone()])),
+        }
+    }
+    out
 }
 
 /// One row's cells: medians in the row's unit, scaled to read at a glance.
@@ -358,12 +368,12 @@ mod tests {
         assert_eq!(flags, [1, 1, 0]);
         assert_eq!(
             page.cmp.rows[0].flags[0],
-            ("client-bound", text.to_string())
+            ("client-bound", vec![text.to_string()])
         );
         let html = page.render().unwrap();
         crate::site::pages::assert_numbers_read_well(&html);
         assert!(html.contains(
-            "data-label=\"verdict\">regressed <details class=\"flag\"><summary>⚠ client-bound</summary>b: b at concurrency=8 is client-bound: Little&#39;s-law ratio 0.60 &#60; 0.9</details></td>"
+            "data-label=\"verdict\">regressed <details class=\"flag\"><summary>⚠ client-bound</summary><p>b: b at concurrency=8 is client-bound: Little&#39;s-law ratio 0.60 &#60; 0.9</p></details></td>"
         ));
     }
 

@@ -936,9 +936,10 @@ mod tests {
         let html = page.render().unwrap();
         crate::site::pages::assert_numbers_read_well(&html);
         let medians = html.find("<h2>Per-arm medians</h2>").unwrap();
-        let flag = html
-            .find("<p class=\"warning\">⚠ a: no warm-up</p>")
-            .unwrap();
+        assert!(html.contains(
+            "<details class=\"flag warning\"><summary>⚠ 2 validity flags on these figures</summary><ul><li>a: no warm-up</li>"
+        ));
+        let flag = html.find("<li>a: no warm-up</li>").unwrap();
         let table = medians + html[medians..].find("<table>").unwrap();
         assert!(medians < flag && flag < table);
         assert_eq!(html.matches("no warm-up").count(), 1);
