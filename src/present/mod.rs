@@ -479,6 +479,23 @@ pub fn html_escape(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// A unit that names things is singular after exactly 1 and plural otherwise; symbols
+    /// and "series" stay as they are.
+    #[test]
+    fn a_unit_after_one_is_singular() {
+        use super::{fmt_quantity, unit_after};
+        assert_eq!(fmt_quantity(Some(1.0), "cores"), "1 core");
+        assert_eq!(fmt_quantity(Some(1.5), "cores"), "1.5 cores");
+        assert_eq!(fmt_quantity(Some(0.0), "cores"), "0 cores");
+        assert_eq!(fmt_quantity(Some(1.0), "requests"), "1 request");
+        assert_eq!(fmt_quantity(Some(-1.0), "instructions"), "-1 instruction");
+        assert_eq!(fmt_quantity(Some(1.0), "ops"), "1 ops");
+        assert_eq!(fmt_quantity(Some(1.0), "req/s"), "1 req/s");
+        assert_eq!(fmt_quantity(Some(1.0), "s"), "1 s");
+        assert_eq!(unit_after("1", "series"), "series");
+        assert_eq!(unit_after("1", "process"), "process");
+    }
     #[test]
     fn quantities_scale_to_a_readable_unit() {
         use super::fmt_quantity as q;
