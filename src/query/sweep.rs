@@ -114,6 +114,25 @@ pub struct ArmSweep {
     draws: Vec<f64>,
 }
 
+impl ArmSweep {
+    /// An arm built by hand (no bootstrap draws: no shift), for the pages' unit tests.
+    #[cfg(test)]
+    pub(crate) fn hand_built(
+        arm: &str,
+        levels: Vec<LevelView>,
+        knee: Option<KneeView>,
+        capacity: Option<CapacityView>,
+    ) -> ArmSweep {
+        ArmSweep {
+            arm: arm.into(),
+            levels,
+            knee,
+            capacity,
+            draws: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct KneeView {
     pub load: f64,

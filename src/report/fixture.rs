@@ -147,6 +147,7 @@ pub(crate) fn comparison() -> Comparison {
         rows: rows(),
         summaries: Vec::new(),
         flags: vec!["different machines".into()],
+        row_flags: Vec::new(),
         diagnoses: vec!["client-bound at concurrency=16".into()],
         decisions: vec![Decision {
             arm: "a → b".into(),

@@ -59,7 +59,7 @@ fn findings(s: &Series) -> Vec<String> {
         .collect();
     out.extend(s.drifts.iter().map(|d| {
         format!(
-            "{} drift from #{}{} to #{}: {:+.1}% over {} runs (one finding, not {} change points)",
+            "{} drift from #{}{} to #{}: {} over {} (one finding, not {})",
             if d.regression {
                 "regressing"
             } else {
@@ -68,9 +68,9 @@ fn findings(s: &Series) -> Vec<String> {
             d.run_no,
             at(&d.git_commit),
             d.last_run_no,
-            d.total * 100.0,
-            d.runs,
-            d.steps
+            crate::present::signed_pct(d.total),
+            crate::present::count(d.runs, "run"),
+            crate::present::count(d.steps, "change point")
         )
     }));
     out.extend(s.pending.iter().map(|p| {
@@ -80,13 +80,13 @@ fn findings(s: &Series) -> Vec<String> {
     out.extend(breaks(s));
     out.extend(s.unstable.iter().map(|u| {
         format!(
-            "unstable from #{}{}: switches between {} and {} ({:.0}% low, {} switches{})",
+            "unstable from #{}{}: switches between {} and {} ({:.0}% low, {}{})",
             u.run_no,
             at(&u.git_commit),
             fmt_value(Some(u.low)),
             fmt_value(Some(u.high)),
             u.low_share * 100.0,
-            u.switches,
+            crate::present::count(u.switches, "switch"),
             if u.ongoing { ", to date" } else { "" }
         )
     }));

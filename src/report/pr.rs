@@ -80,11 +80,11 @@ fn head(c: &Comparison, l: &ParamLayout, site_url: Option<&str>) -> String {
     );
     let _ = writeln!(
         head,
-        "{} {regressed} regression{}, {improved} improvement{}, {} rows in all; {}{}.\n",
+        "{} {}, {}, {} in all; {}{}.\n",
         if regressed > 0 { "🔴" } else { "🟢" },
-        if regressed == 1 { "" } else { "s" },
-        if improved == 1 { "" } else { "s" },
-        c.rows.len(),
+        crate::present::count(regressed, "regression"),
+        crate::present::count(improved, "improvement"),
+        crate::present::count(c.rows.len(), "row"),
         c.noise_line(),
         all_rows_at(l)
     );
@@ -238,7 +238,7 @@ mod tests {
         let md = pr_markdown(&c, None);
         assert!(
             md.starts_with(
-                "### perfhouse: main → pr-7\n\n🟢 0 regressions, 0 improvements, 1 rows in all;"
+                "### perfhouse: main → pr-7\n\n🟢 0 regressions, 0 improvements, 1 row in all;"
             ),
             "{md}"
         );

@@ -151,11 +151,11 @@ fn tail(c: &Comparison) -> String {
         for s in &c.summaries {
             let _ = writeln!(
                 out,
-                "  {} {}: mean change {} over {} params, worst {} at {}",
+                "  {} {}: mean change {} over {}, worst {} at {}",
                 s.metric,
                 s.arm,
                 pct(Some(s.mean_ratio)),
-                s.params_compared,
+                crate::present::count(s.params_compared, "param"),
                 pct(Some(s.worst_ratio)),
                 l.varying(&s.worst_params)
             );

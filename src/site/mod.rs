@@ -7,6 +7,7 @@
 /// Commit entries listed on the index (all of them: the alerts page).
 const INDEX_ALERTS: usize = 10;
 
+pub mod axis;
 mod cache;
 pub mod charts;
 pub mod feed;
@@ -128,13 +129,34 @@ pub async fn build_with(
     w.put(trend_js_path(), TREND_JS.as_bytes())?;
     w.put(".nojekyll", b"")?;
     let ix = Indexes::new(&data);
-    let hrefs = render_overview(&mut w, &data, &ix, &css)?;
+    let sweeps = index_sweeps(query, &data).await?;
+    let hrefs = render_overview(&mut w, &data, &ix, &sweeps, &css)?;
     crate::query::trace_phase("index, alerts, suite and series pages", &mut clock);
     build_runs(query, &mut w, &mut cache, &data, &ix, &hrefs, &css, out).await?;
     crate::query::trace_phase("run pages", &mut clock);
     cache.save(out)?;
     crate::query::trace_phase("save the build cache", &mut clock);
     Ok(w.report)
+}
+
+/// The sweep of each suite's newest run, where that run varies load: the index leads the
+/// suite's section with its capacity and knee. One query per suite whose newest run has trials.
+async fn index_sweeps(
+    query: &Query,
+    data: &Shared,
+) -> Result<BTreeMap<String, crate::query::sweep::Sweep>, SiteError> {
+    let mut out = BTreeMap::new();
+    // Runs are by suite, newest first: the first of each suite is its newest.
+    let mut seen = std::collections::BTreeSet::new();
+    for r in &data.runs {
+        if !seen.insert(r.suite.as_str()) || r.n_trials.unwrap_or(0) == 0 {
+            continue;
+        }
+        if let Some(s) = crate::query::sweep::sweep(query, &r.run_id, None).await? {
+            out.insert(r.suite.clone(), s);
+        }
+    }
+    Ok(out)
 }
 
 /// Lookups over the shared data that several pages use.
@@ -221,6 +243,7 @@ fn render_overview(
     w: &mut Writer,
     data: &Shared,
     ix: &Indexes,
+    sweeps: &BTreeMap<String, crate::query::sweep::Sweep>,
     css: &str,
 ) -> Result<pages::series::SeriesHrefs, SiteError> {
     let (hrefs, mut headlines) = pages::series::history_pages(
@@ -265,7 +288,7 @@ fn render_overview(
         .map_or_else(Vec::new, |s| s.entries);
     let more = listed.saturating_sub(INDEX_ALERTS.min(latest.len()));
     latest.truncate(INDEX_ALERTS);
-    let (suites, all_runs) = suite_views(data, ix, &mut headlines);
+    let (suites, all_runs) = suite_views(data, ix, sweeps, &mut headlines);
     for (suite, runs) in all_runs {
         let dir = format!("suites/{}", slug(&suite));
         for (file, page) in pages::runs::runs_pages(&suite, runs, css) {
@@ -277,6 +300,7 @@ fn render_overview(
         &IndexPage {
             chrome: pages::Chrome::new(0, css, "perfhouse"),
             suites,
+            newest: pages::index::newest_of(&latest),
             latest,
             entries: listed,
             more,
@@ -286,11 +310,12 @@ fn render_overview(
     Ok(hrefs)
 }
 
-/// The index's suites (headlines and the newest runs of each), and every run of each suite
-/// (its runs pages).
+/// The index's suites (a sweep's capacity and knee, headlines and the newest runs of each), and
+/// every run of each suite (its runs pages).
 fn suite_views(
     data: &Shared,
     ix: &Indexes,
+    sweeps: &BTreeMap<String, crate::query::sweep::Sweep>,
     headlines: &mut pages::series::Headlines,
 ) -> (Vec<SuiteView>, BTreeMap<String, Vec<RunLink>>) {
     let mut suites: Vec<SuiteView> = Vec::new();
@@ -303,6 +328,7 @@ fn suite_views(
                 headlines: heads,
                 other_series,
                 href: pages::suite_href(&r.suite),
+                sweep: sweeps.get(&r.suite).map(pages::index::sweep_lead),
                 runs_href: format!("suites/{}/runs.html", slug(&r.suite)),
                 runs: Vec::new(),
                 more: 0,
@@ -489,9 +515,9 @@ fn run_findings(history: &[crate::query::history::Series]) -> BTreeMap<String, V
             .filter_map(|s| {
                 let p = s.pending.as_ref()?;
                 Some(format!(
-                    "{} {:+.1}% ({})",
+                    "{} {} ({})",
                     s.metric,
-                    p.magnitude * 100.0,
+                    crate::present::signed_pct(p.magnitude),
                     p.evidence.text()
                 ))
             })
@@ -565,6 +591,7 @@ fn render_run(
     let mut page = run_page(r, notes, css, pre, data.latencies.clone(), hrefs, nav)?;
     page.cpu_charts = cpu_charts(&data.cpu)?;
     page.server_charts = server_charts(r, &data.scrape)?;
+    page.flags = pages::run::run_flags(&data.comparisons);
     let none = Vec::new();
     let medians = pre.metric_medians.get(&r.run_id).unwrap_or(&none);
     if let Some(t) = transfer_page(r, medians, css)? {

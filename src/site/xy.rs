@@ -12,20 +12,7 @@
 
 use std::fmt::Write;
 
-use super::trend::{tick_labels, ticks};
-
-/// The site's palette (Okabe–Ito: distinguishable with common colour-vision deficiencies).
-pub const COLOURS: [&str; 8] = [
-    BLUE, ORANGE, GREEN, "#cc79a7", "#56b4e9", VERMILION, "#f0e442", "#000000",
-];
-/// The palette's colours other charts name: a series (blue), a regression (vermilion), an
-/// improvement (green), a note or noise band (orange).
-pub const BLUE: &str = "#0072b2";
-pub const ORANGE: &str = "#e69f00";
-pub const GREEN: &str = "#009e73";
-pub const VERMILION: &str = "#d55e00";
-/// The colour of a bound (an SLO): drawn dashed.
-pub const BOUND: &str = "#b3261e";
+use super::axis::{COLOURS, drawable, tick_labels, ticks};
 
 /// The colour of the `i`-th arm of a run, the same on every page that draws it (arms ordered
 /// by [`arm_order`]).
@@ -299,10 +286,7 @@ impl Chart {
         } else {
             y0 - pad
         };
-        (
-            super::charts::drawable(x0, x1),
-            super::charts::drawable(y0, y1 + pad),
-        )
+        (drawable(x0, x1), drawable(y0, y1 + pad))
     }
 
     fn x_ticks(&self, (x0, x1): (f64, f64), n: usize) -> Vec<(f64, String)> {
@@ -622,7 +606,7 @@ mod tests {
             horizontal: vec![Rule {
                 at: 100.0,
                 label: "SLO".into(),
-                colour: BOUND,
+                colour: crate::site::axis::BOUND,
             }],
             vertical: vec![Rule {
                 at: 8.0,

@@ -177,11 +177,57 @@ pub struct Comparison {
     pub summaries: Vec<Summary>,
     /// Things that make the comparison less trustworthy (different machines, client-bound).
     pub flags: Vec<String>,
+    /// The flags that concern one arm at one set of parameters: the rows there show them
+    /// beside their verdict. Each points into `flags` (the text lives there).
+    #[serde(skip)]
+    pub row_flags: Vec<RowFlag>,
     /// Findings from the figures (latency decomposition, knee, cold starts).
     pub diagnoses: Vec<String>,
     /// Per arm × params with two or more measures of the work (wall time, CPU time,
     /// instruction counts): which one decided (`query::compare::measures`).
     pub decisions: Vec<measures::Decision>,
+}
+
+/// A flag of one arm at one set of parameters ([`Comparison::row_flags`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowFlag {
+    pub arm: String,
+    pub params: crate::model::Params,
+    /// What it is in a word or two ("client-bound", "errors"): the row's short flag.
+    pub short: &'static str,
+    /// Its sentence: an index into [`Comparison::flags`].
+    pub flag: usize,
+}
+
+impl RowFlag {
+    /// Whether `row` compares this flag's arm at its parameters: the row's arm is the arm, or
+    /// one side of `a → b`.
+    pub fn concerns(&self, row: &MetricComparison) -> bool {
+        row.params == self.params && row.arm.split(" → ").any(|a| a == self.arm)
+    }
+}
+
+/// A validity flag as the checks find it: the arm × params it concerns (none: the whole
+/// side), its short name and its sentence.
+struct Found {
+    at: Option<(String, crate::model::Params)>,
+    short: &'static str,
+    text: String,
+}
+
+/// Appends `found` to a comparison's flags, and those of one arm × params to its row flags.
+fn push_found(flags: &mut Vec<String>, row_flags: &mut Vec<RowFlag>, found: Vec<Found>) {
+    for f in found {
+        if let Some((arm, params)) = f.at {
+            row_flags.push(RowFlag {
+                arm,
+                params,
+                short: f.short,
+                flag: flags.len(),
+            });
+        }
+        flags.push(f.text);
+    }
 }
 
 impl MetricComparison {
@@ -299,7 +345,7 @@ pub async fn compare(
     order_and_correct(&mut rows, opts.verdict.alpha);
     let overall = overall(&rows);
     let summaries = summarise(&rows);
-    let flags = side_flags(q, &a, &b, rows.is_empty()).await?;
+    let (flags, row_flags) = side_flags(q, &a, &b, rows.is_empty()).await?;
     let diagnoses = diagnoses(q, &a, &b).await?;
     let decisions = measures::decisions(&rows);
     Ok(Comparison {
@@ -312,6 +358,7 @@ pub async fn compare(
         rows,
         summaries,
         flags,
+        row_flags,
         diagnoses,
     })
 }
@@ -475,13 +522,14 @@ fn order_and_correct(rows: &mut [MetricComparison], alpha: f64) {
 }
 
 /// What makes the comparison less trustworthy: different or unrecorded environments, each
-/// side's client-bound and validity findings, and nothing compared (`no_rows`).
+/// side's client-bound and validity findings, and nothing compared (`no_rows`); with those of
+/// one arm × params as row flags.
 async fn side_flags(
     q: &Query,
     a: &Side,
     b: &Side,
     no_rows: bool,
-) -> Result<Vec<String>, CompareError> {
+) -> Result<(Vec<String>, Vec<RowFlag>), CompareError> {
     let mut flags = Vec::new();
     match (&a.sel.run.env_fingerprint, &b.sel.run.env_fingerprint) {
         (Some(x), Some(y)) if x != y => flags.push(format!(
@@ -498,16 +546,17 @@ async fn side_flags(
         true => None,
         false => Some(run_facts(q, &b.sel.run.run_id).await?),
     };
+    let mut row_flags = Vec::new();
     for (side, facts) in [(a, &facts_a), (b, facts_b.as_ref().unwrap_or(&facts_a))] {
-        flags.extend(client_bound(side));
-        flags.extend(validity(side, facts));
+        push_found(&mut flags, &mut row_flags, client_bound(side));
+        push_found(&mut flags, &mut row_flags, validity(side, facts));
     }
     if no_rows {
         flags.push(
             "nothing to compare: the selections share no arm × params with figures".to_string(),
         );
     }
-    Ok(flags)
+    Ok((flags, row_flags))
 }
 
 /// What the figures say about where time goes: TTFT's share, knees, cold starts, and, for two
@@ -740,7 +789,7 @@ pub const CLIENT_BOUND: f64 = 0.9;
 
 /// Closed-loop trials whose Little's-law ratio is below [`CLIENT_BOUND`]: the client, not the
 /// server, set the pace, so latency and throughput understate the server.
-fn client_bound(s: &Side) -> Vec<String> {
+fn client_bound(s: &Side) -> Vec<Found> {
     let mut groups: BTreeMap<(&str, &crate::model::Params), Vec<f64>> = BTreeMap::new();
     for t in s.trials.iter().filter(|t| t.kept) {
         if let Some(r) = t.fig("littles_law_ratio") {
@@ -751,10 +800,14 @@ fn client_bound(s: &Side) -> Vec<String> {
         .into_iter()
         .filter_map(|((arm, params), v)| {
             let m = median(&v)?;
-            (m < CLIENT_BOUND).then(|| format!(
-                "{}: {arm} at {} is client-bound: Little's-law ratio {:.2} < 0.9 (throughput × mean latency ÷ concurrency); the load generator, not the server, set the pace",
-                s.sel.label, params_text(params), m
-            ))
+            (m < CLIENT_BOUND).then(|| Found {
+                at: Some((arm.to_string(), params.clone())),
+                short: "client-bound",
+                text: format!(
+                    "{}: {arm} at {} is client-bound: Little's-law ratio {:.2} < 0.9 (throughput × mean latency ÷ concurrency); the load generator, not the server, set the pace",
+                    s.sel.label, params_text(params), m
+                ),
+            })
         })
         .collect()
 }
@@ -812,22 +865,26 @@ pub const MAX_PREFIX_CACHED: f64 = 0.10;
 /// than 10 % of prompt tokens served from the server's prefix cache (the tool's own usage
 /// figures: aiperf's `usage_prompt_cache_read_tokens`, GuideLLM's `cached_tokens`), i.e.
 /// repeated prompts reaching a server that kept them (vLLM #54227: TTFT 49× off).
-fn validity(s: &Side, facts: &RunFacts) -> Vec<String> {
+fn validity(s: &Side, facts: &RunFacts) -> Vec<Found> {
     let mut out = prefix_cache_flags(s, &facts.usage);
     let cells = load_cells(s);
     out.extend(load_flags(s, &cells));
     if !cells.is_empty() && !s.trials.iter().any(|t| t.discarded) && facts.warmup_requests == 0 {
-        out.push(format!(
-            "{}: no warm-up (no warm-up requests, no discarded cold first trial): the first measured requests of each trial include cold starts",
-            s.sel.label
-        ));
+        out.push(Found {
+            at: None,
+            short: "no warm-up",
+            text: format!(
+                "{}: no warm-up (no warm-up requests, no discarded cold first trial): the first measured requests of each trial include cold starts",
+                s.sel.label
+            ),
+        });
     }
     out
 }
 
 /// Arm × params where more than [`MAX_PREFIX_CACHED`] of some measured trial's prompt tokens
 /// were read from the server's prefix cache (the tools' own usage figures).
-fn prefix_cache_flags(s: &Side, usage: &[Usage]) -> Vec<String> {
+fn prefix_cache_flags(s: &Side, usage: &[Usage]) -> Vec<Found> {
     let mut out = Vec::new();
     let mut cached: BTreeMap<(&str, &crate::model::Params), Vec<f64>> = BTreeMap::new();
     for t in s
@@ -860,14 +917,18 @@ fn prefix_cache_flags(s: &Side, usage: &[Usage]) -> Vec<String> {
         let hi = shares.iter().cloned().fold(0.0, f64::max);
         if hi > MAX_PREFIX_CACHED {
             let lo = shares.iter().cloned().fold(1.0, f64::min);
-            out.push(format!(
-                "{}: {arm} at {}: {:.0}–{:.0}% of prompt tokens were read from the server's prefix cache across its trials (> {:.0}%): repeated prompts reached a server that kept them, so TTFT measures cache hits, not prefill",
-                s.sel.label,
-                params_text(params),
-                100.0 * lo,
-                100.0 * hi,
-                100.0 * MAX_PREFIX_CACHED
-            ));
+            out.push(Found {
+                at: Some((arm.to_string(), (*params).clone())),
+                short: "prefix-cached",
+                text: format!(
+                    "{}: {arm} at {}: {:.0}–{:.0}% of prompt tokens were read from the server's prefix cache across its trials (> {:.0}%): repeated prompts reached a server that kept them, so TTFT measures cache hits, not prefill",
+                    s.sel.label,
+                    params_text(params),
+                    100.0 * lo,
+                    100.0 * hi,
+                    100.0 * MAX_PREFIX_CACHED
+                ),
+            });
         }
     }
     out
@@ -901,16 +962,21 @@ fn load_cells(s: &Side) -> LoadCells<'_> {
 
 /// Cells whose errors pass [`MAX_ERROR_RATE`] or whose open-loop rate was achieved at less
 /// than [`MIN_ACHIEVED_RATE`].
-fn load_flags(s: &Side, cells: &LoadCells) -> Vec<String> {
+fn load_flags(s: &Side, cells: &LoadCells) -> Vec<Found> {
     let mut out = Vec::new();
     for ((arm, params), (n, bad, x)) in cells {
         let where_ = format!("{}: {arm} at {}", s.sel.label, params_text(params));
+        let at = Some((arm.to_string(), (*params).clone()));
         if bad / n > MAX_ERROR_RATE {
-            out.push(format!(
-                "{where_}: {:.1}% of requests errored or were cancelled (> {:.0}%): its latencies describe only the requests that completed",
-                100.0 * bad / n,
-                100.0 * MAX_ERROR_RATE
-            ));
+            out.push(Found {
+                at: at.clone(),
+                short: "errors",
+                text: format!(
+                    "{where_}: {:.1}% of requests errored or were cancelled (> {:.0}%): its latencies describe only the requests that completed",
+                    100.0 * bad / n,
+                    100.0 * MAX_ERROR_RATE
+                ),
+            });
         }
         let rate = params
             .get("request_rate")
@@ -918,10 +984,14 @@ fn load_flags(s: &Side, cells: &LoadCells) -> Vec<String> {
         if let (Some(rate), Some(got)) = (rate.filter(|r| *r > 0.0), median(x))
             && got < MIN_ACHIEVED_RATE * rate
         {
-            out.push(format!(
-                "{where_}: achieved {got:.1} req/s of the {rate} requested ({:+.0}%): the open-loop generator lagged, so the server saw less load than asked and latencies are understated",
-                (got / rate - 1.0) * 100.0
-            ));
+            out.push(Found {
+                at,
+                short: "generator lagged",
+                text: format!(
+                    "{where_}: achieved {got:.1} req/s of the {rate} requested ({:+.0}%): the open-loop generator lagged, so the server saw less load than asked and latencies are understated",
+                    (got / rate - 1.0) * 100.0
+                ),
+            });
         }
     }
     out
@@ -1265,6 +1335,7 @@ pub(crate) mod tests {
             summaries: summarise(&rows),
             rows,
             flags: Vec::new(),
+            row_flags: Vec::new(),
             diagnoses: Vec::new(),
             decisions: Vec::new(),
         }

@@ -32,7 +32,8 @@ pub struct CommitEntryView {
     pub anchor: String,
     /// The feed's id of the entry (`urn:perfhouse:commit:…`).
     pub urn: String,
-    /// regression / improvement / mixed.
+    /// regression / improvement / mostly regressions / mostly improvements / mixed (an even
+    /// split), or pending, a whole run's move, a suspected environment change.
     pub kind: String,
     pub class: String,
     /// The geometric mean of the changes and, with several, their range.
@@ -48,6 +49,8 @@ pub struct CommitEntryView {
     pub run_href: String,
     /// "the newest run", "3 runs ago".
     pub age: String,
+    /// Runs of its suite since (0: the newest run), where known.
+    pub runs_ago: Option<u64>,
     /// The first run at the new level: its start (RFC 3339) and its date.
     pub started: String,
     pub date: String,
@@ -119,7 +122,9 @@ fn key(a: &Alert) -> (String, String, String, crate::model::Params) {
 }
 
 /// An entry's kind and its verdict class: a whole-run move and a suspected change of the
-/// environment first, then pending, regression, improvement or mixed.
+/// environment first, then pending, regression, improvement, or the way most of its series
+/// went ("mostly regressions": 4 regressed and 1 improved is red, so the index's colours say
+/// which way a commit went); an even split is mixed.
 fn entry_kind(c: &CommitAlert) -> (&'static str, &'static str) {
     let all_pending = c.pending > 0 && c.pending == c.series;
     match (c.regressions, c.improvements) {
@@ -131,6 +136,8 @@ fn entry_kind(c: &CommitAlert) -> (&'static str, &'static str) {
         (0, 0) if c.minor.iter().all(|m| !m.regression) => ("improvement", "verdict-improved"),
         (_, 0) => ("regression", "verdict-regressed"),
         (0, _) => ("improvement", "verdict-improved"),
+        (r, i) if r > i => ("mostly regressions", "verdict-regressed"),
+        (r, i) if i > r => ("mostly improvements", "verdict-improved"),
         _ => ("mixed", "verdict-info"),
     }
 }
@@ -146,6 +153,8 @@ fn moved_text(c: &CommitAlert) -> String {
         (0, 0) => format!("{} series, each under the history floor", c.minor.len()),
         (r, 0) => format!("{r} series regressed{minor}"),
         (0, i) => format!("{i} series improved{minor}"),
+        (r, i) if r > i => format!("{r} of {} series regressed, {i} improved{minor}", r + i),
+        (r, i) if i > r => format!("{i} of {} series improved, {r} regressed{minor}", r + i),
         (r, i) => format!("{} series: {r} regressed, {i} improved{minor}", r + i),
     };
     // A whole-run move: its own words say what moved (the entry's evidence); the members
@@ -245,6 +254,7 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
         run: c.run_no.map_or(String::new(), |n| format!("#{n}")),
         run_href: crate::site::pages::run_href(&c.run_id),
         age: age(c.runs_ago),
+        runs_ago: c.runs_ago,
         date: started.chars().take(10).collect(),
         started,
         commit: crate::present::short_commit(&c.git_commit),
@@ -415,6 +425,39 @@ mod tests {
         assert_eq!(e.series[0].change, "+30.0% (pending)");
     }
 
+    /// Most of a commit's series went one way: the entry is coloured that way and says how
+    /// many of how many ("4 of 5"); 2 against 2 stays mixed.
+    #[test]
+    fn an_entry_is_coloured_by_the_way_most_of_its_series_went() {
+        let entry = |moves: &[f64]| {
+            let alerts: Vec<Alert> = moves
+                .iter()
+                .enumerate()
+                .map(|(i, m)| alert(&format!("g.m{i}"), *m, TriageState::New))
+                .collect();
+            let c = crate::query::alerts::by_commit(&alerts, &[]).remove(0);
+            commit_entry(c, &SeriesHrefs::new(), String::new())
+        };
+        let e = entry(&[0.2, 0.3, 0.15, 0.12, -0.1]);
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("mostly regressions", "verdict-regressed")
+        );
+        assert_eq!(e.moved, "4 of 5 series regressed, 1 improved");
+        let e = entry(&[0.2, -0.3, -0.15]);
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("mostly improvements", "verdict-improved")
+        );
+        assert_eq!(e.moved, "2 of 3 series improved, 1 regressed");
+        let e = entry(&[0.2, 0.3, -0.15, -0.2]);
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("mixed", "verdict-info")
+        );
+        assert_eq!(e.moved, "4 series: 2 regressed, 2 improved");
+    }
+
     #[test]
     fn stale_and_irrelevant_entries_do_not_lead() {
         let mk = |anchor: &str, started: &str, relevant: bool, stale: bool| {
@@ -437,6 +480,8 @@ mod tests {
             "c.css",
             4,
         );
+        let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         let got: Vec<(&str, bool, Vec<&str>)> = page
             .sections
             .iter()

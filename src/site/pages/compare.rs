@@ -29,6 +29,9 @@ pub struct CompareRowView {
     /// Per-trial values of both arms as a strip plot (inline SVG).
     pub strip: String,
     pub reason: String,
+    /// The validity flags of the arm × params it compares, by short name with their
+    /// sentences (one each side flagged): shown beside the verdict, the sentences a tap away.
+    pub flags: Vec<(&'static str, Vec<String>)>,
 }
 
 /// A comparison as its HTML renderings show it: what opens it, its table, its findings.
@@ -90,7 +93,10 @@ impl ComparisonView {
             show_arm: c.rows.iter().any(|r| Some(&r.arm) != first_arm),
             rows: rows
                 .iter()
-                .map(|row| row_view(row, &layout, baseline, candidate))
+                .map(|row| CompareRowView {
+                    flags: row_flags(c, row),
+                    ..row_view(row, &layout, baseline, candidate)
+                })
                 .collect(),
             flags: c.flags.clone(),
             diagnoses: c.diagnoses.clone(),
@@ -105,6 +111,21 @@ impl ComparisonView {
             glossary: glossary.to_string(),
         }
     }
+}
+
+/// The flags of the arm × params `row` compares, grouped by short name in the order found.
+fn row_flags(c: &Comparison, row: &MetricComparison) -> Vec<(&'static str, Vec<String>)> {
+    let mut out: Vec<(&'static str, Vec<String>)> = Vec::new();
+    for f in c.row_flags.iter().filter(|f| f.concerns(row)) {
+        let Some(text) = c.flags.get(f.flag) else {
+            continue;
+        };
+        match out.iter_mut().find(|(short, _)| *short == f.short) {
+            Some((_, texts)) => texts.push(text.clone()),
+            None => out.push((f.short, vec![text.clone()])),
+        }
+    }
+    out
 }
 
 /// One row's cells: medians in the row's unit, scaled to read at a glance.
@@ -134,6 +155,7 @@ fn row_view(
             &row.metric,
         ),
         reason: row.reason.clone(),
+        flags: Vec::new(),
     }
 }
 
@@ -213,7 +235,7 @@ pub fn strip_plot(a: &[f64], b: &[f64], arm_a: &str, arm_b: &str, metric: &str) 
     }
     let lo = all.iter().copied().fold(f64::MAX, f64::min);
     let hi = all.iter().copied().fold(f64::MIN, f64::max);
-    let (lo, hi) = crate::site::charts::drawable(lo, hi);
+    let (lo, hi) = crate::site::axis::drawable(lo, hi);
     let x = |v: f64| 6.0 + (v - lo) / (hi - lo) * 148.0;
     let esc = crate::present::html_escape;
     let mut s = format!(
@@ -224,7 +246,7 @@ pub fn strip_plot(a: &[f64], b: &[f64], arm_a: &str, arm_b: &str, metric: &str) 
         esc(arm_b),
         b.len()
     );
-    let (blue, vermilion) = (crate::site::xy::BLUE, crate::site::xy::VERMILION);
+    let (blue, vermilion) = (crate::site::axis::BLUE, crate::site::axis::VERMILION);
     for (vals, yy, color, arm) in [(a, 10.0, blue, arm_a), (b, 25.0, vermilion, arm_b)] {
         let _ = write!(
             s,
@@ -329,6 +351,35 @@ mod tests {
             ]
         );
         assert!(v.rows[0].strip.starts_with("<svg class=\"strip\""));
+    }
+
+    /// A validity flag of one arm × params shows beside the verdict of each row comparing
+    /// that arm there (concurrency=8: two rows; concurrency=16 has none), its sentence a tap
+    /// away (`<details>`).
+    #[test]
+    fn a_flag_of_an_arm_shows_beside_its_rows_verdicts() {
+        let mut c = crate::report::fixture::comparison();
+        let text = "b: b at concurrency=8 is client-bound: Little's-law ratio 0.60 < 0.9";
+        c.flags.push(text.into());
+        c.row_flags.push(crate::query::compare::RowFlag {
+            arm: "b".into(),
+            params: c.rows[0].params.clone(),
+            short: "client-bound",
+            flag: 1,
+        });
+        let chrome = crate::site::pages::Chrome::new(2, "style.css", "t");
+        let page = compare_page(chrome, ("svc", 2), ("a", "b"), &c);
+        let flags: Vec<usize> = page.cmp.rows.iter().map(|r| r.flags.len()).collect();
+        assert_eq!(flags, [1, 1, 0]);
+        assert_eq!(
+            page.cmp.rows[0].flags[0],
+            ("client-bound", vec![text.to_string()])
+        );
+        let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
+        assert!(html.contains(
+            "data-label=\"verdict\">regressed <details class=\"flag\"><summary>⚠ client-bound</summary><p>b: b at concurrency=8 is client-bound: Little&#39;s-law ratio 0.60 &#60; 0.9</p></details></td>"
+        ));
     }
 
     /// Rows of two arm pairs get an arm column.

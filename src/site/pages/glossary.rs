@@ -197,6 +197,7 @@ mod tests {
     #[test]
     fn every_glossary_link_has_its_term() {
         let html = glossary_page("c.css").render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         assert_eq!(html.matches("<dt id=").count(), TERMS.len());
         for (anchor, _, _) in TERMS {
             assert_eq!(

@@ -127,6 +127,21 @@ pub struct RunPage {
     pub sweep: bool,
     /// What history found about the run as a whole (a whole-run move, pending changes).
     pub findings: Vec<String>,
+    /// What qualifies its figures (client-bound arms, errors, no warm-up): the validity flags
+    /// of its A/B comparisons ([`run_flags`]), shown above the medians they qualify.
+    pub flags: Vec<String>,
+}
+
+/// The validity flags of a run's A/B comparisons, each once (the baseline arm's are found
+/// again in each comparison it is part of), in the order found.
+pub fn run_flags(comparisons: &[crate::site::load::ArmComparison]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in comparisons.iter().flat_map(|(_, _, c)| &c.flags) {
+        if !out.contains(f) {
+            out.push(f.clone());
+        }
+    }
+    out
 }
 
 /// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
@@ -559,6 +574,7 @@ pub(crate) fn run_page(
         server_charts: Vec::new(),
         transfer: false,
         sweep: false,
+        flags: Vec::new(),
     })
 }
 
@@ -867,6 +883,7 @@ mod tests {
             "no load-test figure: no per-arm table"
         );
         let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         assert!(html.contains("<a href=\"../../suites/kv/get.html\">get_latency</a>"));
         assert!(
             html.contains("data-label=\"vs previous run\">+3.2%</td>"),
@@ -879,7 +896,9 @@ mod tests {
     /// with `INSTA_UPDATE=always` after an intended change and review the diff).
     #[test]
     fn golden_run_page_in_memory() {
-        insta::assert_snapshot!("run_page", one_metric_page().render().unwrap());
+        let html = one_metric_page().render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
+        insta::assert_snapshot!("run_page", html);
     }
 
     /// One successful trial lists no trials table; a failed one does.
@@ -897,5 +916,41 @@ mod tests {
         assert!(page.show_trials);
         assert_eq!(page.trials[0].status, "failed");
         assert_eq!(page.trials[0].failed, "— / —");
+    }
+
+    /// The validity flags of a run's A/B comparisons are said once each, above the per-arm
+    /// medians they qualify.
+    #[test]
+    fn validity_flags_show_once_above_the_medians() {
+        let mut ab = crate::report::fixture::comparison();
+        ab.flags = vec!["a: no warm-up".into(), "b: b at c=8 is client-bound".into()];
+        let mut ac = crate::report::fixture::comparison();
+        ac.flags = vec!["a: no warm-up".into()];
+        let comparisons = vec![
+            ("a".to_string(), "b".to_string(), ab),
+            ("a".into(), "c".into(), ac),
+        ];
+        assert_eq!(
+            run_flags(&comparisons),
+            ["a: no warm-up", "b: b at c=8 is client-bound"]
+        );
+        let mut page = one_metric_page();
+        page.medians = vec![MedianView {
+            arm: "a".into(),
+            params: String::new(),
+            n: "2".into(),
+            figures: Vec::new(),
+        }];
+        page.flags = run_flags(&comparisons);
+        let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
+        let medians = html.find("<h2>Per-arm medians</h2>").unwrap();
+        assert!(html.contains(
+            "<details class=\"flag warning\"><summary>⚠ 2 validity flags on these figures</summary><ul><li>a: no warm-up</li>"
+        ));
+        let flag = html.find("<li>a: no warm-up</li>").unwrap();
+        let table = medians + html[medians..].find("<table>").unwrap();
+        assert!(medians < flag && flag < table);
+        assert_eq!(html.matches("no warm-up").count(), 1);
     }
 }

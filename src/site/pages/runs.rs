@@ -133,6 +133,7 @@ mod tests {
             .1
             .render()
             .unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         assert!(html.contains("<a href=\"../../runs/r250/index.html\">#250</a>"));
         assert_eq!(html.matches("href=\"../../runs/r").count(), 200);
         assert!(html.contains(

@@ -422,7 +422,11 @@ fn headline(
         ),
         spark: charts::sparkline(
             &tail,
-            &format!("{} trend, last {} runs", s.metric, tail.len()),
+            &format!(
+                "{} trend, last {}",
+                s.metric,
+                crate::present::count(tail.len(), "run")
+            ),
         ),
         href,
         latest: fmt_quantity(Some(latest), &s.unit),
@@ -454,11 +458,11 @@ fn headline_verdict(
     let change = signed_pct(latest / p - 1.0);
     if let Some(u) = s.unstable_now() {
         let why = format!(
-            "switches between {} and {} since run #{} ({} switches): a move between them is no change",
+            "switches between {} and {} since run #{} ({}): a move between them is no change",
             fmt_quantity(Some(u.low), &s.unit),
             fmt_quantity(Some(u.high), &s.unit),
             u.run_no,
-            u.switches
+            crate::present::count(u.switches, "switch")
         );
         return (change, "unstable", "verdict-info", why);
     }
@@ -506,18 +510,18 @@ fn noise_verdict(
     };
     let recurring = if d.abs() >= t && recurs >= crate::query::history::RECURS {
         format!(
-            "; {recurs} of the {} runs before in its level departed as far this way: a recurring dip or spike, not a change",
-            crate::query::history::RECUR_WINDOW
+            "; {recurs} of the {} before in its level departed as far this way: a recurring dip or spike, not a change",
+            crate::present::count(crate::query::history::RECUR_WINDOW, "run")
         )
     } else {
         String::new()
     };
     let why = match (threshold, s.noise) {
         (Some(t), Some(no)) => format!(
-            "one run against the previous: ±{:.1}% (z·√2·σ, σ {:.2}% over the newest level's {} runs, 1% target)",
+            "one run against the previous: ±{:.1}% (z·√2·σ, σ {:.2}% over the newest level's {}, 1% target)",
             t * 100.0,
             no.sigma * 100.0,
-            no.deltas
+            crate::present::count(no.deltas, "run")
         ),
         _ => "±2% floor: too few runs for a noise model".to_string(),
     } + &recurring;
@@ -776,9 +780,9 @@ impl TrendMarks {
 /// The chart's description: what it shows and what each mark means.
 fn trend_description(s: &crate::query::history::Series, suite: &str, params: &str) -> String {
     format!(
-        "{} over {} runs of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), grey lines each level (its dominant value), the shaded boxes each level's own noise band, grey shading stretches where the series switches between two levels (unstable; a dotted pink line marks where that began), triangles runs with notes.",
+        "{} over {} of suite {suite}{}; dashed lines mark change points, dotted grey lines known breaks (the benchmark's code or the machine changed), grey lines each level (its dominant value), the shaded boxes each level's own noise band, grey shading stretches where the series switches between two levels (unstable; a dotted pink line marks where that began), triangles runs with notes.",
         s.metric,
-        s.points.len(),
+        crate::present::count(s.points.len(), "run"),
         if params.is_empty() {
             String::new()
         } else {
@@ -915,9 +919,9 @@ fn change_rows(
             change: format!("{:.0}% low", u.low_share * 100.0),
             class: "verdict-info".into(),
             kind: format!(
-                "distribution change: unstable from here{} ({} switches between the two levels; Ashman's D {:.1})",
+                "distribution change: unstable from here{} ({} between the two levels; Ashman's D {:.1})",
                 if u.ongoing { " to date" } else { "" },
-                u.switches,
+                crate::present::count(u.switches, "switch"),
                 u.ashman_d
             ),
             ..at(&u.run_id, u.run_no, &u.git_commit)
@@ -928,18 +932,19 @@ fn change_rows(
         let view = ChangeView {
             run: format!("#{}–#{}", d.run_no, d.last_run_no),
             p: format!(
-                "a line over {} runs fits better than {} steps",
-                d.runs, d.steps
+                "a line over {} fits better than {}",
+                crate::present::count(d.runs, "run"),
+                crate::present::count(d.steps, "step")
             ),
             class: crate::site::pages::verdict_class(d.regression).into(),
             kind: format!(
-                "drift: {} over {} runs, one finding",
+                "drift: {} over {}, one finding",
                 if d.regression {
                     "regressing"
                 } else {
                     "improving"
                 },
-                d.runs
+                crate::present::count(d.runs, "run")
             ),
             ..at(&d.run_id, d.run_no, &d.git_commit)
         };
@@ -1226,6 +1231,7 @@ mod tests {
         assert_eq!(r.link.change_class, "verdict-regressed");
         assert_eq!(r.link.step, "0.0%");
         let html = &r.html;
+        crate::site::pages::assert_numbers_read_well(html);
         assert_eq!(html.matches("<line class=\"change\"").count(), 1);
         assert_eq!(html.matches("<path class=\"note\"").count(), 1);
         // Five dots: one `M…h0` per run.

@@ -16,6 +16,8 @@ pub struct SweepArmView {
     pub arm: String,
     pub knee: String,
     pub capacity: String,
+    /// "client-bound at concurrency 1, 2" where the client paced some levels, or empty.
+    pub flag: String,
     pub rows: Vec<Vec<String>>,
 }
 
@@ -43,12 +45,7 @@ fn client_bound(s: &Sweep) -> Vec<String> {
     s.arms
         .iter()
         .filter_map(|a| {
-            let paced: Vec<(f64, f64)> = a
-                .levels
-                .iter()
-                .filter_map(|l| Some((l.load, l.littles_law_ratio?)))
-                .filter(|(_, r)| *r < bound)
-                .collect();
+            let paced = crate::present::sweep::paced_levels(a);
             let (lo, hi) = paced
                 .iter()
                 .fold((f64::MAX, f64::MIN), |(lo, hi), (_, r)| (lo.min(*r), hi.max(*r)));
@@ -87,6 +84,7 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
             arm: a.arm.clone(),
             knee: crate::present::sweep::sweep_knee(s, a),
             capacity: crate::present::sweep::sweep_capacity(s, a),
+            flag: crate::present::sweep::client_bound_flag(s, a),
             rows: crate::present::sweep::rows(s, a),
         })
         .collect();
@@ -157,7 +155,7 @@ impl Draw<'_> {
             .map(|o| Rule {
                 at: o.max_ms,
                 label: format!("SLO {o}"),
-                colour: xy::BOUND,
+                colour: crate::site::axis::BOUND,
             })
             .collect()
     }
@@ -306,7 +304,7 @@ impl Draw<'_> {
                     "capacity needs ≥ {}% of requests within {slo}",
                     crate::query::sweep::ATTAINMENT,
                 ),
-                colour: xy::BOUND,
+                colour: crate::site::axis::BOUND,
             }],
             vertical: self.capacities(),
             ..chart(
@@ -449,5 +447,68 @@ mod tests {
         );
         // The dominated point is on no line: two markers in the drawn chart.
         assert_eq!(front.html().matches("<circle").count(), 2);
+    }
+
+    /// An arm whose lowest levels the client paced says so next to its knee and capacity,
+    /// and the page says why above the charts; an arm the server paced has no flag.
+    #[test]
+    fn a_client_bound_arm_is_flagged_next_to_its_knee() {
+        let level = |load: f64, ratio: f64| LevelView {
+            load,
+            trials: 1,
+            throughput_rps: load,
+            latency_p50_ms: None,
+            latency_p99_ms: None,
+            ttft_p99_ms: None,
+            goodput_rps: None,
+            slo_attainment_pct: None,
+            meets: None,
+            output_tps: None,
+            per_user_tps: None,
+            cost_per_mtok: None,
+            achieved_ratio: None,
+            behind: None,
+            littles_law_ratio: Some(ratio),
+            server: Default::default(),
+        };
+        let arm = |name: &str, ratios: [f64; 3]| {
+            crate::query::sweep::ArmSweep::hand_built(
+                name,
+                [1.0, 2.0, 4.0]
+                    .iter()
+                    .zip(ratios)
+                    .map(|(l, r)| level(*l, r))
+                    .collect(),
+                None,
+                None,
+            )
+        };
+        let s = Sweep {
+            run_id: "r1".into(),
+            suite: "llm".into(),
+            run_no: 3,
+            load: "concurrency".into(),
+            slo: String::new(),
+            arms: vec![arm("a", [0.5, 0.7, 0.99]), arm("b", [0.99, 1.0, 1.0])],
+            shift: None,
+            frontier: Vec::new(),
+            gpus: None,
+            cost_per_hour: None,
+            server_figures: Vec::new(),
+        };
+        let page = sweep_page(&s, "c.css").unwrap();
+        let flags: Vec<&str> = page.arms.iter().map(|a| a.flag.as_str()).collect();
+        assert_eq!(flags, ["client-bound at concurrency 1, 2", ""]);
+        assert_eq!(page.warnings.len(), 1);
+        assert!(
+            page.warnings[0]
+                .starts_with("a: at concurrency 1, 2 (Little's law ratio 0.5–0.7 < 0.9)")
+        );
+        let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
+        assert!(html.contains(
+            "Capacity at SLO: no SLO set.<br><span class=\"flag\" title=\"the load generator, not the server, set the pace at these levels\">⚠ <a href=\"../../glossary.html#client-bound\">client-bound at concurrency 1, 2</a></span></p>"
+        ));
+        assert_eq!(html.matches("class=\"flag\"").count(), 1);
     }
 }

@@ -221,13 +221,13 @@ fn axis_lines(
                     x,
                     p.value,
                     format!(
-                        "{}{other_text} · {label} {}: {} GB/s (min {} … max {} over {} repeats)",
+                        "{}{other_text} · {label} {}: {} GB/s (min {} … max {} over {})",
                         p.line,
                         bytes(x),
                         fmt_number(p.value),
                         fmt_number(p.min),
                         fmt_number(p.max),
-                        p.n
+                        crate::present::count(p.n as usize, "repeat")
                     ),
                 )
             });
@@ -432,6 +432,7 @@ mod tests {
         // Two placements: nothing to say about NUMA.
         assert!(page.notes.is_empty());
         let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         assert!(html.contains("data-label=\"GB/s\">13.2</td>"), "{html}");
     }
 
