@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use sha2::{Digest, Sha256};
 
 use crate::model::Params;
-use crate::query::compare::Row;
+use crate::query::compare::MetricComparison;
 
 /// A number for a table cell: a fixed number of decimals, `—` when missing.
 pub fn num(v: Option<f64>, decimals: usize) -> String {
@@ -172,19 +172,33 @@ pub fn pending_text(p: &crate::query::history::PendingChange, unit: &str, at: &s
         (format!("{} more runs", p.needs), "stay", "they return")
     };
     format!(
-        "pending {}{at}: {:+.1}% ({} run{} so far; {}): confirmed when {more} {stay} beyond ±{:.1}% of {}, dropped when {they}",
+        "pending {}{at}: {} ({} run{} so far; {}): confirmed when {more} {stay} beyond ±{:.1}% of {}, dropped when {they}",
         if p.regression {
             "regression"
         } else {
             "improvement"
         },
-        p.magnitude * 100.0,
+        signed_pct(p.magnitude),
         p.runs,
         if p.runs == 1 { "" } else { "s" },
         p.evidence.text(),
         p.threshold * 100.0,
         fmt_quantity(Some(p.level_before), unit),
-    )
+    ) + &p.rerun.as_ref().map_or(String::new(), rerun_text)
+}
+
+/// "; confirm now: run `perfhouse run datasets/plans/x.toml` at abc1234 2 more times".
+fn rerun_text(r: &crate::query::history::Rerun) -> String {
+    let at = r
+        .git_commit
+        .as_deref()
+        .map_or(String::new(), |c| format!(" at {}", &c[..c.len().min(12)]));
+    let times = if r.runs == 1 {
+        "once more".to_string()
+    } else {
+        format!("{} more times", r.runs)
+    };
+    format!("; confirm now: run `perfhouse run {}`{at} {times}", r.plan)
 }
 
 /// An arm's name as a reader sees it: the copy an A/A calibration runs (`gzip~aa`, see
@@ -305,15 +319,29 @@ pub fn fmt_quantity_digits(v: Option<f64>, unit: &str, digits: usize) -> String 
         let (factor, name) = unit_step(unit, v);
         return format!("{} {name}", sig(v / factor));
     }
-    match unit {
+    let shown = match unit {
         // Counts are whole: 1.2e6 instructions is 1200000, a mean count keeps 4 digits.
-        u if COUNT_UNITS.contains(&u) => format!("{} {u}", fmt_number(v)),
-        "" if digits > 3 && (1e-3..1e6).contains(&v.abs()) => sig(v),
-        "" => fmt_value(Some(v)),
+        u if COUNT_UNITS.contains(&u) => fmt_number(v),
+        "" if digits > 3 && (1e-3..1e6).contains(&v.abs()) => return sig(v),
+        "" => return fmt_value(Some(v)),
         // Any other unit: three significant digits as above (900 req/s, 15.9 MB/s), tiny
         // values in scientific notation (1.7e-4 x).
-        u if v.abs() >= 0.01 => format!("{} {u}", sig(v)),
-        u => format!("{} {u}", fmt_number(v)),
+        _ if v.abs() >= 0.01 => sig(v),
+        _ => fmt_number(v),
+    };
+    format!("{shown} {}", unit_after(&shown, unit))
+}
+
+/// A unit that names things (`cores`, `requests`) in the singular after a value shown as
+/// exactly 1 ("1 core", "1.5 cores", "0 cores"); symbols (`ms`, `req/s`, `B`) as they are.
+pub fn unit_after<'a>(shown: &str, unit: &'a str) -> &'a str {
+    let word = unit.len() > 3
+        && unit.bytes().all(|b| b.is_ascii_lowercase())
+        && !unit.ends_with("ss")
+        && !unit.ends_with("series");
+    match unit.strip_suffix('s') {
+        Some(one) if word && matches!(shown, "1" | "-1") => one,
+        _ => unit,
     }
 }
 
@@ -397,17 +425,17 @@ pub fn short_commit(c: &Option<String>) -> String {
 }
 
 /// The 95 % CI of a comparison row's ratio, as percentages.
-pub fn ci(row: &Row) -> String {
+pub fn ci(row: &MetricComparison) -> String {
     match (row.ci_low, row.ci_high) {
         (Some(lo), Some(hi)) => format!("{} … {}", pct(Some(lo)), pct(Some(hi))),
         _ => "—".into(),
     }
 }
 
-/// The p-value a comparison row's verdict rests on (`Row::decisive_p`: Holm-adjusted where
+/// The p-value a comparison row's verdict rests on (`MetricComparison::decisive_p`: Holm-adjusted where
 /// the comparison has a family of tests; the column is headed `Comparison::p_heading`):
 /// `0.012`, or `< 0.001` (never `0.000`); `—` without a test.
-pub fn p(row: &Row) -> String {
+pub fn p(row: &MetricComparison) -> String {
     row.decisive_p().map_or("—".into(), |p| {
         if p < 0.001 {
             "< 0.001".into()
@@ -465,6 +493,23 @@ pub fn html_escape(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// A unit that names things is singular after exactly 1 and plural otherwise; symbols
+    /// and "series" stay as they are.
+    #[test]
+    fn a_unit_after_one_is_singular() {
+        use super::{fmt_quantity, unit_after};
+        assert_eq!(fmt_quantity(Some(1.0), "cores"), "1 core");
+        assert_eq!(fmt_quantity(Some(1.5), "cores"), "1.5 cores");
+        assert_eq!(fmt_quantity(Some(0.0), "cores"), "0 cores");
+        assert_eq!(fmt_quantity(Some(1.0), "requests"), "1 request");
+        assert_eq!(fmt_quantity(Some(-1.0), "instructions"), "-1 instruction");
+        assert_eq!(fmt_quantity(Some(1.0), "ops"), "1 ops");
+        assert_eq!(fmt_quantity(Some(1.0), "req/s"), "1 req/s");
+        assert_eq!(fmt_quantity(Some(1.0), "s"), "1 s");
+        assert_eq!(unit_after("1", "series"), "series");
+        assert_eq!(unit_after("1", "process"), "process");
+    }
     #[test]
     fn quantities_scale_to_a_readable_unit() {
         use super::fmt_quantity as q;

@@ -161,6 +161,55 @@ pub fn sweep_capacity(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::A
     }
 }
 
+/// The levels of an arm whose Little's-law ratio says the load generator set the pace
+/// (below [`crate::query::compare::CLIENT_BOUND`]): (load, ratio), in load order.
+pub fn paced_levels(a: &crate::query::sweep::ArmSweep) -> Vec<(f64, f64)> {
+    a.levels
+        .iter()
+        .filter_map(|l| Some((l.load, l.littles_law_ratio?)))
+        .filter(|(_, r)| *r < crate::query::compare::CLIENT_BOUND)
+        .collect()
+}
+
+/// "client-bound at concurrency 1, 2": the levels of an arm the load generator paced, or
+/// empty; said next to the knee and capacity those levels qualify.
+pub fn client_bound_flag(
+    s: &crate::query::sweep::Sweep,
+    a: &crate::query::sweep::ArmSweep,
+) -> String {
+    let paced = paced_levels(a);
+    if paced.is_empty() {
+        return String::new();
+    }
+    let levels: Vec<String> = paced.iter().map(|(l, _)| g(*l)).collect();
+    format!("client-bound at {} {}", s.load, levels.join(", "))
+}
+
+/// An arm's capacity and knee in a few words, for the index: "capacity 24 at
+/// p99(ttft)≤80ms (41.0 req/s), knee 16" (the load is named where this is shown).
+pub fn sweep_lead(s: &crate::query::sweep::Sweep, a: &crate::query::sweep::ArmSweep) -> String {
+    use crate::query::sweep::CapacityKind;
+    let capacity = match &a.capacity {
+        None => "no SLO set".to_string(),
+        Some(c) => {
+            let x = c
+                .throughput_rps
+                .map_or(String::new(), |x| format!(" ({} req/s)", g(x)));
+            let at = match c.kind {
+                CapacityKind::Within => g(c.load),
+                CapacityKind::AtLeast => format!("at least {}", g(c.load)),
+                CapacityKind::Below => format!("below {}", g(c.load)),
+            };
+            format!("capacity {at} at {}{x}", s.slo)
+        }
+    };
+    let knee = match &a.knee {
+        Some(k) => format!("knee {}", g(k.load)),
+        None => "no knee in the range tried".to_string(),
+    };
+    format!("{capacity}, {knee}")
+}
+
 /// The columns of the frontier across a suite's runs (`perfhouse sweep --suite`): the run,
 /// its commit and `gpus` label, the arm and load level, per-user and total output tokens/s
 /// (per GPU where `gpus` is set), and whether the point is on the frontier.

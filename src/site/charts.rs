@@ -1,5 +1,5 @@
-//! What the site's charts share: CDF points, axis ranges that always draw, sparklines and
-//! size labels. The charts themselves are hand-written SVG: `site::xy` (one figure against
+//! What the site's charts share beyond [`super::axis`]: CDF points, sparklines and size
+//! labels. The charts themselves are hand-written SVG: `site::xy` (one figure against
 //! another), `site::trend` (a series over runs), `site::flame` (inferno).
 
 /// One line of a chart: a label and its points.
@@ -27,30 +27,6 @@ pub fn cdf_points(values: &mut [f64], max_points: usize) -> Vec<(f64, f64)> {
     out
 }
 
-/// The largest magnitude an axis end may have: tick positions are computed from the
-/// span, which must stay finite (a series spanning ±1e308 made it loop forever).
-const AXIS_LIMIT: f64 = 1e300;
-
-/// An axis range a chart can always draw: finite, ends within ±[`AXIS_LIMIT`] (values past
-/// them are drawn at the edge), and a span that is not lost in the ends' magnitude. A range
-/// that already is one comes back unchanged.
-pub fn drawable(lo: f64, hi: f64) -> (f64, f64) {
-    let (lo, hi) = if lo.is_finite() && hi.is_finite() && lo <= hi {
-        (
-            lo.clamp(-AXIS_LIMIT, AXIS_LIMIT),
-            hi.clamp(-AXIS_LIMIT, AXIS_LIMIT),
-        )
-    } else {
-        (0.0, 1.0)
-    };
-    let magnitude = lo.abs().max(hi.abs());
-    if hi - lo > magnitude * 1e-9 && hi - lo > 1e-300 {
-        return (lo, hi);
-    }
-    let pad = (magnitude * 0.01).max(1e-9);
-    (lo - pad, hi + pad)
-}
-
 /// A 120×24 sparkline (inline SVG, no axes), last point marked.
 pub fn sparkline(values: &[f64], label: &str) -> String {
     let (w, h) = (120.0, 24.0);
@@ -58,7 +34,7 @@ pub fn sparkline(values: &[f64], label: &str) -> String {
         .iter()
         .filter(|v| v.is_finite())
         .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
-    let (lo, hi) = drawable(lo, hi);
+    let (lo, hi) = super::axis::drawable(lo, hi);
     let span = hi - lo;
     let n = values.len();
     let xy = |i: usize, v: f64| {
@@ -82,11 +58,11 @@ pub fn sparkline(values: &[f64], label: &str) -> String {
     format!(
         "<svg class=\"spark\" width=\"120\" height=\"24\" viewBox=\"0 0 120 24\" role=\"img\" aria-label=\"{}\"><polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2\" fill=\"{}\"/></svg>",
         crate::present::html_escape(label),
-        super::xy::BLUE,
+        super::axis::BLUE,
         pts.join(" "),
         last.0,
         last.1,
-        super::xy::VERMILION
+        super::axis::VERMILION
     )
 }
 

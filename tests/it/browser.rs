@@ -212,6 +212,32 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
             ],
         );
     }
+    // A commit where most series regressed (issue 40 item 1): at run 8 of 12, four of ten
+    // series step up 30 %, one steps down 30 %, five stay; one benchmark group, fewer than
+    // half moving, so neither a suspected environment change nor a whole-run move.
+    for run in 1..=12 {
+        let entries: Vec<String> = [1.3, 1.3, 1.3, 1.3, 0.7, 1.0, 1.0, 1.0, 1.0, 1.0]
+            .iter()
+            .enumerate()
+            .flat_map(|(k, step)| {
+                let base = if run >= 8 { 100.0 * step } else { 100.0 };
+                (0..3).map(move |r| format!("{{\"name\": \"kv.m{k}\", \"value\": {}, \"unit\": \"ms\", \"better\": \"lower\", \"repeat\": {r}}}", base + (run % 3) as f64 * 0.3 + r as f64 * 0.2))
+            })
+            .collect();
+        let f = dir.path().join(format!("m{run}.json"));
+        fs::write(&f, format!("{{\"metrics\": [{}]}}", entries.join(","))).unwrap();
+        ok(
+            &wh,
+            &[
+                "ingest",
+                "--suite",
+                "mostly",
+                "--commit",
+                &format!("b{run:039x}"),
+                f.to_str().unwrap(),
+            ],
+        );
+    }
     ok(&wh, &["site", "--out", site.to_str().unwrap()]);
     let all = pages(&site);
     assert!(all.len() >= 10, "{all:?}");
@@ -311,6 +337,8 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
             .any(|(p, s)| p.ends_with("missing.png") && *s == 404)
     );
     log.lock().unwrap().clear();
+
+    the_index_leads_with_the_commit_most_series_regressed_at(bin, &base);
 
     let out = open(bin, &format!("{base}__all.html"), &["--dump-dom"]);
     let errors = console_errors(&out);
@@ -522,6 +550,37 @@ fn every_page_of_the_demo_site_loads_clean_in_chromium_and_every_link_resolves()
         "answer columns out of view on a phone: {hidden:#?}"
     );
     p_column_equals_the_reason(bin, &base, &site, &all);
+}
+
+/// The index on a phone (issue 40 item 1): its first red entry is the newest commit where
+/// most series regressed (the planted "mostly" suite's run 8: 4 of 5 movers up), coloured
+/// red though one series improved, with its evidence in the card; above the table, how
+/// recent that change is.
+fn the_index_leads_with_the_commit_most_series_regressed_at(bin: &str, base: &str) {
+    let index = dom(bin, &format!("{base}index.html"), 390);
+    let alerts = &index[index
+        .find("id=\"alerts\"")
+        .expect("the index leads with changes")..];
+    let row_at = alerts
+        .find("class=\"verdict-regressed\"")
+        .expect("a red entry");
+    let row = &alerts[alerts[..row_at].rfind("<tr>").unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(
+        row.contains("alerts.html#commit-b000000000000000000000000000000000000008"),
+        "{row}"
+    );
+    assert!(
+        row.contains(">mostly regressions +14.8% geometric mean"),
+        "{row}"
+    );
+    assert!(row.contains("4 of 5 series regressed, 1 improved"), "{row}");
+    // Its evidence (× local σ, runs on each side) shows in the card.
+    assert!(row.contains("σ · 7 runs before, 5 after"), "{row}");
+    assert!(
+        index.contains("Nothing new in the last 4 runs of mostly: the newest change is 4 runs old"),
+        "{alerts}"
+    );
 }
 
 /// A series page's data (`site::trend::data`), if it is one.

@@ -4,6 +4,7 @@
 
 use askama::Template;
 
+use crate::model::TriageState;
 use crate::query::alerts::{Alert, CommitAlert};
 use crate::site::pages::Chrome;
 use crate::site::pages::series::SeriesHrefs;
@@ -18,7 +19,7 @@ pub struct EntrySeriesView {
     /// How sure (× local σ, runs on each side, p), in the one short form.
     pub evidence: String,
     pub class: String,
-    pub state: String,
+    pub state: TriageState,
     pub note: String,
     /// The alert's id (`perfhouse triage ID STATE`).
     pub id: String,
@@ -31,7 +32,8 @@ pub struct CommitEntryView {
     pub anchor: String,
     /// The feed's id of the entry (`urn:perfhouse:commit:…`).
     pub urn: String,
-    /// regression / improvement / mixed.
+    /// regression / improvement / mostly regressions / mostly improvements / mixed (an even
+    /// split), or pending, a whole run's move, a suspected environment change.
     pub kind: String,
     pub class: String,
     /// The geometric mean of the changes and, with several, their range.
@@ -47,6 +49,8 @@ pub struct CommitEntryView {
     pub run_href: String,
     /// "the newest run", "3 runs ago".
     pub age: String,
+    /// Runs of its suite since (0: the newest run), where known.
+    pub runs_ago: Option<u64>,
     /// The first run at the new level: its start (RFC 3339) and its date.
     pub started: String,
     pub date: String,
@@ -117,11 +121,13 @@ fn key(a: &Alert) -> (String, String, String, crate::model::Params) {
     )
 }
 
-/// A commit entry's view. `hrefs`: each series' page and label; `commit_href`: the commit's
-/// page (the run's `commit_url` label + the commit), or empty.
-pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) -> CommitEntryView {
+/// An entry's kind and its verdict class: a whole-run move and a suspected change of the
+/// environment first, then pending, regression, improvement, or the way most of its series
+/// went ("mostly regressions": 4 regressed and 1 improved is red, so the index's colours say
+/// which way a commit went); an even split is mixed.
+fn entry_kind(c: &CommitAlert) -> (&'static str, &'static str) {
     let all_pending = c.pending > 0 && c.pending == c.series;
-    let (kind, class) = match (c.regressions, c.improvements) {
+    match (c.regressions, c.improvements) {
         _ if c.whole_run.is_some() => ("whole run moved", "verdict-inconclusive"),
         _ if c.suspected_environment => ("suspected environment change", "verdict-info"),
         (_, 0) if all_pending => ("pending regression", "verdict-inconclusive"),
@@ -130,8 +136,14 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
         (0, 0) if c.minor.iter().all(|m| !m.regression) => ("improvement", "verdict-improved"),
         (_, 0) => ("regression", "verdict-regressed"),
         (0, _) => ("improvement", "verdict-improved"),
+        (r, i) if r > i => ("mostly regressions", "verdict-regressed"),
+        (r, i) if i > r => ("mostly improvements", "verdict-improved"),
         _ => ("mixed", "verdict-info"),
-    };
+    }
+}
+
+/// "17 series: 17 regressed" (+ minor ones under the floor, + a whole run's move).
+fn moved_text(c: &CommitAlert) -> String {
     let minor = if c.minor.is_empty() {
         String::new()
     } else {
@@ -141,15 +153,22 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
         (0, 0) => format!("{} series, each under the history floor", c.minor.len()),
         (r, 0) => format!("{r} series regressed{minor}"),
         (0, i) => format!("{i} series improved{minor}"),
+        (r, i) if r > i => format!("{r} of {} series regressed, {i} improved{minor}", r + i),
+        (r, i) if i > r => format!("{i} of {} series improved, {r} regressed{minor}", r + i),
         (r, i) => format!("{} series: {r} regressed, {i} improved{minor}", r + i),
     };
     // A whole-run move: its own words say what moved (the entry's evidence); the members
     // listed are the series whose move is also beyond their own noise.
-    let moved = match &c.whole_run {
+    match &c.whole_run {
         Some(_) => format!("{moved}, beyond their own noise, in a whole run that moved"),
         None => moved,
-    };
-    let change = if c.whole_run.is_some() {
+    }
+}
+
+/// The entry's change: its one series' change, or the geometric mean and range of several;
+/// none for a whole run's move (its evidence says what moved).
+fn change_text(c: &CommitAlert) -> String {
+    if c.whole_run.is_some() {
         String::new()
     } else if c.series == 1 {
         pct(c.geomean)
@@ -160,7 +179,24 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
             pct(c.min),
             pct(c.max)
         )
-    };
+    }
+}
+
+/// A series' change in an entry: its magnitude, said to be pending where it is.
+fn alert_change(a: &Alert) -> String {
+    if a.kind == crate::query::alerts::AlertKind::Pending {
+        format!("{} (pending)", pct(a.magnitude))
+    } else {
+        pct(a.magnitude)
+    }
+}
+
+/// A commit entry's view. `hrefs`: each series' page and label; `commit_href`: the commit's
+/// page (the run's `commit_url` label + the commit), or empty.
+pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) -> CommitEntryView {
+    let (kind, class) = entry_kind(&c);
+    let moved = moved_text(&c);
+    let change = change_text(&c);
     let mut states: Vec<&str> = c.alerts.iter().map(|a| a.state.as_str()).collect();
     states.sort_unstable();
     states.dedup();
@@ -191,19 +227,10 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
                 href,
                 name,
                 suite: a.suite.clone(),
-                change: if a.kind == crate::query::alerts::AlertKind::Pending {
-                    format!("{} (pending)", pct(a.magnitude))
-                } else {
-                    pct(a.magnitude)
-                },
+                change: alert_change(a),
                 evidence: a.evidence.clone(),
-                class: if a.regression {
-                    "verdict-regressed"
-                } else {
-                    "verdict-improved"
-                }
-                .into(),
-                state: a.state.clone(),
+                class: crate::site::pages::verdict_class(a.regression).into(),
+                state: a.state,
                 note: a.note.clone(),
                 id: a.alert_id.clone(),
             }
@@ -227,6 +254,7 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
         run: c.run_no.map_or(String::new(), |n| format!("#{n}")),
         run_href: crate::site::pages::run_href(&c.run_id),
         age: age(c.runs_ago),
+        runs_ago: c.runs_ago,
         date: started.chars().take(10).collect(),
         started,
         commit: crate::present::short_commit(&c.git_commit),
@@ -302,7 +330,7 @@ pub fn alerts_page(entries: Vec<CommitEntryView>, css: &str, closed: usize) -> A
 mod tests {
     use super::*;
 
-    fn alert(metric: &str, magnitude: f64, state: &str) -> Alert {
+    fn alert(metric: &str, magnitude: f64, state: TriageState) -> Alert {
         Alert {
             alert_id: format!("id-{metric}"),
             suite: "s".into(),
@@ -316,7 +344,7 @@ mod tests {
             git_commit: Some("abcdef0123456789".into()),
             magnitude,
             regression: magnitude > 0.0,
-            state: state.into(),
+            state,
             note: String::new(),
             updated_at: String::new(),
             detected: true,
@@ -330,7 +358,10 @@ mod tests {
 
     #[test]
     fn an_entry_names_its_series_change_age_and_anchor() {
-        let alerts = vec![alert("a", 0.25, "new"), alert("b", 0.04, "acknowledged")];
+        let alerts = vec![
+            alert("a", 0.25, TriageState::New),
+            alert("b", 0.04, TriageState::Acknowledged),
+        ];
         let mut c = crate::query::alerts::by_commit(&alerts, &[]);
         assert_eq!(c.len(), 1);
         let mut c = c.remove(0);
@@ -356,10 +387,82 @@ mod tests {
         assert_eq!(e.run_href, "runs/r2/index.html");
     }
 
+    /// A commit that moved one series each way is mixed, with the geometric mean and range;
+    /// one whose only series is pending says so, and its series' change is marked pending.
+    #[test]
+    fn an_entry_says_mixed_or_pending_by_its_series() {
+        let mixed = crate::query::alerts::by_commit(
+            &[
+                alert("a", 0.21, TriageState::New),
+                alert("b", -0.10, TriageState::New),
+            ],
+            &[],
+        )
+        .remove(0);
+        let e = commit_entry(mixed, &SeriesHrefs::new(), String::new());
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("mixed", "verdict-info")
+        );
+        assert_eq!(e.moved, "2 series: 1 regressed, 1 improved");
+        // (1.21 × 0.90)^½ − 1 = +4.36 %
+        assert_eq!(e.change, "+4.4% geometric mean, -10.0% … +21.0%");
+        let classes: Vec<&str> = e.series.iter().map(|s| s.class.as_str()).collect();
+        assert_eq!(classes, ["verdict-regressed", "verdict-improved"]);
+        assert_eq!(
+            e.triage,
+            "perfhouse triage commit:abcdef0123456789 STATE --note TEXT"
+        );
+        let mut a = alert("a", 0.3, TriageState::New);
+        a.kind = crate::query::alerts::AlertKind::Pending;
+        let pending = crate::query::alerts::by_commit(&[a], &[]).remove(0);
+        let e = commit_entry(pending, &SeriesHrefs::new(), String::new());
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("pending regression", "verdict-inconclusive")
+        );
+        assert_eq!(e.change, "+30.0%");
+        assert_eq!(e.series[0].change, "+30.0% (pending)");
+    }
+
+    /// Most of a commit's series went one way: the entry is coloured that way and says how
+    /// many of how many ("4 of 5"); 2 against 2 stays mixed.
+    #[test]
+    fn an_entry_is_coloured_by_the_way_most_of_its_series_went() {
+        let entry = |moves: &[f64]| {
+            let alerts: Vec<Alert> = moves
+                .iter()
+                .enumerate()
+                .map(|(i, m)| alert(&format!("g.m{i}"), *m, TriageState::New))
+                .collect();
+            let c = crate::query::alerts::by_commit(&alerts, &[]).remove(0);
+            commit_entry(c, &SeriesHrefs::new(), String::new())
+        };
+        let e = entry(&[0.2, 0.3, 0.15, 0.12, -0.1]);
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("mostly regressions", "verdict-regressed")
+        );
+        assert_eq!(e.moved, "4 of 5 series regressed, 1 improved");
+        let e = entry(&[0.2, -0.3, -0.15]);
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("mostly improvements", "verdict-improved")
+        );
+        assert_eq!(e.moved, "2 of 3 series improved, 1 regressed");
+        let e = entry(&[0.2, 0.3, -0.15, -0.2]);
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("mixed", "verdict-info")
+        );
+        assert_eq!(e.moved, "4 series: 2 regressed, 2 improved");
+    }
+
     #[test]
     fn stale_and_irrelevant_entries_do_not_lead() {
         let mk = |anchor: &str, started: &str, relevant: bool, stale: bool| {
-            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, "new")], &[]).remove(0);
+            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, TriageState::New)], &[])
+                .remove(0);
             let mut e = commit_entry(c, &SeriesHrefs::new(), String::new());
             e.anchor = anchor.into();
             e.started = started.into();
@@ -377,6 +480,8 @@ mod tests {
             "c.css",
             4,
         );
+        let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
         let got: Vec<(&str, bool, Vec<&str>)> = page
             .sections
             .iter()

@@ -108,9 +108,81 @@ pub fn run_href(run_id: &str) -> String {
     format!("runs/{run_id}/index.html")
 }
 
+/// The class of a change's verdict: regressed or improved.
+pub(crate) fn verdict_class(regression: bool) -> &'static str {
+    if regression {
+        "verdict-regressed"
+    } else {
+        "verdict-improved"
+    }
+}
+
+/// What every page's numbers must read like (issue 40 item 5): no "1 runs" (a count of one
+/// with a plural noun) and no negative zero ("-0.0%"). Every unit test that renders a page
+/// hands its HTML here; the words are read with the markup taken out.
+#[cfg(test)]
+pub(crate) fn assert_numbers_read_well(html: &str) {
+    let mut text = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                text.push(' ');
+            }
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    for zero in ["-0.0%", "−0.0%", "-0.0 %", "−0.0 %", "-0%", "−0%"] {
+        assert!(!text.contains(zero), "{zero:?} in the page");
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for w in words.windows(2) {
+        let (n, noun) = (w[0].trim_start_matches(['(', '#', '+', '-', '−']), w[1]);
+        let noun = noun.trim_end_matches([',', '.', ';', ':', ')']);
+        if n == "1" && plural_noun(noun) {
+            panic!("\"1 {noun}\" in the page: {:?}", w.join(" "));
+        }
+    }
+}
+
+/// A word that reads as a plural noun after a count: lower case, ending in one `s` (not the
+/// symbols `ms`, `ns`, nor words that end in `s` in the singular).
+#[cfg(test)]
+fn plural_noun(w: &str) -> bool {
+    const SINGULAR: &[&str] = &[
+        "series", "has", "was", "its", "this", "is", "us", "plus", "across", "means", "does",
+        "says",
+    ];
+    w.len() > 2
+        && w.bytes().all(|b| b.is_ascii_lowercase())
+        && w.ends_with('s')
+        && !w.ends_with("ss")
+        && !SINGULAR.contains(&w)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The check every rendered page passes: it finds a count of one with a plural noun and a
+    /// negative zero, in the text, not in the markup.
+    #[test]
+    fn the_numbers_check_finds_one_with_a_plural_and_negative_zero() {
+        let fails =
+            |html: &str| std::panic::catch_unwind(|| assert_numbers_read_well(html)).is_err();
+        assert!(fails("<p>1 medians of aiperf</p>"));
+        assert!(fails("<p>over 1 runs.</p>"));
+        assert!(fails("<td>-0.0%</td>"));
+        assert!(!fails(
+            "<p>1 median, 2 runs, 1 series, 1 ms, 1.5 cores, +0.0%</p>"
+        ));
+        assert!(!fails(
+            "<svg width=\"1\" points=\"1 stops\"></svg><p>ok</p>"
+        ));
+    }
 
     #[test]
     fn crumbs_link_from_the_page_to_the_root() {
