@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """Change-point accuracy: perfhouse's detector vs Apache Otava on the same series, in one run.
 
-Usage: changepoints.py PERFHOUSE_BIN KEDRO_HISTORY_JSON KEDRO_LABELS_CSV [SEEDS]
+Usage: changepoints.py PERFHOUSE_BIN KEDRO_HISTORY_JSON KEDRO_LABELS_CSV [SEEDS] [PUBLIC_DIR]
 
 (a) Synthetic: a grid of shift sizes x noise levels x lengths, SEEDS series per cell, each
     with one planted level shift at a uniform position in the middle half (shift 0 = A/A:
     every detection is a false positive). Noise is Gaussian, relative to the level.
 (b) Real: the Kedro asv history (343 commits), each series split at its known breaks
     (benchmark version changes), against the step changes annotated in KEDRO_LABELS_CSV.
+(c) Public: performance series whose change points others labelled (changepoints_public.py),
+    read from PUBLIC_DIR (../shared/fixtures/changepoints-public); skipped, and said so, when
+    they are absent. Scored with a margin of 5 points (issue 37).
 
 A detection is a hit when it lies within +-K points of a true change (each true change
-matched once). Precision = hits / detections, recall = hits / true changes, F1 their
-harmonic mean; the A/A false-positive rate is the share of shift-0 series with any detection.
+matched once; K = 3, and 5 for the public set). Precision = hits / detections, recall = hits /
+true changes, F1 their harmonic mean; the A/A false-positive rate is the share of shift-0
+series with any detection.
 perfhouse runs as `perfhouse changepoints` (E-divisive + the series' noise band), Otava as
 `otava.analysis.compute_change_points` with its defaults (window 50, max_pvalue 0.001).
 """
@@ -24,9 +28,11 @@ import subprocess
 import sys
 import time
 
+import changepoints_public
 from kedro_labels import segments
 
 K = 3
+K_PUBLIC = 5
 SHIFTS = [0.0, 0.02, 0.05, 0.10, 0.20]
 NOISES = [0.01, 0.03]
 LENGTHS = [40, 120]
@@ -87,7 +93,7 @@ def run_otava(series):
     return found, time.perf_counter() - t0
 
 
-def score(series, found):
+def score(series, found, margin=K):
     hits = det = true = 0
     for name, _, truth, _ in series:
         d = sorted(found.get(name, []))
@@ -95,7 +101,7 @@ def score(series, found):
         true += len(truth)
         left = list(d)
         for t in truth:
-            m = [x for x in left if abs(x - t) <= K]
+            m = [x for x in left if abs(x - t) <= margin]
             if m:
                 hits += 1
                 left.remove(min(m, key=lambda x: abs(x - t)))
@@ -146,12 +152,68 @@ def curve(bin_, syn, real, quiet):
               f"{qr:.2f} | {aa_rate(syn, ss):.1%} |")
 
 
-def main():
-    bin_, hist, labels = sys.argv[1:4]
-    seeds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
-    syn = synthetic(seeds)
-    real = kedro(hist, labels)
-    quiet = quiet_step(seeds)
+def public(bin_, directory):
+    """Issue 37's part: the public labelled sets, perfhouse beside Otava at its defaults, each
+    set and all of them pooled, with a margin of K_PUBLIC points."""
+    print()
+    sets, absent = changepoints_public.load(directory)
+    for name in absent:
+        print(f"public labelled set absent, skipped: {name}")
+    if not sets:
+        return
+    print(f"Public labelled sets (margin ±{K_PUBLIC} points; Otava = compute_change_points "
+          "at its defaults):")
+    print()
+    print("| data | tool | series | true changes | detected | hits | precision | recall | F1 "
+          "| seconds |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    pooled = {"perfhouse": {}, "otava": {}}
+    breakdowns = []
+    runs = [("perfhouse", lambda s: run_perfhouse(bin_, s)), ("otava", run_otava)]
+    for name, series in sets:
+        for tool, run in runs:
+            found, dt = run(series)
+            pooled[tool].update(found)
+            public_row(name, tool, series, found, dt)
+            breakdowns.append(breakdown(name, tool, series, found))
+    if len(sets) > 1:
+        everything = [x for _, series in sets for x in series]
+        for tool, _ in runs:
+            public_row("pooled", tool, everything, pooled[tool], None)
+    print()
+    print("\n".join(breakdowns))
+
+
+def breakdown(name, tool, series, found):
+    """Hits by labelled index (series sharing a label index), and how many unmatched detections
+    sit where the series' median moves by the labelling threshold anyway."""
+    hit, total, unmatched, moving = {}, {}, 0, 0
+    for sname, values, truth, _ in series:
+        left = sorted(found.get(sname, []))
+        for t in sorted(truth):
+            total[t] = total.get(t, 0) + 1
+            near = [x for x in left if abs(x - t) <= K_PUBLIC]
+            if near:
+                hit[t] = hit.get(t, 0) + 1
+                left.remove(min(near, key=lambda x: abs(x - t)))
+        unmatched += len(left)
+        moving += sum(1 for x in left if changepoints_public.moves_at(values, x))
+    by_label = ", ".join(f"#{t}: {hit.get(t, 0)}/{n}" for t, n in sorted(total.items()))
+    return (f"{name}, {tool}: hits by labelled index {by_label}; {unmatched} unmatched "
+            f"detections, {moving} of them where the series' median moves >= "
+            f"{changepoints_public.THRESHOLD:.0%} too")
+
+
+def public_row(name, tool, series, found, dt):
+    p, r, f1, det, true = score(series, found, K_PUBLIC)
+    hits = round(r * true)
+    secs = "" if dt is None else f"{dt:.2f}"
+    print(f"| {name} | {tool} | {len(series)} | {true} | {det} | {hits} | {p:.2f} | {r:.2f} "
+          f"| {f1:.2f} | {secs} |")
+
+
+def accuracy_rows(bin_, syn, quiet, real):
+    """perfhouse and Otava on the synthetic grid, the quiet step and Kedro (margin K)."""
     rows = []
     for label, series in [("synthetic", syn), ("3.5 % step at σ 1 %", quiet), ("kedro", real)]:
         ph, ph_t = run_perfhouse(bin_, series)
@@ -169,6 +231,10 @@ def main():
                                  "series": len(sub), "true": true, "detected": det,
                                  "precision": p, "recall": r, "f1": f1, "aa_fp_rate": None,
                                  "seconds": None})
+    return rows
+
+
+def print_rows(rows):
     print("| data | tool | series | true changes | detected | precision | recall | F1 | A/A false-positive rate | seconds |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
@@ -176,6 +242,32 @@ def main():
         secs = "" if r["seconds"] is None else f"{r['seconds']:.2f}"
         print(f"| {r['data']} | {r['tool']} | {r['series']} | {r['true']} | {r['detected']} | "
               f"{r['precision']:.2f} | {r['recall']:.2f} | {r['f1']:.2f} | {aa} | {secs} |")
+
+
+def targets(rows):
+    """The two figures issue 37 sets targets for, from the rows above."""
+    mine = {r["data"]: r for r in rows if r["tool"] == "perfhouse"}
+    f1, aa = mine["kedro"]["f1"], mine["synthetic"]["aa_fp_rate"]
+    print()
+    print(f"Kedro F1 (perfhouse): {f1:.2f} (target >= 0.8: {'met' if f1 >= 0.8 else 'NOT met'})")
+    print(f"synthetic A/A false-positive rate (perfhouse): {aa:.1%} "
+          f"(target <= 1 %: {'met' if aa <= 0.01 else 'NOT met'})")
+
+
+def main():
+    bin_, hist, labels = sys.argv[1:4]
+    seeds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
+    public_dir = sys.argv[5] if len(sys.argv) > 5 else None
+    syn = synthetic(seeds)
+    real = kedro(hist, labels)
+    quiet = quiet_step(seeds)
+    rows = accuracy_rows(bin_, syn, quiet, real)
+    print_rows(rows)
+    targets(rows)
+    if public_dir is None:
+        print("\npublic labelled sets: no PUBLIC_DIR given, skipped")
+    else:
+        public(bin_, public_dir)
     curve(bin_, syn, real, quiet)
 
 

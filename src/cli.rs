@@ -474,8 +474,9 @@ pub struct TriageArgs {
     /// unique prefix of the commit) for every open alert of that commit entry at once, as
     /// `perfhouse alerts --by commit` lists it.
     pub alert: String,
-    /// new, acknowledged, invalid, fixed or accepted.
-    pub state: String,
+    /// The state to set.
+    #[arg(value_enum)]
+    pub state: crate::model::TriageState,
     /// Why (shown with the alert and in the feed).
     #[arg(long, default_value = "")]
     pub note: String,

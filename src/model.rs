@@ -8,6 +8,51 @@ use std::collections::BTreeMap;
 /// sorted keys and equal parameter sets compare equal as strings in SQL.
 pub type Params = BTreeMap<String, String>;
 
+/// The text forms of a state enum, from its `ALL` and `as_str` alone (one place for its
+/// words): `Display`, `FromStr` whose error names the bad word and the good ones, and serde as
+/// the same word. Tables store `as_str`, so rows read back through `Deserialize` and a word
+/// that is none of them fails the read naming it.
+macro_rules! stored_words {
+    ($ty:ident, $what:literal) => {
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$ty, String> {
+                $ty::ALL
+                    .into_iter()
+                    .find(|v| v.as_str() == s)
+                    .ok_or_else(|| {
+                        let words: Vec<&str> = $ty::ALL.iter().map(|v| v.as_str()).collect();
+                        format!(
+                            concat!($what, " {:?} is not one of {}"),
+                            s,
+                            words.join(", ")
+                        )
+                    })
+            }
+        }
+
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                let word: String = serde::Deserialize::deserialize(d)?;
+                word.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
 /// Where a trial's results count: warmup trials and requests never enter medians.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -16,6 +61,8 @@ pub enum Phase {
 }
 
 impl Phase {
+    pub const ALL: [Phase; 2] = [Phase::Warmup, Phase::Measured];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Phase::Warmup => "warmup",
@@ -33,14 +80,12 @@ pub enum Better {
 }
 
 impl Better {
+    pub const ALL: [Better; 2] = [Better::Higher, Better::Lower];
+
     /// The stored form read back (`higher`; anything else is lower-is-better, as stored
     /// metrics are always one of the two).
     pub fn from_name(name: &str) -> Better {
-        if name == "higher" {
-            Better::Higher
-        } else {
-            Better::Lower
-        }
+        name.parse().unwrap_or(Better::Lower)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -64,6 +109,13 @@ pub enum TrialStatus {
 }
 
 impl TrialStatus {
+    pub const ALL: [TrialStatus; 4] = [
+        TrialStatus::Ok,
+        TrialStatus::Failed,
+        TrialStatus::Timeout,
+        TrialStatus::Interrupted,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             TrialStatus::Ok => "ok",
@@ -87,6 +139,13 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    pub const ALL: [RunStatus; 4] = [
+        RunStatus::Ok,
+        RunStatus::Failed,
+        RunStatus::Partial,
+        RunStatus::Interrupted,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             RunStatus::Ok => "ok",
@@ -114,8 +173,7 @@ impl RunStatus {
 }
 
 /// What a stack's weight measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum StackKind {
     /// Weight in samples of a thread on CPU.
     Oncpu,
@@ -124,6 +182,8 @@ pub enum StackKind {
 }
 
 impl StackKind {
+    pub const ALL: [StackKind; 2] = [StackKind::Oncpu, StackKind::Offcpu];
+
     pub fn as_str(self) -> &'static str {
         match self {
             StackKind::Oncpu => "oncpu",
@@ -131,6 +191,57 @@ impl StackKind {
         }
     }
 }
+
+/// An alert's triage state (the newest event of the alert in the `alerts` table; none: `New`),
+/// as Perfherder and LNT keep them. The table stores [`TriageState::as_str`], so a warehouse
+/// written before this type reads back unchanged; a stored word that is none of these is an
+/// error naming it, not a silent `New`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum TriageState {
+    /// Detected, nobody has looked.
+    New,
+    /// Someone is on it (still open).
+    Acknowledged,
+    /// Noise or a broken run, not a change.
+    Invalid,
+    /// A later change undid it.
+    Fixed,
+    /// The new level is the new baseline: the series starts a new segment at the alert's run.
+    Accepted,
+}
+
+impl TriageState {
+    pub const ALL: [TriageState; 5] = [
+        TriageState::New,
+        TriageState::Acknowledged,
+        TriageState::Invalid,
+        TriageState::Fixed,
+        TriageState::Accepted,
+    ];
+
+    /// The stored and printed word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriageState::New => "new",
+            TriageState::Acknowledged => "acknowledged",
+            TriageState::Invalid => "invalid",
+            TriageState::Fixed => "fixed",
+            TriageState::Accepted => "accepted",
+        }
+    }
+
+    /// Still wants a look: `new` or `acknowledged`.
+    pub fn is_open(self) -> bool {
+        matches!(self, TriageState::New | TriageState::Acknowledged)
+    }
+}
+
+stored_words!(Phase, "trial phase");
+stored_words!(TrialStatus, "trial status");
+stored_words!(RunStatus, "run status");
+stored_words!(StackKind, "stack kind");
+stored_words!(TriageState, "triage state");
+stored_words!(Better, "`better`");
 
 /// One `perfhouse run` or one ingest batch.
 #[derive(Debug, Clone, PartialEq)]
@@ -351,7 +462,7 @@ pub struct AlertEvent {
     pub git_commit: Option<String>,
     pub magnitude: f64,
     pub regression: bool,
-    pub state: String,
+    pub state: TriageState,
     pub note: String,
     pub at_us: i64,
 }
@@ -607,5 +718,83 @@ pub mod names {
                 "the arm of trial 3 is 1048576 bytes long, more than the 256 allowed"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every state's word parses back to it, through `FromStr`, serde and clap alike; the
+    /// words are the five the `alerts` table has always stored.
+    #[test]
+    fn triage_states_round_trip_through_their_words() {
+        let words: Vec<&str> = TriageState::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(
+            words,
+            ["new", "acknowledged", "invalid", "fixed", "accepted"]
+        );
+        for s in TriageState::ALL {
+            assert_eq!(s.as_str().parse::<TriageState>(), Ok(s));
+            assert_eq!(s.to_string(), s.as_str());
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{}\"", s.as_str()));
+            assert_eq!(serde_json::from_str::<TriageState>(&json).unwrap(), s);
+            assert_eq!(
+                <TriageState as clap::ValueEnum>::from_str(s.as_str(), false),
+                Ok(s)
+            );
+        }
+        let open: Vec<TriageState> = TriageState::ALL
+            .into_iter()
+            .filter(|s| s.is_open())
+            .collect();
+        assert_eq!(open, [TriageState::New, TriageState::Acknowledged]);
+        assert_eq!(
+            "Accepted".parse::<TriageState>(),
+            Err("triage state \"Accepted\" is not one of new, acknowledged, invalid, fixed, accepted".into())
+        );
+    }
+
+    /// The other stored enums read back the same way: each word parses to its variant, and a
+    /// word the table never held is an error naming it and the words it may be.
+    #[test]
+    fn stored_enums_read_back_their_words_and_name_a_bad_one() {
+        fn round_trip<T>(all: &[T])
+        where
+            T: Copy + PartialEq + std::fmt::Debug + std::fmt::Display,
+            T: std::str::FromStr<Err = String> + serde::de::DeserializeOwned,
+        {
+            for &v in all {
+                let word = v.to_string();
+                assert_eq!(word.parse::<T>(), Ok(v));
+                assert_eq!(
+                    serde_json::from_str::<T>(&format!("\"{word}\"")).unwrap(),
+                    v
+                );
+            }
+        }
+        round_trip(&Phase::ALL);
+        round_trip(&TrialStatus::ALL);
+        round_trip(&RunStatus::ALL);
+        round_trip(&StackKind::ALL);
+        assert_eq!(
+            serde_json::from_str::<Phase>("\"cooldown\"")
+                .unwrap_err()
+                .to_string(),
+            "trial phase \"cooldown\" is not one of warmup, measured"
+        );
+        assert_eq!(
+            "skipped".parse::<TrialStatus>(),
+            Err("trial status \"skipped\" is not one of ok, failed, timeout, interrupted".into())
+        );
+        assert_eq!(
+            "done".parse::<RunStatus>(),
+            Err("run status \"done\" is not one of ok, failed, partial, interrupted".into())
+        );
+        assert_eq!(
+            "wall".parse::<StackKind>(),
+            Err("stack kind \"wall\" is not one of oncpu, offcpu".into())
+        );
     }
 }

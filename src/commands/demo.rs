@@ -148,29 +148,7 @@ pub fn run_plans(
 
 pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
     let root = locate(&args.datasets)?;
-    let mut specs = Vec::new();
-    for entry in fs::read_dir(&root).with_context(|| format!("reading {}", root.display()))? {
-        let dir = entry?.path();
-        let spec_path = dir.join("ingest.json");
-        if spec_path.is_file() {
-            let text = fs::read_to_string(&spec_path)
-                .with_context(|| format!("reading {}", spec_path.display()))?;
-            let spec: DatasetSpec = serde_json::from_str(&text).with_context(|| {
-                format!(
-                    "{}: expected an ingest spec (suite, paths, params, …)",
-                    spec_path.display()
-                )
-            })?;
-            specs.push((dir, spec));
-        }
-    }
-    specs.sort_by(|a, b| a.0.cmp(&b.0));
-    if specs.is_empty() {
-        bail!(
-            "{}: no dataset directories with an ingest.json",
-            root.display()
-        );
-    }
+    let specs = dataset_specs(&root)?;
     let mut out = std::io::stdout().lock();
     for (dir, spec) in specs {
         let Some(paths) = inputs(&root, &dir, &spec) else {
@@ -203,21 +181,7 @@ pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
             )?;
         }
     }
-    // Bundled runs kept as Parquet (a real `perfhouse run`, with CPU samples and stacks that no
-    // tool output format carries): `datasets/<name>/warehouse/`.
-    let mut bundles: Vec<PathBuf> = fs::read_dir(&root)?
-        .filter_map(|e| e.ok().map(|e| e.path().join("warehouse")))
-        .filter(|w| w.join("runs").is_dir())
-        .collect();
-    bundles.sort();
-    for b in bundles {
-        let added = wh
-            .import(&Warehouse::open(&b)?)
-            .with_context(|| format!("importing bundled runs from {}", b.display()))?;
-        if !quiet {
-            writeln!(out, "{}: {added} bundled run(s) added", b.display())?;
-        }
-    }
+    import_bundles(wh, &root, quiet, &mut out)?;
     let q = Query::open(wh).await?;
     let report = crate::site::build(&q, &args.out).await?;
     if !quiet {
@@ -229,6 +193,54 @@ pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
             report.unchanged,
             args.out.join("index.html").display()
         )?;
+    }
+    Ok(())
+}
+
+/// The datasets under `root`: each directory with an `ingest.json`, with its spec, in name
+/// order; none at all is an error.
+fn dataset_specs(root: &Path) -> Result<Vec<(PathBuf, DatasetSpec)>> {
+    let mut specs = Vec::new();
+    for entry in fs::read_dir(root).with_context(|| format!("reading {}", root.display()))? {
+        let dir = entry?.path();
+        let spec_path = dir.join("ingest.json");
+        if spec_path.is_file() {
+            let text = fs::read_to_string(&spec_path)
+                .with_context(|| format!("reading {}", spec_path.display()))?;
+            let spec: DatasetSpec = serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "{}: expected an ingest spec (suite, paths, params, …)",
+                    spec_path.display()
+                )
+            })?;
+            specs.push((dir, spec));
+        }
+    }
+    specs.sort_by(|a, b| a.0.cmp(&b.0));
+    if specs.is_empty() {
+        bail!(
+            "{}: no dataset directories with an ingest.json",
+            root.display()
+        );
+    }
+    Ok(specs)
+}
+
+/// Bundled runs kept as Parquet (a real `perfhouse run`, with CPU samples and stacks that no
+/// tool output format carries): `datasets/<name>/warehouse/`, imported.
+fn import_bundles(wh: &Warehouse, root: &Path, quiet: bool, out: &mut impl Write) -> Result<()> {
+    let mut bundles: Vec<PathBuf> = fs::read_dir(root)?
+        .filter_map(|e| e.ok().map(|e| e.path().join("warehouse")))
+        .filter(|w| w.join("runs").is_dir())
+        .collect();
+    bundles.sort();
+    for b in bundles {
+        let added = wh
+            .import(&Warehouse::open(&b)?)
+            .with_context(|| format!("importing bundled runs from {}", b.display()))?;
+        if !quiet {
+            writeln!(out, "{}: {added} bundled run(s) added", b.display())?;
+        }
     }
     Ok(())
 }

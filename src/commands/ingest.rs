@@ -664,51 +664,72 @@ struct HistoryImport<'a> {
 impl HistoryImport<'_> {
     /// One run of the history into the batch; the batch is appended first when the run is
     /// of another suite or the batch is full.
-    fn add(&mut self, r: ingest::adapter::HistoryRun) -> Result<()> {
-        let opts = &self.opts;
+    fn add(&mut self, mut r: ingest::adapter::HistoryRun) -> Result<()> {
         self.nulls += r.failed.len();
         let suite = match &r.group {
-            Some(g) => format!("{}.{g}", opts.suite),
-            None => opts.suite.clone(),
+            Some(g) => format!("{}.{g}", self.opts.suite),
+            None => self.opts.suite.clone(),
         };
+        let mut data = self.rows(&mut r)?;
+        let artifact = self.kept(&r.path)?;
+        // asv's digest is its results file's, as it always was (so a warehouse holding an
+        // earlier import adds nothing); a run that shares its file names its own content.
+        let (format, labels) = (self.adapter.name(), &self.opts.labels);
+        let identity = match &r.identity {
+            None => serde_json::json!({
+                "formats": [format], "suite": suite, "sha256": artifact.sha256, "labels": labels,
+            }),
+            Some(run) => serde_json::json!({
+                "formats": [format], "suite": suite, "run": run, "labels": labels,
+            }),
+        };
+        data.artifacts.push(artifact);
+        data.notes.extend(self.opts.note.iter().cloned());
+        let run = self.run_row(r, suite, &identity);
+        self.enqueue(run, data)
+    }
+
+    /// The rows of a run's trials (values that are not finite dropped, with a warning).
+    fn rows(&mut self, r: &mut ingest::adapter::HistoryRun) -> Result<crate::model::RunData> {
         let mut file = ingest::ParsedFile {
             path: r.path.clone(),
             format: Format::of(self.adapter),
-            trials: r.trials,
+            trials: std::mem::take(&mut r.trials),
             warnings: Vec::new(),
             joined: Vec::new(),
             commit: None,
         };
         file.drop_non_finite();
         self.warnings.append(&mut file.warnings);
-        let (mut data, _) = ingest::assemble(vec![file], &opts.defaults)?;
-        let artifact = match self.kept.get(&r.path) {
-            Some(a) => a.clone(),
-            None => {
-                let (mut a, new) = self
-                    .wh
-                    .hash_and_stage(&r.path)?
-                    .keep_created(&r.path.to_string_lossy())?;
-                if new {
-                    self.created.push(a.stored_path.clone());
-                }
-                a.trial_id = None;
-                self.kept.insert(r.path.clone(), a.clone());
-                a
-            }
-        };
-        // asv's digest is its results file's, as it always was (so a warehouse holding an
-        // earlier import adds nothing); a run that shares its file names its own content.
-        let identity = match &r.identity {
-            None => serde_json::json!({
-                "formats": [self.adapter.name()], "suite": suite, "sha256": artifact.sha256, "labels": opts.labels,
-            }),
-            Some(run) => serde_json::json!({
-                "formats": [self.adapter.name()], "suite": suite, "run": run, "labels": opts.labels,
-            }),
-        };
-        data.artifacts.push(artifact);
-        data.notes.extend(opts.note.iter().cloned());
+        let (data, _) = ingest::assemble(vec![file], &self.opts.defaults)?;
+        Ok(data)
+    }
+
+    /// The kept input of the file at `path`, kept once however many runs come from it.
+    fn kept(&mut self, path: &std::path::Path) -> Result<crate::model::Artifact> {
+        if let Some(a) = self.kept.get(path) {
+            return Ok(a.clone());
+        }
+        let (mut a, new) = self
+            .wh
+            .hash_and_stage(path)?
+            .keep_created(&path.to_string_lossy())?;
+        if new {
+            self.created.push(a.stored_path.clone());
+        }
+        a.trial_id = None;
+        self.kept.insert(path.to_path_buf(), a.clone());
+        Ok(a)
+    }
+
+    /// The run row of a history run of `suite`, its digest that of `identity`.
+    fn run_row(
+        &self,
+        r: ingest::adapter::HistoryRun,
+        suite: String,
+        identity: &serde_json::Value,
+    ) -> Run {
+        let opts = &self.opts;
         let at = r.date_ms.map(|ms| ms * 1000).unwrap_or(self.now);
         let mut labels = opts.labels.clone();
         for (k, v) in &r.labels {
@@ -719,7 +740,7 @@ impl HistoryImport<'_> {
                 .entry("asv_env".to_string())
                 .or_insert(r.env_name.clone());
         }
-        let run = Run {
+        Run {
             run_id: uuid::Uuid::now_v7().to_string(),
             suite,
             started_at_us: at,
@@ -739,7 +760,11 @@ impl HistoryImport<'_> {
             } else {
                 RunStatus::Partial
             },
-        };
+        }
+    }
+
+    /// Puts a run in the batch, appending the batch before (another suite) or after (full).
+    fn enqueue(&mut self, run: Run, data: crate::model::RunData) -> Result<()> {
         if self
             .batch
             .first()

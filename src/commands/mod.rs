@@ -146,78 +146,102 @@ pub fn run(cli: Cli) -> Result<()> {
         .build()
         .context("starting the async runtime")?;
     // The runner drives processes from this thread and samples on the runtime's workers.
-    if let Command::Run(args) = &cli.command {
-        crate::query::thresholds::check_labels(&args.labels).map_err(anyhow::Error::msg)?;
-        let (wh, remote) = writable(&cli)?;
-        let opts = crate::runner::RunOptions {
-            plan: args.plan.clone(),
-            labels: args.labels.iter().cloned().collect(),
-            git_arms: args.git_arms.clone(),
-            dry_run: args.dry_run,
-            fail_fast: args.fail_fast,
-            quiet: cli.quiet,
-            keep_scratch: args.keep_scratch,
-            until_decided: args.until_decided.clone().map(|metric| {
-                crate::runner::decide::UntilDecided {
-                    metric,
-                    max_repeats: args.max_repeats.unwrap_or(0),
-                }
-            }),
-            find_capacity: args.find_capacity,
-            ..Default::default()
-        };
-        let outcome = crate::runner::execute(&wh, runtime.handle(), &opts)?;
-        if let Some(remote) = &remote {
-            runtime.block_on(push_staged(&wh, remote, cli.quiet))?;
+    match &cli.command {
+        Command::Run(args) => return run_plan(&cli, args, &runtime),
+        Command::Calibrate(args) => return calibrate(&cli, args, &runtime),
+        Command::Bisect(args) => return bisect(&cli, args, &runtime),
+        Command::Demo(args) if !args.no_plans => {
+            let wh = open_warehouse(&cli)?;
+            demo::run_plans(&wh, runtime.handle(), args, cli.quiet)?;
         }
-        return finish_run(&outcome, cli.quiet);
-    }
-    if let Command::Calibrate(args) = &cli.command {
-        let wh = open_warehouse(&cli)?;
-        let opts = crate::runner::CalibrateOptions {
-            plan: args.plan.clone(),
-            repeats: args.repeats,
-            arm: args.arm.clone(),
-            labels: args.labels.iter().cloned().collect(),
-        };
-        let outcome = crate::runner::calibrate(&wh, runtime.handle(), &opts, cli.quiet)?;
-        finish_run(&outcome, cli.quiet)?;
-        if let Some(run_id) = &outcome.run_id {
-            calibration_noise(&cli, &wh, &runtime, run_id)?;
-        }
-        return Ok(());
-    }
-    if let Command::Bisect(args) = &cli.command {
-        let wh = open_warehouse(&cli)?;
-        crate::runner::install_signal_handlers();
-        let o = crate::runner::bisect::bisect(
-            &wh,
-            runtime.handle(),
-            &crate::runner::bisect::BisectOptions {
-                plan: args.plan.clone(),
-                good: args.good.clone(),
-                bad: args.bad.clone(),
-                metric: args.metric.clone(),
-                labels: args.labels.iter().cloned().collect(),
-                quiet: cli.quiet,
-            },
-        )?;
-        match args.format {
-            crate::cli::BisectFormat::Text => print!("{}", crate::runner::bisect::report(&o)),
-            crate::cli::BisectFormat::Json => println!("{}", serde_json::to_string_pretty(&o)?),
-        }
-        if o.first_bad.is_none() {
-            return Err(NothingToBisect.into());
-        }
-        return Ok(());
-    }
-    if let Command::Demo(args) = &cli.command
-        && !args.no_plans
-    {
-        let wh = open_warehouse(&cli)?;
-        demo::run_plans(&wh, runtime.handle(), args, cli.quiet)?;
+        _ => {}
     }
     runtime.block_on(dispatch(cli))
+}
+
+/// `perfhouse run`: the plan's trials, committed as one run (pushed to the object store
+/// where the warehouse is one).
+fn run_plan(
+    cli: &Cli,
+    args: &crate::cli::RunArgs,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<()> {
+    crate::query::thresholds::check_labels(&args.labels).map_err(anyhow::Error::msg)?;
+    let (wh, remote) = writable(cli)?;
+    let opts = crate::runner::RunOptions {
+        plan: args.plan.clone(),
+        labels: args.labels.iter().cloned().collect(),
+        git_arms: args.git_arms.clone(),
+        dry_run: args.dry_run,
+        fail_fast: args.fail_fast,
+        quiet: cli.quiet,
+        keep_scratch: args.keep_scratch,
+        until_decided: args.until_decided.clone().map(|metric| {
+            crate::runner::decide::UntilDecided {
+                metric,
+                max_repeats: args.max_repeats.unwrap_or(0),
+            }
+        }),
+        find_capacity: args.find_capacity,
+        ..Default::default()
+    };
+    let outcome = crate::runner::execute(&wh, runtime.handle(), &opts)?;
+    if let Some(remote) = &remote {
+        runtime.block_on(push_staged(&wh, remote, cli.quiet))?;
+    }
+    finish_run(&outcome, cli.quiet)
+}
+
+/// `perfhouse calibrate`: an A/A run, then the noise it measured.
+fn calibrate(
+    cli: &Cli,
+    args: &crate::cli::CalibrateArgs,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<()> {
+    let wh = open_warehouse(cli)?;
+    let opts = crate::runner::CalibrateOptions {
+        plan: args.plan.clone(),
+        repeats: args.repeats,
+        arm: args.arm.clone(),
+        labels: args.labels.iter().cloned().collect(),
+    };
+    let outcome = crate::runner::calibrate(&wh, runtime.handle(), &opts, cli.quiet)?;
+    finish_run(&outcome, cli.quiet)?;
+    if let Some(run_id) = &outcome.run_id {
+        calibration_noise(cli, &wh, runtime, run_id)?;
+    }
+    Ok(())
+}
+
+/// `perfhouse bisect`: the first bad commit between --good and --bad; none found is an
+/// error of its own ([`NothingToBisect`]).
+fn bisect(
+    cli: &Cli,
+    args: &crate::cli::BisectArgs,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<()> {
+    let wh = open_warehouse(cli)?;
+    crate::runner::install_signal_handlers();
+    let o = crate::runner::bisect::bisect(
+        &wh,
+        runtime.handle(),
+        &crate::runner::bisect::BisectOptions {
+            plan: args.plan.clone(),
+            good: args.good.clone(),
+            bad: args.bad.clone(),
+            metric: args.metric.clone(),
+            labels: args.labels.iter().cloned().collect(),
+            quiet: cli.quiet,
+        },
+    )?;
+    match args.format {
+        crate::cli::BisectFormat::Text => print!("{}", crate::runner::bisect::report(&o)),
+        crate::cli::BisectFormat::Json => println!("{}", serde_json::to_string_pretty(&o)?),
+    }
+    if o.first_bad.is_none() {
+        return Err(NothingToBisect.into());
+    }
+    Ok(())
 }
 
 /// What every subcommand's function is given: the command line, its SLOs and stdout.
@@ -679,7 +703,7 @@ async fn commit_entry(
     let open: Vec<_> = crate::query::alerts::alerts(q, &series)
         .await?
         .into_iter()
-        .filter(|a| crate::query::alerts::is_open(&a.state) && a.suite == suite)
+        .filter(|a| a.state.is_open() && a.suite == suite)
         .collect();
     Ok(crate::query::alerts::by_commit(&open, &series)
         .into_iter()
@@ -692,7 +716,7 @@ async fn cmd_alerts(cx: &mut Ctx<'_>, args: &crate::cli::AlertsArgs) -> Result<(
     let list: Vec<_> = crate::query::alerts::alerts(&q, &series)
         .await?
         .into_iter()
-        .filter(|a| args.all || crate::query::alerts::is_open(&a.state))
+        .filter(|a| args.all || a.state.is_open())
         .filter(|a| args.suite.as_ref().is_none_or(|s| &a.suite == s))
         .collect();
     let text = if args.by == crate::cli::AlertsBy::Commit {
@@ -718,13 +742,6 @@ async fn cmd_alerts(cx: &mut Ctx<'_>, args: &crate::cli::AlertsArgs) -> Result<(
 }
 
 async fn cmd_triage(cx: &mut Ctx<'_>, args: &crate::cli::TriageArgs) -> Result<()> {
-    if !crate::query::alerts::valid_state(&args.state) {
-        bail!(
-            "state {:?}: expected one of {}",
-            args.state,
-            crate::query::alerts::STATES.join(", ")
-        );
-    }
     let warehouse = cx.wh()?;
     let all = {
         let q = Query::open(&warehouse).await?;
@@ -745,7 +762,7 @@ async fn cmd_triage(cx: &mut Ctx<'_>, args: &crate::cli::TriageArgs) -> Result<(
             git_commit: a.git_commit.clone(),
             magnitude: a.magnitude,
             regression: a.regression,
-            state: args.state.clone(),
+            state: args.state,
             note: args.note.clone(),
             at_us: now,
         })
@@ -781,7 +798,7 @@ fn triage_targets(
         }
         let open: Vec<_> = all
             .into_iter()
-            .filter(|a| crate::query::alerts::is_open(&a.state))
+            .filter(|a| a.state.is_open())
             .filter(|a| {
                 a.git_commit
                     .as_deref()
@@ -986,7 +1003,7 @@ fn record_report_alerts(
             git_commit: cand.git_commit.clone(),
             magnitude: r.ratio.map_or(0.0, |x| x - 1.0),
             regression: true,
-            state: "new".into(),
+            state: crate::model::TriageState::New,
             note: format!("report: {} → {}", c.baseline.label, c.candidate.label),
             at_us: crate::model::now_us(),
         })?;

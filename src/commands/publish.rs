@@ -73,15 +73,29 @@ pub fn publish(repo: &Path, site: &Path, branch: &str, message: &str) -> Result<
         ],
     )
     .is_ok();
+    let wt = branch_worktree(&root, &path, branch, exists)?;
+    replace_contents(&wt.path, &site)?;
+    git(&wt.path, &["add", "-A", "."])?;
+    let staged = git(&wt.path, &["status", "--porcelain"])?;
+    if staged.is_empty() && exists {
+        return Ok(None);
+    }
+    commit(&root, &wt.path, message)?;
+    Ok(Some(git(&wt.path, &["rev-parse", "HEAD"])?))
+}
+
+/// A worktree of `branch` at `path` (removed when dropped); where the branch does not
+/// exist yet, an empty orphan branch of that name.
+fn branch_worktree(root: &Path, path: &Path, branch: &str, exists: bool) -> Result<Worktree> {
     let p = path.to_string_lossy().into_owned();
     if exists {
-        git(&root, &["worktree", "add", "--quiet", &p, branch])?;
+        git(root, &["worktree", "add", "--quiet", &p, branch])?;
     } else {
-        git(&root, &["worktree", "add", "--quiet", "--detach", &p])?;
+        git(root, &["worktree", "add", "--quiet", "--detach", &p])?;
     }
     let wt = Worktree {
-        repo: root.clone(),
-        path: path.clone(),
+        repo: root.to_path_buf(),
+        path: path.to_path_buf(),
     };
     if !exists {
         git(&wt.path, &["checkout", "--quiet", "--orphan", branch])?;
@@ -90,8 +104,13 @@ pub fn publish(repo: &Path, site: &Path, branch: &str, message: &str) -> Result<
             &["rm", "-r", "-f", "--quiet", "--ignore-unmatch", "."],
         )?;
     }
-    // The branch holds the site and nothing else.
-    for entry in std::fs::read_dir(&wt.path)? {
+    Ok(wt)
+}
+
+/// Replaces everything in the worktree `wt` but its `.git` with the site: the branch holds
+/// the site and nothing else.
+fn replace_contents(wt: &Path, site: &Path) -> Result<()> {
+    for entry in std::fs::read_dir(wt)? {
         let entry = entry?;
         if entry.file_name() == ".git" {
             continue;
@@ -103,16 +122,16 @@ pub fn publish(repo: &Path, site: &Path, branch: &str, message: &str) -> Result<
             std::fs::remove_file(&p)?;
         }
     }
-    copy_tree(&site, &wt.path)?;
-    git(&wt.path, &["add", "-A", "."])?;
-    let staged = git(&wt.path, &["status", "--porcelain"])?;
-    if staged.is_empty() && exists {
-        return Ok(None);
-    }
+    copy_tree(site, wt)
+}
+
+/// Commits what is staged in `wt` with `message` (even nothing: a first publish of an empty
+/// site still makes the branch).
+fn commit(root: &Path, wt: &Path, message: &str) -> Result<()> {
     let mut commit = Command::new("git");
-    commit.arg("-C").arg(&wt.path);
+    commit.arg("-C").arg(wt);
     // A CI machine may have no identity configured.
-    if git(&root, &["config", "user.email"]).is_err() {
+    if git(root, &["config", "user.email"]).is_err() {
         commit.args([
             "-c",
             "user.email=perfhouse@localhost",
@@ -129,5 +148,5 @@ pub fn publish(repo: &Path, site: &Path, branch: &str, message: &str) -> Result<
             String::from_utf8_lossy(&o.stderr).trim()
         );
     }
-    Ok(Some(git(&wt.path, &["rev-parse", "HEAD"])?))
+    Ok(())
 }

@@ -20,6 +20,44 @@ pub fn synth(wh: &Warehouse, args: &SynthArgs, quiet: bool) -> Result<(usize, us
     if args.trials == 0 || args.rows < args.trials || args.batch == 0 {
         bail!("--rows must be at least --trials, and --trials and --batch at least 1");
     }
+    let real = real_records(args)?;
+    let mut source = Replay {
+        real: &real,
+        k: 0,
+        rng: Rng::new(args.seed),
+    };
+    let base = now_us();
+    let bar = if quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(args.runs as u64).with_message("synthetic runs")
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} ({eta})")
+            .expect("valid template"),
+    );
+    let mut written = (0usize, 0usize);
+    for first in (0..args.runs).step_by(args.batch) {
+        let mut batch: Vec<(Run, RunData)> = Vec::new();
+        for n in first..(first + args.batch).min(args.runs) {
+            let data = source.run_data(args, n);
+            // Runs a second apart, in order and all in the past, so history and run numbers
+            // follow `n` and a run written later is the newest.
+            let at = base - (args.runs - n) as i64 * 1_000_000;
+            written.1 += data.requests.len();
+            batch.push((synthetic_run(args, n, at), data));
+        }
+        let refs: Vec<(&Run, &RunData)> = batch.iter().map(|(r, d)| (r, d)).collect();
+        wh.append_runs(&refs)?;
+        written.0 += batch.len();
+        bar.inc(batch.len() as u64);
+    }
+    bar.finish_and_clear();
+    Ok(written)
+}
+
+/// The aiperf request records under `args.from` that have a latency: what is replicated.
+fn real_records(args: &SynthArgs) -> Result<Vec<Request>> {
     let mut real: Vec<Request> = Vec::new();
     for f in ingest::discover(
         std::slice::from_ref(&args.from),
@@ -37,83 +75,75 @@ pub fn synth(wh: &Warehouse, args: &SynthArgs, quiet: bool) -> Result<(usize, us
             args.from.display()
         );
     }
-    let mut rng = Rng::new(args.seed);
-    let per_trial = args.rows.div_ceil(args.trials);
-    let base = now_us();
-    let bar = if quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new(args.runs as u64).with_message("synthetic runs")
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} ({eta})")
-            .expect("valid template"),
-    );
-    let mut written = (0usize, 0usize);
-    let mut k = 0usize; // position in the real records, across runs
-    for first in (0..args.runs).step_by(args.batch) {
-        let mut batch: Vec<(Run, RunData)> = Vec::new();
-        for n in first..(first + args.batch).min(args.runs) {
-            let mut data = RunData::default();
-            data.requests.reserve(args.rows);
-            for t in 0..args.trials {
-                let arm = if t % 2 == 0 { "a" } else { "b" };
-                let params = BTreeMap::from([("concurrency".to_string(), "32".to_string())]);
-                data.trials.push(Trial {
-                    concurrency: Some(32),
-                    exit_code: Some(0),
-                    ..Trial::measured(t as i32, arm, params, (t / 2) as i32)
-                });
-                let mut clock = 1_800_000_000_000_000_000i64
-                    + n as i64 * 10_000_000_000_000
-                    + t as i64 * 1_000_000_000_000;
-                for _ in 0..per_trial.min(args.rows - data.requests.len()) {
-                    let src = &real[k % real.len()];
-                    k += 1;
-                    let jitter = 1.0 + 0.05 * rng.normal();
-                    let lat = (src.latency_ns.expect("filtered") as f64 * jitter) as i64;
-                    let mut r = src.clone();
-                    r.trial_id = t as i32;
-                    r.phase = Some(Phase::Measured);
-                    r.credit_ns = Some(clock);
-                    r.start_ns = clock + 50_000;
-                    r.end_ns = Some(r.start_ns + lat);
-                    r.latency_ns = Some(lat);
-                    clock += lat / 32;
-                    data.requests.push(r);
-                }
+    Ok(real)
+}
+
+/// The real records cycled through (`k`: the position, across runs) with seeded jitter.
+struct Replay<'a> {
+    real: &'a [Request],
+    k: usize,
+    rng: Rng,
+}
+
+impl Replay<'_> {
+    /// Run `n`'s trials (arms a and b alternating, concurrency 32) and `args.rows` requests
+    /// shared among them, each trial's back to back from its own start time.
+    fn run_data(&mut self, args: &SynthArgs, n: usize) -> RunData {
+        let per_trial = args.rows.div_ceil(args.trials);
+        let mut data = RunData::default();
+        data.requests.reserve(args.rows);
+        for t in 0..args.trials {
+            let arm = if t % 2 == 0 { "a" } else { "b" };
+            let params = BTreeMap::from([("concurrency".to_string(), "32".to_string())]);
+            data.trials.push(Trial {
+                concurrency: Some(32),
+                exit_code: Some(0),
+                ..Trial::measured(t as i32, arm, params, (t / 2) as i32)
+            });
+            let mut clock = 1_800_000_000_000_000_000i64
+                + n as i64 * 10_000_000_000_000
+                + t as i64 * 1_000_000_000_000;
+            for _ in 0..per_trial.min(args.rows - data.requests.len()) {
+                let src = &self.real[self.k % self.real.len()];
+                self.k += 1;
+                let jitter = 1.0 + 0.05 * self.rng.normal();
+                let lat = (src.latency_ns.expect("filtered") as f64 * jitter) as i64;
+                let mut r = src.clone();
+                r.trial_id = t as i32;
+                r.phase = Some(Phase::Measured);
+                r.credit_ns = Some(clock);
+                r.start_ns = clock + 50_000;
+                r.end_ns = Some(r.start_ns + lat);
+                r.latency_ns = Some(lat);
+                clock += lat / 32;
+                data.requests.push(r);
             }
-            // Runs a second apart, in order and all in the past, so history and run numbers
-            // follow `n` and a run written later is the newest.
-            let at = base - (args.runs - n) as i64 * 1_000_000;
-            let run = Run {
-                run_id: uuid::Uuid::now_v7().to_string(),
-                suite: "synthetic-bench".into(),
-                started_at_us: at,
-                finished_at_us: at,
-                ingested_at_us: at,
-                source: "synthetic".into(),
-                git_commit: None,
-                git_branch: None,
-                git_dirty: None,
-                host: None,
-                env_fingerprint: None,
-                env: "{}".into(),
-                labels: BTreeMap::from([(
-                    "synthetic".to_string(),
-                    "replicated-real-records".to_string(),
-                )]),
-                input_digest: format!("synthetic-{}-{n}-{}", args.seed, uuid::Uuid::now_v7()),
-                status: RunStatus::Ok,
-            };
-            written.1 += data.requests.len();
-            batch.push((run, data));
         }
-        let refs: Vec<(&Run, &RunData)> = batch.iter().map(|(r, d)| (r, d)).collect();
-        wh.append_runs(&refs)?;
-        written.0 += batch.len();
-        bar.inc(batch.len() as u64);
+        data
     }
-    bar.finish_and_clear();
-    Ok(written)
+}
+
+/// Run `n`'s row: `source = synthetic` and labelled as replicated, so it is never taken for
+/// a measurement.
+fn synthetic_run(args: &SynthArgs, n: usize, at: i64) -> Run {
+    Run {
+        run_id: uuid::Uuid::now_v7().to_string(),
+        suite: "synthetic-bench".into(),
+        started_at_us: at,
+        finished_at_us: at,
+        ingested_at_us: at,
+        source: "synthetic".into(),
+        git_commit: None,
+        git_branch: None,
+        git_dirty: None,
+        host: None,
+        env_fingerprint: None,
+        env: "{}".into(),
+        labels: BTreeMap::from([(
+            "synthetic".to_string(),
+            "replicated-real-records".to_string(),
+        )]),
+        input_digest: format!("synthetic-{}-{n}-{}", args.seed, uuid::Uuid::now_v7()),
+        status: RunStatus::Ok,
+    }
 }

@@ -10,6 +10,14 @@ use std::path::Path;
 
 use super::{CommitInfo, IngestError, ParsedTrial, RequestSink, open_input};
 
+/// The stacks of one trial a stack format gives (folded files, `perf script`), with what was
+/// skipped on the way.
+#[derive(Debug, Default)]
+pub struct Folded {
+    pub stacks: Vec<crate::model::Stack>,
+    pub warnings: Vec<String>,
+}
+
 /// What one file parsed into.
 #[derive(Debug, Default)]
 pub struct Parsed {
@@ -23,6 +31,18 @@ impl Parsed {
         Parsed {
             trials,
             ..Default::default()
+        }
+    }
+
+    /// Trials and the warnings their parse gathered (no commit).
+    pub fn with_warnings(
+        trials: Vec<ParsedTrial>,
+        warnings: impl IntoIterator<Item = String>,
+    ) -> Parsed {
+        Parsed {
+            trials,
+            warnings: warnings.into_iter().collect(),
+            commit: None,
         }
     }
 }
@@ -113,44 +133,53 @@ pub trait Adapter: Sync {
     ) -> Result<Parsed, IngestError>;
 }
 
-/// The [`Document`] of a JSON report format: any `.json` file, known by a sniff of its parsed
-/// document, parsed whole into trials. Takes the format, and finds `sniff(&Value) -> bool`
-/// and `parse(&Path, &str) -> Result<Vec<ParsedTrial>, IngestError>` in the calling module.
-macro_rules! json_document {
-    ($name:expr, $description:expr, $hint:expr) => {
+/// A [`Document`] of a report parsed whole as text, `json` or `text`: a JSON report is any
+/// `.json` file, known by a sniff of its parsed document; a text report (a tool's console
+/// output) a `*.txt`/`*.log` file that is not JSON, known by a sniff of its text. Takes the
+/// kind, name, description and hint, and finds `sniff` (of the `&Value` or the `&str`) and
+/// `parse(&Path, &str) -> Result<Vec<ParsedTrial>, IngestError>` in the calling module; or,
+/// as a last argument, the parser of the whole [`Parsed`] (warnings, a commit).
+macro_rules! report_document {
+    ($kind:ident, $name:expr, $description:expr, $hint:expr) => {
+        $crate::ingest::adapter::report_document!($kind, $name, $description, $hint, |path, text| {
+            Ok($crate::ingest::adapter::Parsed::trials(parse(path, text)?))
+        })
+    };
+    ($kind:ident, $name:expr, $description:expr, $hint:expr, $parse:expr) => {
         $crate::ingest::adapter::Document {
             name: $name,
             description: $description,
             hint: $hint,
             claims: $crate::ingest::adapter::no_name,
-            walks: $crate::ingest::adapter::json_file,
-            sniff: |input| input.doc().is_some_and(sniff),
-            parse: $crate::ingest::adapter::Reader::Text(|path, text| {
-                Ok($crate::ingest::adapter::Parsed::trials(parse(path, text)?))
-            }),
+            walks: $crate::ingest::adapter::report_document!(@walks $kind),
+            sniff: $crate::ingest::adapter::report_document!(@sniff $kind),
+            parse: $crate::ingest::adapter::Reader::Text($parse),
         }
     };
+    (@walks json) => {
+        $crate::ingest::adapter::json_file
+    };
+    (@walks text) => {
+        $crate::ingest::adapter::text_file
+    };
+    (@sniff json) => {
+        |input| input.doc().is_some_and(sniff)
+    };
+    (@sniff text) => {
+        |input| input.doc().is_none() && input.text().is_some_and(sniff)
+    };
+}
+pub(crate) use report_document;
+
+/// A JSON report's [`Document`] ([`report_document`]).
+macro_rules! json_document {
+    ($($args:tt)*) => { $crate::ingest::adapter::report_document!(json, $($args)*) };
 }
 pub(crate) use json_document;
 
-/// The [`Document`] of a text report format (a tool's console output): `*.txt`/`*.log` files
-/// that are not JSON, known by a sniff of their text, parsed whole into trials. Takes the
-/// name, description and hint, and finds `sniff(&str) -> bool` and `parse(&Path, &str) ->
-/// Result<Vec<ParsedTrial>, IngestError>` in the calling module.
+/// A text report's [`Document`] ([`report_document`]).
 macro_rules! text_document {
-    ($name:expr, $description:expr, $hint:expr) => {
-        $crate::ingest::adapter::Document {
-            name: $name,
-            description: $description,
-            hint: $hint,
-            claims: $crate::ingest::adapter::no_name,
-            walks: $crate::ingest::adapter::text_file,
-            sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-            parse: $crate::ingest::adapter::Reader::Text(|path, text| {
-                Ok($crate::ingest::adapter::Parsed::trials(parse(path, text)?))
-            }),
-        }
-    };
+    ($($args:tt)*) => { $crate::ingest::adapter::report_document!(text, $($args)*) };
 }
 pub(crate) use text_document;
 
@@ -220,7 +249,7 @@ pub enum Reader {
     /// The whole file as text, parsed in one go.
     Text(fn(&Path, &str) -> Result<Parsed, IngestError>),
     /// A stream of stacks (folded files, `perf script`): one trial of stacks.
-    Stacks(fn(&Path, Box<dyn BufRead>) -> Result<super::folded::Folded, IngestError>),
+    Stacks(fn(&Path, Box<dyn BufRead>) -> Result<Folded, IngestError>),
 }
 
 impl Adapter for Document {
@@ -409,7 +438,7 @@ impl<'a> Sniff<'a> {
             .get_or_init(|| {
                 serde_json::from_slice::<serde_json::Value>(self.bytes())
                     .ok()
-                    .or_else(|| serde_json::from_str(&super::gbench::sanitize(self.text()?)).ok())
+                    .or_else(|| serde_json::from_str(&super::text::sanitize(self.text()?)).ok())
             })
             .as_ref()
     }

@@ -214,75 +214,84 @@ fn ns_per_unit(unit: &str) -> Option<f64> {
     })
 }
 
+/// Where in the file a record is, to name it in an error.
+struct At<'p> {
+    path: &'p Path,
+    line: usize,
+}
+
+impl At<'_> {
+    fn field(&self, field: &str, expected: &str) -> IngestError {
+        IngestError::Field {
+            path: self.path.to_path_buf(),
+            line: self.line,
+            field: field.to_string(),
+            expected: expected.to_string(),
+        }
+    }
+
+    /// The first of the metrics `names` that the record holds, as a time in ns.
+    fn duration(&self, metrics: &Metrics, names: &[&'static str]) -> Result<Option<i64>, IngestError> {
+        let Some((name, MetricEntry { value: Some(v), unit })) = metrics.get(names) else {
+            return Ok(None);
+        };
+        let scale = ns_per_unit(unit).ok_or_else(|| {
+            self.field(
+                &format!("metrics.{name}.unit"),
+                "a time unit (ns, us, ms or s)",
+            )
+        })?;
+        // A time past ±2^63 ns (292 years) would be stored as the largest integer:
+        // refused, naming the field, rather than landed wrong.
+        let ns = as_i64((v * scale).round()).ok_or_else(|| {
+            self.field(
+                &format!("metrics.{name}.value"),
+                &format!(
+                    "a time that fits in 64-bit nanoseconds (under 9.2e18 ns, 292 years), found {v} {unit}"
+                ),
+            )
+        })?;
+        Ok(Some(ns))
+    }
+
+    /// The first of the metrics `names` that the record holds, as a count.
+    fn count(&self, metrics: &Metrics, names: &[&'static str]) -> Result<Option<i64>, IngestError> {
+        let Some((name, MetricEntry { value: Some(v), .. })) = metrics.get(names) else {
+            return Ok(None);
+        };
+        as_i64(v.round()).map(Some).ok_or_else(|| {
+            self.field(
+                &format!("metrics.{name}.value"),
+                &format!("a count that fits in a 64-bit integer, found {v}"),
+            )
+        })
+    }
+
+    /// The record's phase: warmup or measured (`profiling`).
+    fn phase(&self, md: &Metadata) -> Result<Option<Phase>, IngestError> {
+        match md.benchmark_phase.as_deref().or(md.credit_phase.as_deref()) {
+            None => Ok(None),
+            Some("warmup") => Ok(Some(Phase::Warmup)),
+            Some("profiling") => Ok(Some(Phase::Measured)),
+            Some(other) => Err(self.field(
+                "metadata.benchmark_phase",
+                &format!("`warmup` or `profiling`, found `{other}`"),
+            )),
+        }
+    }
+}
+
 fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, IngestError> {
-    let field_err = |field: &str, expected: &str| IngestError::Field {
-        path: path.to_path_buf(),
-        line,
-        field: field.to_string(),
-        expected: expected.to_string(),
-    };
+    let at = At { path, line };
     let md = rec.metadata;
     let start_ns = md.request_start_ns.or(md.timestamp_ns).ok_or_else(|| {
-        field_err(
+        at.field(
             "metadata.request_start_ns",
             "a start time in ns (or the old `timestamp_ns`)",
         )
     })?;
-    let duration = |names: &[&'static str]| -> Result<Option<i64>, IngestError> {
-        match rec.metrics.get(names) {
-            Some((
-                name,
-                MetricEntry {
-                    value: Some(v),
-                    unit,
-                },
-            )) => {
-                let scale = ns_per_unit(unit).ok_or_else(|| {
-                    field_err(
-                        &format!("metrics.{name}.unit"),
-                        "a time unit (ns, us, ms or s)",
-                    )
-                })?;
-                // A time past ±2^63 ns (292 years) would be stored as the largest integer:
-                // refused, naming the field, rather than landed wrong.
-                let ns = as_i64((v * scale).round()).ok_or_else(|| {
-                    field_err(
-                        &format!("metrics.{name}.value"),
-                        &format!(
-                            "a time that fits in 64-bit nanoseconds (under 9.2e18 ns, 292 years), found {v} {unit}"
-                        ),
-                    )
-                })?;
-                Ok(Some(ns))
-            }
-            _ => Ok(None),
-        }
-    };
-    let count = |names: &[&'static str]| -> Result<Option<i64>, IngestError> {
-        match rec.metrics.get(names) {
-            Some((name, MetricEntry { value: Some(v), .. })) => as_i64(v.round())
-                .map(Some)
-                .ok_or_else(|| {
-                    field_err(
-                        &format!("metrics.{name}.value"),
-                        &format!("a count that fits in a 64-bit integer, found {v}"),
-                    )
-                }),
-            _ => Ok(None),
-        }
-    };
-    let phase = match md.benchmark_phase.as_deref().or(md.credit_phase.as_deref()) {
-        None => None,
-        Some("warmup") => Some(Phase::Warmup),
-        Some("profiling") => Some(Phase::Measured),
-        Some(other) => {
-            return Err(field_err(
-                "metadata.benchmark_phase",
-                &format!("`warmup` or `profiling`, found `{other}`"),
-            ));
-        }
-    };
-    let latency_ns = duration(&["request_latency"])?;
+    let phase = at.phase(&md)?;
+    let latency_ns = at.duration(&rec.metrics, &["request_latency"])?;
     let (error_code, error_type) = match rec.error {
         Some(e) => (e.code, e.kind),
         None => (None, None),
@@ -290,26 +299,28 @@ fn record_to_request(rec: Record, path: &Path, line: usize) -> Result<Request, I
     let cancelled = md.was_cancelled.unwrap_or(
         error_code == Some(499) && error_type.as_deref() == Some("RequestCancellationError"),
     );
+    let end_ns = match (md.request_end_ns, latency_ns) {
+        (Some(end), _) => Some(end),
+        (None, Some(l)) => Some(start_ns.checked_add(l).ok_or_else(|| {
+            at.field(
+                "metrics.request_latency.value",
+                "a latency whose end (start + latency) fits in 64-bit nanoseconds",
+            )
+        })?),
+        (None, None) => None,
+    };
+    let m = &rec.metrics;
     Ok(Request {
         trial_id: 0,
         phase,
         credit_ns: md.credit_issued_ns,
         start_ns,
-        end_ns: match (md.request_end_ns, latency_ns) {
-            (Some(end), _) => Some(end),
-            (None, Some(l)) => Some(start_ns.checked_add(l).ok_or_else(|| {
-                field_err(
-                    "metrics.request_latency.value",
-                    "a latency whose end (start + latency) fits in 64-bit nanoseconds",
-                )
-            })?),
-            (None, None) => None,
-        },
-        ttft_ns: duration(&["time_to_first_token", "ttft"])?,
-        itl_ns: duration(&["inter_token_latency"])?,
+        end_ns,
+        ttft_ns: at.duration(m, &["time_to_first_token", "ttft"])?,
+        itl_ns: at.duration(m, &["inter_token_latency"])?,
         latency_ns,
-        input_tokens: count(&["input_sequence_length", "error_isl"])?,
-        output_tokens: count(&["output_sequence_length", "output_token_count"])?,
+        input_tokens: at.count(m, &["input_sequence_length", "error_isl"])?,
+        output_tokens: at.count(m, &["output_sequence_length", "output_token_count"])?,
         error_code,
         error_type,
         cancelled,
@@ -494,6 +505,59 @@ fn shifted(e: IngestError, offset: usize) -> IngestError {
     }
 }
 
+/// Reads on until `buf` holds whole lines, or the input ended (`eof`): where to cut it,
+/// after its last newline. A line longer than the block grows it by another block.
+fn cut_point(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    block: usize,
+    eof: &mut bool,
+) -> std::io::Result<usize> {
+    loop {
+        *eof = *eof || fill(reader, buf, block)?;
+        if *eof {
+            return Ok(buf.len());
+        }
+        if let Some(i) = buf.iter().rposition(|b| *b == b'\n') {
+            return Ok(i + 1);
+        }
+        let more = buf.len() + block;
+        *eof = fill(reader, buf, more)?;
+    }
+}
+
+/// The blocks sent to the workers, and those taken back, merged in file order.
+#[derive(Default)]
+struct InFlight {
+    sent: usize,
+    merged: usize,
+    /// Blocks taken back ahead of their turn, by index.
+    done: std::collections::BTreeMap<usize, Block>,
+    /// Buffers of merged blocks, for the next blocks read.
+    spare: Vec<Vec<u8>>,
+    blocks: Merged,
+}
+
+impl InFlight {
+    /// Takes back one parsed block and merges every block whose turn has come.
+    fn take_back(
+        &mut self,
+        path: &Path,
+        results: &std::sync::mpsc::Receiver<(usize, Block)>,
+        chunk: usize,
+        sink: &mut dyn FnMut(Vec<Request>) -> Result<(), IngestError>,
+    ) -> Result<(), IngestError> {
+        let (index, b) = results.recv().expect("a worker answers every block");
+        self.done.insert(index, b);
+        while let Some(mut b) = self.done.remove(&self.merged) {
+            self.merged += 1;
+            self.spare.push(std::mem::take(&mut b.bytes));
+            self.blocks.add(path, b, chunk, sink)?;
+        }
+        Ok(())
+    }
+}
+
 /// [`stream_jsonl`] on `workers` threads, over blocks of about `block` bytes.
 fn stream_blocks(
     path: &Path,
@@ -525,48 +589,31 @@ fn stream_blocks(
             });
         }
         drop(to_merge);
-        let mut merged_blocks = Merged::default();
-        let mut done: std::collections::BTreeMap<usize, Block> = Default::default();
-        let (mut sent, mut merged) = (0usize, 0usize);
+        let mut flight = InFlight::default();
         let mut buf: Vec<u8> = Vec::with_capacity(block);
-        let mut spare: Vec<Vec<u8>> = Vec::new();
         let mut eof = false;
         let result = (|| -> Result<(), IngestError> {
             loop {
-                // Fill a block, then cut it after its last newline (a line longer than the
-                // block grows it by another block).
-                eof = eof || fill(&mut reader, &mut buf, block).map_err(io)?;
-                let cut = if eof {
-                    buf.len()
-                } else if let Some(i) = buf.iter().rposition(|b| *b == b'\n') {
-                    i + 1
-                } else {
-                    let more = buf.len() + block;
-                    eof = fill(&mut reader, &mut buf, more).map_err(io)?;
-                    continue;
-                };
+                let cut = cut_point(&mut reader, &mut buf, block, &mut eof).map_err(io)?;
                 if cut > 0 {
-                    let mut next = spare.pop().unwrap_or_else(|| Vec::with_capacity(block));
+                    let mut next = flight.spare.pop().unwrap_or_else(|| Vec::with_capacity(block));
                     next.clear();
                     next.extend_from_slice(&buf[cut..]);
                     buf.truncate(cut);
                     let full = std::mem::replace(&mut buf, next);
                     to_workers
-                        .send((sent, full))
+                        .send((flight.sent, full))
                         .expect("workers wait for blocks");
-                    sent += 1;
+                    flight.sent += 1;
                 }
                 // At most two blocks a worker in flight: memory stays bounded.
-                while merged < sent && (sent - merged >= 2 * workers || (eof && buf.is_empty())) {
-                    let (index, b) = results.recv().expect("a worker answers every block");
-                    done.insert(index, b);
-                    while let Some(mut b) = done.remove(&merged) {
-                        merged += 1;
-                        spare.push(std::mem::take(&mut b.bytes));
-                        merged_blocks.add(path, b, chunk, sink)?;
-                    }
+                let last = eof && buf.is_empty();
+                while flight.merged < flight.sent
+                    && (flight.sent - flight.merged >= 2 * workers || last)
+                {
+                    flight.take_back(path, &results, chunk, sink)?;
                 }
-                if eof && buf.is_empty() {
+                if last {
                     return Ok(());
                 }
             }
@@ -578,7 +625,7 @@ fn stream_blocks(
             batch,
             pending,
             lines,
-        } = merged_blocks;
+        } = flight.blocks;
         finish(path, out, batch, pending.map(|(l, _)| l), lines, sink)
     })
 }
@@ -835,6 +882,24 @@ impl super::adapter::Adapter for Adapter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_is_cut_after_its_last_newline_and_grows_for_a_long_line() {
+        let mut reader = std::io::Cursor::new(b"ab\ncd\nef".to_vec());
+        let (mut buf, mut eof) = (Vec::new(), false);
+        // 4 bytes read (`ab\nc`): cut after the newline at index 2.
+        assert_eq!(cut_point(&mut reader, &mut buf, 4, &mut eof).unwrap(), 3);
+        assert!(!eof);
+        let mut reader = std::io::Cursor::new(b"abcdefg\nh".to_vec());
+        let mut buf = Vec::new();
+        // No newline in 4 bytes: grows to 8 (`abcdefg\n`), cut after it.
+        assert_eq!(cut_point(&mut reader, &mut buf, 4, &mut eof).unwrap(), 8);
+        let mut reader = std::io::Cursor::new(b"ab".to_vec());
+        let mut buf = Vec::new();
+        // The input ends first: all of it.
+        assert_eq!(cut_point(&mut reader, &mut buf, 4, &mut eof).unwrap(), 2);
+        assert!(eof);
+    }
     use proptest::prelude::*;
 
     /// Chunks the sink saw, and the outcome (summary or error text), of one way of streaming.

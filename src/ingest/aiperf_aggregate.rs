@@ -21,6 +21,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::adapter::{Parsed, Sniff};
+use super::text::{field_error, json_error, left_out, metric};
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric};
 
@@ -65,8 +66,26 @@ fn split_key(key: &str) -> (&str, &str) {
 }
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let doc: Aggregate = serde_json::from_str(text)
-        .map_err(|e| super::text::json_error(path, &e, "aiperf's profile_export_aiperf_aggregate.json"))?;
+    let doc: Aggregate = serde_json::from_str(text).map_err(|e| {
+        json_error(path, &e, "aiperf's profile_export_aiperf_aggregate.json")
+    })?;
+    let mut metrics = aggregate_metrics(path, &doc)?;
+    let m = &doc.metadata;
+    let runs = m.num_successful_runs as f64;
+    metrics.push(metric(ORIGIN, "aiperf_aggregate.runs", runs, "runs", Better::Higher));
+    let trial = ParsedTrial {
+        params: params(m),
+        metrics,
+        ..Default::default()
+    };
+    Ok(Parsed::with_warnings(vec![trial], warnings(path, m)))
+}
+
+const ORIGIN: &str = "aiperf-aggregate";
+
+/// Each aggregate of each metric (`aiperf_aggregate.<tag>.<stat>.<agg>`): its spread
+/// (`std`, `se`, `cv`) lower-is-better, the rest as the metric is.
+fn aggregate_metrics(path: &Path, doc: &Aggregate) -> Result<Vec<Metric>, IngestError> {
     let mut metrics = Vec::new();
     for (key, block) in &doc.metrics {
         let (tag, stat) = split_key(key);
@@ -77,41 +96,29 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
                 continue;
             };
             let value = v.as_f64().ok_or_else(|| {
-                super::text::field_error(path, format!("metrics.{key}.{agg}"), "a number or null")
+                field_error(path, format!("metrics.{key}.{agg}"), "a number or null")
             })?;
             let (unit, better) = match *agg {
                 "cv" => ("ratio", Better::Lower),
                 "std" | "se" => (unit, Better::Lower),
                 _ => (unit, better),
             };
-            metrics.push(Metric {
-                trial_id: 0,
-                name: format!("aiperf_aggregate.{tag}.{stat}.{agg}"),
-                value,
-                unit: unit.to_string(),
-                better,
-                origin: "aiperf-aggregate".to_string(),
-                version: None,
-            });
+            let name = format!("aiperf_aggregate.{tag}.{stat}.{agg}");
+            metrics.push(metric(ORIGIN, &name, value, unit, better));
         }
     }
     if metrics.is_empty() {
-        return Err(super::text::field_error(
+        return Err(field_error(
             path,
             "metrics",
             "aiperf's aggregated metrics ({mean, std, ci_low, ci_high, …, unit} per metric)",
         ));
     }
-    let m = &doc.metadata;
-    metrics.push(Metric {
-        trial_id: 0,
-        name: "aiperf_aggregate.runs".to_string(),
-        value: m.num_successful_runs as f64,
-        unit: "runs".to_string(),
-        better: Better::Higher,
-        origin: "aiperf-aggregate".to_string(),
-        version: None,
-    });
+    Ok(metrics)
+}
+
+/// The values the runs varied (`concurrency`…) and the confidence level, as params.
+fn params(m: &Metadata) -> crate::model::Params {
     let mut params = crate::model::Params::new();
     for (k, v) in &m.variation_values {
         // `phases.profiling.concurrency` is the per-run layout's `concurrency_16`: `concurrency`.
@@ -125,6 +132,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
     if let Some(level) = m.confidence_level {
         params.insert("confidence_level".to_string(), level.to_string());
     }
+    params
+}
+
+/// That the per-run directories give more, and which runs failed.
+fn warnings(path: &Path, m: &Metadata) -> Vec<String> {
     let runs = m.num_profile_runs.unwrap_or(m.num_successful_runs);
     let mut warnings = vec![format!(
         "{}: aiperf's aggregate over {} of {runs} runs landed as aiperf_aggregate.* (mean, std, CI per metric); \
@@ -132,27 +144,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         path.display(),
         m.num_successful_runs,
     )];
-    if !m.failed_runs.is_empty() {
-        warnings.push(format!(
-            "{}: {} run(s) failed and are not in the aggregate: {}",
-            path.display(),
-            m.failed_runs.len(),
-            m.failed_runs
-                .iter()
-                .map(|r| r.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    Ok(Parsed {
-        trials: vec![ParsedTrial {
-            params,
-            metrics,
-            ..Default::default()
-        }],
-        warnings,
-        commit: None,
-    })
+    let failed: Vec<String> = m.failed_runs.iter().map(|r| r.to_string()).collect();
+    let what = "run(s) failed and are not in the aggregate";
+    warnings.extend(left_out(path, what, &failed));
+    warnings
 }
 
 /// Whether the per-run directories are beside the aggregate (`<artifacts>/aggregate/…` and

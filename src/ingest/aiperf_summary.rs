@@ -22,6 +22,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::IngestError;
+use super::text::json_error;
 use crate::model::{Better, Metric};
 
 /// Statistics a metric block may carry, in the order aiperf writes them.
@@ -108,11 +109,7 @@ pub fn parse(path: &Path, text: &str) -> Result<(Vec<Metric>, Vec<String>), Inge
 }
 
 pub fn parse_json(path: &Path, text: &str) -> Result<Vec<Metric>, IngestError> {
-    let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: e.line(),
-        message: format!("{e} (expected aiperf's profile_export_aiperf.json)"),
-    })?;
+    let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(path, &e, "aiperf's profile_export_aiperf.json"))?;
     if !sniff_json(&doc) {
         return Err(IngestError::Field {
             path: path.to_path_buf(),
@@ -263,12 +260,12 @@ struct Phase {
 
 /// Metrics of `phase_manifest.json`, and a warning per cancelled phase.
 pub fn parse_manifest(path: &Path, text: &str) -> Result<(Vec<Metric>, Vec<String>), IngestError> {
-    let m: Manifest = serde_json::from_str(text).map_err(|e| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: e.line(),
-        message: format!(
-            "{e} (expected aiperf's phase_manifest.json: {{\"phases\": [{{\"phase_name\", …}}]}})"
-        ),
+    let m: Manifest = serde_json::from_str(text).map_err(|e| {
+        json_error(
+            path,
+            &e,
+            "aiperf's phase_manifest.json: {\"phases\": [{\"phase_name\", …}]}",
+        )
     })?;
     let mut out = Vec::new();
     let mut warnings = Vec::new();

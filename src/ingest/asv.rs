@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::adapter::{History, HistoryRun};
-use super::{IngestError, ParsedTrial, gbench};
-use crate::model::{Better, Metric, Params};
+use super::{IngestError, ParsedTrial};
+use super::text::metric;
+use crate::model::{Better, Params};
 
 /// `show_commit_url` of the asv project that holds `root` (its `asv.conf.json` beside
 /// `results/`), if it says one. asv allows `//` comments in that file; lines starting with
@@ -109,7 +110,7 @@ fn read_json(path: &Path) -> Result<Value, IngestError> {
         path: path.to_path_buf(),
         source,
     })?;
-    serde_json::from_str(&gbench::sanitize(&text)).map_err(|e| IngestError::Parse {
+    serde_json::from_str(&super::text::sanitize(&text)).map_err(|e| IngestError::Parse {
         path: path.to_path_buf(),
         line: e.line(),
         message: e.to_string(),
@@ -272,6 +273,118 @@ pub fn parse_dir(root: &Path) -> Result<History, IngestError> {
     })
 }
 
+/// One benchmark's row of a results file: a result per parameter combination, the values of
+/// each parameter, and the benchmark's code version (a hash asv takes of its source).
+struct Row {
+    values: Vec<Value>,
+    params: Vec<Vec<String>>,
+    version: Option<String>,
+}
+
+impl Row {
+    /// asv 0.6: a row aligned with `result_columns`; older files: `{result, params}` or a
+    /// number.
+    fn read(row: &Value, columns: &[&str]) -> Row {
+        let (values, params, version) = if let Some(arr) = row.as_array() {
+            let get = |c: &str| {
+                columns
+                    .iter()
+                    .position(|x| *x == c)
+                    .and_then(|i| arr.get(i))
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            };
+            (get("result"), get("params"), get("version"))
+        } else if let Some(obj) = row.as_object() {
+            let get = |c: &str| obj.get(c).cloned().unwrap_or(Value::Null);
+            (get("result"), get("params"), get("version"))
+        } else {
+            (Value::Array(vec![row.clone()]), Value::Null, Value::Null)
+        };
+        let values = match values {
+            Value::Array(a) => a,
+            Value::Null => vec![Value::Null],
+            v => vec![v],
+        };
+        Row {
+            values,
+            params: param_values(&params),
+            version: version.as_str().map(str::to_string),
+        }
+    }
+}
+
+/// Each parameter's values as text (strings without their quotes).
+fn param_values(params: &Value) -> Vec<Vec<String>> {
+    let text = |v: &Value| v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
+    params
+        .as_array()
+        .map(|ps| {
+            ps.iter()
+                .map(|p| {
+                    p.as_array()
+                        .map(|vs| vs.iter().map(text).collect())
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The results of one file, gathered benchmark by benchmark into one trial per parameter
+/// combination.
+#[derive(Default)]
+struct Trials {
+    by_params: BTreeMap<Params, ParsedTrial>,
+    /// Benchmarks (or combinations) without a result: failed in asv.
+    failed: Vec<String>,
+}
+
+impl Trials {
+    /// Lands the row of benchmark `name`; an error is what `results.<name>` should have held.
+    fn land(&mut self, name: &str, row: Row, info: Option<&BenchInfo>) -> Result<(), String> {
+        let names: Vec<String> = info
+            .map(|i| i.param_names.clone())
+            .filter(|n| n.len() == row.params.len())
+            .unwrap_or_else(|| {
+                (0..row.params.len())
+                    .map(|i| format!("param{}", i + 1))
+                    .collect()
+            });
+        let combos = combos(&row.params);
+        if combos.len() != row.values.len() {
+            return Err(format!(
+                "{} results (one per parameter combination), found {}",
+                combos.len(),
+                row.values.len()
+            ));
+        }
+        let (unit, scale) = unit_of(name, info);
+        for (combo, value) in combos.into_iter().zip(row.values) {
+            let p: Params = names.iter().cloned().zip(combo).collect();
+            let Some(v) = value.as_f64() else {
+                self.failed.push(if p.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{name}{p:?}")
+                });
+                continue;
+            };
+            let mut m = metric("asv", name, v * scale, &unit, Better::Lower);
+            m.version = row.version.clone();
+            self.by_params
+                .entry(p.clone())
+                .or_insert_with(|| ParsedTrial {
+                    params: p,
+                    ..Default::default()
+                })
+                .metrics
+                .push(m);
+        }
+        Ok(())
+    }
+}
+
 fn parse_file(
     path: &Path,
     benches: &BTreeMap<String, BenchInfo>,
@@ -298,116 +411,29 @@ fn parse_file(
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let col = |name: &str| columns.iter().position(|c| *c == name);
+    let mut trials = Trials::default();
+    for (name, row) in results {
+        trials
+            .land(name, Row::read(row, &columns), benches.get(name))
+            .map_err(|expected| field(&format!("results.{name}"), &expected))?;
+    }
+    Ok(run(path, &doc, machine, commit, trials))
+}
+
+/// The run of one results file: its commit, date, machine and environment, and its trials.
+fn run(path: &Path, doc: &Value, machine: &Value, commit: String, trials: Trials) -> HistoryRun {
     let machine_name = doc
         .pointer("/params/machine")
         .and_then(Value::as_str)
         .or_else(|| machine.get("machine").and_then(Value::as_str))
         .unwrap_or("")
         .to_string();
-    let mut trials: BTreeMap<Params, ParsedTrial> = BTreeMap::new();
-    let mut failed = Vec::new();
-    for (name, row) in results {
-        // asv 0.6: a row aligned with result_columns; older files: {result, params} or a number.
-        let (values, params, version) = if let Some(arr) = row.as_array() {
-            let get = |c: &str| {
-                col(c)
-                    .and_then(|i| arr.get(i))
-                    .cloned()
-                    .unwrap_or(Value::Null)
-            };
-            (get("result"), get("params"), get("version"))
-        } else if let Some(obj) = row.as_object() {
-            (
-                obj.get("result").cloned().unwrap_or(Value::Null),
-                obj.get("params").cloned().unwrap_or(Value::Null),
-                obj.get("version").cloned().unwrap_or(Value::Null),
-            )
-        } else {
-            (Value::Array(vec![row.clone()]), Value::Null, Value::Null)
-        };
-        // The benchmark's code version (a hash asv takes of its source).
-        let version = version.as_str().map(str::to_string);
-        let values: Vec<Value> = match values {
-            Value::Array(a) => a,
-            Value::Null => vec![Value::Null],
-            v => vec![v],
-        };
-        let params: Vec<Vec<String>> = params
-            .as_array()
-            .map(|ps| {
-                ps.iter()
-                    .map(|p| {
-                        p.as_array()
-                            .map(|vs| {
-                                vs.iter()
-                                    .map(|v| {
-                                        v.as_str()
-                                            .map(String::from)
-                                            .unwrap_or_else(|| v.to_string())
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default()
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let info = benches.get(name);
-        let names: Vec<String> = info
-            .map(|i| i.param_names.clone())
-            .filter(|n| n.len() == params.len())
-            .unwrap_or_else(|| {
-                (0..params.len())
-                    .map(|i| format!("param{}", i + 1))
-                    .collect()
-            });
-        let combos = combos(&params);
-        if combos.len() != values.len() {
-            return Err(field(
-                &format!("results.{name}"),
-                &format!(
-                    "{} results (one per parameter combination), found {}",
-                    combos.len(),
-                    values.len()
-                ),
-            ));
-        }
-        let (unit, scale) = unit_of(name, info);
-        for (combo, value) in combos.into_iter().zip(values) {
-            let p: Params = names.iter().cloned().zip(combo).collect();
-            let Some(v) = value.as_f64() else {
-                failed.push(if p.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{name}{p:?}")
-                });
-                continue;
-            };
-            trials
-                .entry(p.clone())
-                .or_insert_with(|| ParsedTrial {
-                    params: p,
-                    ..Default::default()
-                })
-                .metrics
-                .push(Metric {
-                    trial_id: 0,
-                    name: name.clone(),
-                    value: v * scale,
-                    unit: unit.clone(),
-                    better: Better::Lower,
-                    origin: "asv".to_string(),
-                    version: version.clone(),
-                });
-        }
-    }
     let env = serde_json::json!({
         "machine": machine,
         "params": doc.get("params").cloned().unwrap_or(Value::Null),
         "env_name": doc.get("env_name").cloned().unwrap_or(Value::Null),
     });
-    Ok(HistoryRun {
+    HistoryRun {
         path: path.to_path_buf(),
         group: None,
         labels: Default::default(),
@@ -421,9 +447,9 @@ fn parse_file(
             .unwrap_or("")
             .to_string(),
         env: env.to_string(),
-        trials: trials.into_values().collect(),
-        failed,
-    })
+        trials: trials.by_params.into_values().collect(),
+        failed: trials.failed,
+    }
 }
 
 /// asv results as an [`super::adapter::Adapter`]: a results directory is many runs, so
@@ -502,6 +528,29 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_row_reads_in_each_layout_asv_wrote() {
+        // asv 0.6: aligned with `result_columns`.
+        let columns = ["result", "params", "version"];
+        let row = serde_json::json!([[1.5, null], [["1", "'a'"]], "abc"]);
+        let r = Row::read(&row, &columns);
+        assert_eq!(r.values, [serde_json::json!(1.5), Value::Null]);
+        assert_eq!(r.params, [vec!["1".to_string(), "'a'".to_string()]]);
+        assert_eq!(r.version.as_deref(), Some("abc"));
+        // Older: `{result, params}`, or a bare number.
+        let r = Row::read(&serde_json::json!({"result": 2.0}), &[]);
+        assert_eq!((r.values.len(), r.params.len(), r.version), (1, 0, None));
+        let r = Row::read(&serde_json::json!(3.25), &columns);
+        assert_eq!(r.values, [serde_json::json!(3.25)]);
+        // A parameter combination without a result is a failed one.
+        let mut trials = Trials::default();
+        let row = Row::read(&serde_json::json!([[1.5, null], [["1", "2"]]]), &columns[..2]);
+        trials.land("suite.time_x", row, None).unwrap();
+        assert_eq!(trials.failed, ["suite.time_x{\"param1\": \"2\"}"]);
+        let t = &trials.by_params[&Params::from([("param1".into(), "1".into())])];
+        assert_eq!(t.metrics[0].value, 1.5);
+    }
 
     #[test]
     fn combinations_follow_asv_order() {

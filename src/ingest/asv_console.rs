@@ -31,9 +31,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::adapter::Parsed;
-use super::text::{no_benchmarks, scaled, strip_ansi};
+use super::text::{left_out, line_error, metric, no_benchmarks, scaled, strip_ansi};
 use super::{CommitInfo, IngestError, ParsedTrial};
-use crate::model::{Better, Metric, Params};
+use crate::model::{Better, Params};
 
 /// `[ 80.00%] ··· rest`: asv's progress prefix and indentation dots.
 static STEP: LazyLock<Regex> =
@@ -158,10 +158,9 @@ fn cell(line: &[char], span: &(usize, usize)) -> String {
 
 /// Each combination of a table and what it shows: (params, result text).
 fn read_table(path: &Path, t: &Table) -> Result<Vec<(Params, String)>, IngestError> {
-    let bad = |what: &str| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: t.line,
-        message: format!("expected asv's table of a parameterised benchmark ({what})"),
+    let bad = |what: &str| {
+        let message = format!("expected asv's table of a parameterised benchmark ({what})");
+        line_error(path, t.line, message)
     };
     let rows: Vec<Vec<char>> = t.lines.iter().map(|l| l.chars().collect()).collect();
     let is_rule = |l: &[char], c: char| !l.is_empty() && l.iter().all(|x| *x == c || *x == ' ');
@@ -252,100 +251,151 @@ pub fn sniff(text: &str) -> bool {
     })
 }
 
-pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let mut found: Vec<Found> = Vec::new();
-    let mut env: Option<String> = None;
-    let mut commit: Option<(String, Option<String>)> = None;
-    // A result line just read: (name, what it showed, line), its table maybe below.
-    let mut pending: Option<(String, String, usize)> = None;
-    let mut table: Option<(Table, usize)> = None;
-    let lines: Vec<String> = text
-        .lines()
-        .map(|l| strip_ansi(l).trim_end_matches('\r').to_string())
-        .collect();
-    let mut push = |name: &str, params: Params, shown: &str, line: usize, env: &Option<String>, commit: &Option<(String, Option<String>)>| {
-        let shown = read_value(kind_of(name), shown).ok_or_else(|| IngestError::Parse {
-            path: path.to_path_buf(),
-            line,
-            message: format!(
-                "`{shown}`: expected a result as asv prints it (`12.3±0.3μs`, `8.06k`, `3`, `failed`, `n/a`)"
-            ),
+/// A result line just read: its table, if it has one, may follow.
+struct Pending {
+    name: String,
+    shown: String,
+    line: usize,
+}
+
+/// Where the reading of a console log stands: the results found so far, the commit and
+/// environment being benchmarked, a result line waiting for its table, a table being read.
+struct Scan<'p> {
+    path: &'p Path,
+    found: Vec<Found>,
+    env: Option<String>,
+    commit: Option<(String, Option<String>)>,
+    pending: Option<Pending>,
+    /// A table being read, and the width of the progress prefix its lines are indented by.
+    table: Option<(Table, usize)>,
+}
+
+impl<'p> Scan<'p> {
+    fn new(path: &'p Path) -> Scan<'p> {
+        Scan {
+            path,
+            found: Vec::new(),
+            env: None,
+            commit: None,
+            pending: None,
+            table: None,
+        }
+    }
+
+    /// Lands one result of the benchmark `name` as shown at `line`.
+    fn push(&mut self, name: &str, params: Params, shown: &str, line: usize) -> Result<(), IngestError> {
+        let shown = read_value(kind_of(name), shown).ok_or_else(|| {
+            line_error(
+                self.path,
+                line,
+                format!(
+                    "`{shown}`: expected a result as asv prints it (`12.3±0.3μs`, `8.06k`, `3`, `failed`, `n/a`)"
+                ),
+            )
         })?;
-        found.push(Found {
+        self.found.push(Found {
             name: name.to_string(),
             params,
             shown,
-            env: env.clone(),
-            commit: commit.clone(),
+            env: self.env.clone(),
+            commit: self.commit.clone(),
         });
-        Ok::<(), IngestError>(())
-    };
-    for (i, line) in lines.iter().enumerate() {
-        // Inside a table: its lines are indented to where its first rule began.
-        if let Some((t, indent)) = table.as_mut() {
-            let body: String = line.chars().skip(*indent).collect();
-            let lead: String = line.chars().take(*indent).collect();
-            if !t.closed() && !body.trim().is_empty() && lead.trim().is_empty() {
-                t.lines.push(body.trim_end().to_string());
-                continue;
-            }
-            let (t, _) = table.take().expect("in a table");
-            let (name, _, _) = pending.take().expect("a table follows its result line");
-            for (params, shown) in read_table(path, &t)? {
-                push(&name, params, &shown, t.line, &env, &commit)?;
-            }
+        Ok(())
+    }
+
+    /// Lands the cells of the table being read, under the result line it belongs to.
+    fn close_table(&mut self) -> Result<(), IngestError> {
+        let Some((t, _)) = self.table.take() else {
+            return Ok(());
+        };
+        let p = self.pending.take().expect("a table follows its result line");
+        for (params, shown) in read_table(self.path, &t)? {
+            self.push(&p.name, params, &shown, t.line)?;
         }
+        Ok(())
+    }
+
+    /// Whether line `line` was taken into the table being read (indented to where its first
+    /// rule began, up to its closing rule).
+    fn in_table(&mut self, line: &str) -> bool {
+        let Some((t, indent)) = self.table.as_mut() else {
+            return false;
+        };
+        let body: String = line.chars().skip(*indent).collect();
+        let lead: String = line.chars().take(*indent).collect();
+        let taken = !t.closed() && !body.trim().is_empty() && lead.trim().is_empty();
+        if taken {
+            t.lines.push(body.trim_end().to_string());
+        }
+        taken
+    }
+
+    /// Reads line `n` (1-based).
+    fn line(&mut self, n: usize, line: &str) -> Result<(), IngestError> {
+        if self.in_table(line) {
+            return Ok(());
+        }
+        self.close_table()?;
         let Some(c) = STEP.captures(line) else {
-            continue;
+            return Ok(());
         };
         let dots = c[1].chars().count();
         let rest = c[2].to_string();
-        if rest.starts_with('=') && pending.is_some() {
+        if rest.starts_with('=') && self.pending.is_some() {
             let indent = line.chars().count() - rest.chars().count();
-            table = Some((
-                Table {
-                    lines: vec![rest],
-                    line: i + 1,
-                },
-                indent,
-            ));
-            continue;
+            let lines = vec![rest];
+            self.table = Some((Table { lines, line: n }, indent));
+            return Ok(());
         }
         // The last result line had no table: it showed its value.
-        if let Some((name, shown, line)) = pending.take() {
-            push(&name, Params::new(), &shown, line, &env, &commit)?;
+        if let Some(p) = self.pending.take() {
+            self.push(&p.name, Params::new(), &p.shown, p.line)?;
         }
         if let Some(m) = COMMIT.captures(&rest) {
-            commit = Some((m[1].to_string(), m.get(2).map(|b| b.as_str().to_string())));
+            self.commit = Some((m[1].to_string(), m.get(2).map(|b| b.as_str().to_string())));
         } else if let Some(m) = ENV.captures(&rest).filter(|_| dots == 2) {
-            env = Some(m[1].trim_end_matches('.').to_string());
+            self.env = Some(m[1].trim_end_matches('.').to_string());
         } else if let Some(m) = RESULT.captures(&rest).filter(|_| dots >= 3) {
-            pending = Some((m[1].to_string(), m[2].trim().to_string(), i + 1));
+            let (name, shown) = (m[1].to_string(), m[2].trim().to_string());
+            self.pending = Some(Pending { name, shown, line: n });
         }
+        Ok(())
     }
-    if let Some((t, _)) = table.take() {
-        let (name, _, _) = pending.take().expect("a table follows its result line");
-        for (params, shown) in read_table(path, &t)? {
-            push(&name, params, &shown, t.line, &env, &commit)?;
+
+    /// The results found, once the log's end closed what was still open.
+    fn finish(mut self) -> Result<Vec<Found>, IngestError> {
+        self.close_table()?;
+        if let Some(p) = self.pending.take() {
+            // `ok` or `1/4 failed` promised a table the log does not hold.
+            if p.shown == "ok" || PARTLY_FAILED.is_match(&p.shown) {
+                let message = format!("{}: expected its table of results below `{}`", p.name, p.shown);
+                return Err(line_error(self.path, p.line, message));
+            }
+            self.push(&p.name, Params::new(), &p.shown, p.line)?;
         }
+        Ok(self.found)
     }
-    if let Some((name, shown, line)) = pending.take() {
-        // `ok` or `1/4 failed` promised a table the log does not hold.
-        if shown == "ok" || PARTLY_FAILED.is_match(&shown) {
-            return Err(IngestError::Parse {
-                path: path.to_path_buf(),
-                line,
-                message: format!("{name}: expected its table of results below `{shown}`"),
-            });
-        }
-        push(&name, Params::new(), &shown, line, &env, &commit)?;
+}
+
+pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    let mut scan = Scan::new(path);
+    for (i, line) in text.lines().enumerate() {
+        scan.line(i + 1, strip_ansi(line).trim_end_matches('\r'))?;
     }
+    let found = scan.finish()?;
     if found.is_empty() {
         return Err(no_benchmarks(
             path,
             "asv result lines `[ 50.00%] ··· benchmarks.Suite.time_x   11.2±0.01μs`",
         ));
     }
+    Ok(assemble(path, found))
+}
+
+/// The trials of the results found: params `asv_env` and `commit` where the log holds
+/// several, failed results as failed trials named in one warning, and the commit when the
+/// log holds one.
+fn assemble(path: &Path, found: Vec<Found>) -> Parsed {
     let envs: BTreeSet<_> = found.iter().map(|f| f.env.clone()).collect();
     let commits: BTreeSet<_> = found.iter().map(|f| f.commit.clone()).collect();
     let mut trials = Vec::new();
@@ -377,33 +427,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
                     ..Default::default()
                 });
             }
-            Shown::Value(value, unit) => {
-                trials.push(ParsedTrial {
-                    params,
-                    metrics: vec![Metric {
-                        trial_id: 0,
-                        name: f.name,
-                        value,
-                        unit: unit.to_string(),
-                        better: Better::Lower,
-                        origin: "asv".to_string(),
-                        version: None,
-                    }],
-                    ..Default::default()
-                });
-            }
+            Shown::Value(value, unit) => trials.push(ParsedTrial {
+                params,
+                metrics: vec![metric("asv", &f.name, value, unit, Better::Lower)],
+                ..Default::default()
+            }),
         }
     }
-    let mut warnings = Vec::new();
-    if !failed.is_empty() {
-        warnings.push(format!(
-            "{}: {} asv benchmark result(s) failed (failed trials, no figure): {}",
-            path.display(),
-            failed.len(),
-            failed.join(", ")
-        ));
-    }
-    let commit = match commits.into_iter().collect::<Vec<_>>().as_slice() {
+    let what = "asv benchmark result(s) failed (failed trials, no figure)";
+    let mut parsed = Parsed::with_warnings(trials, left_out(path, what, &failed));
+    parsed.commit = match commits.into_iter().collect::<Vec<_>>().as_slice() {
         [Some((id, branch))] => Some(CommitInfo {
             id: id.clone(),
             branch: branch.clone(),
@@ -411,23 +444,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         }),
         _ => None,
     };
-    Ok(Parsed {
-        trials,
-        warnings,
-        commit,
-    })
+    parsed
 }
 
 /// asv's console output as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "asv-console",
-    description: "airspeed velocity's `asv run` console output: each result (and table cell) is a trial",
-    hint: "`asv run` console output",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(parse),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "asv-console",
+    "airspeed velocity's `asv run` console output: each result (and table cell) is a trial",
+    "`asv run` console output",
+    parse
+);
 
 #[cfg(test)]
 mod tests {

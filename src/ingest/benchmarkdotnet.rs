@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::text::{field_error, json_error, metric, no_benchmarks};
 use super::{IngestError, ParsedTrial};
-use crate::model::Better;
+use crate::model::{Better, Metric};
 
 pub fn sniff(doc: &Value) -> bool {
     doc.get("HostEnvironmentInfo").is_some() && doc.get("Benchmarks").is_some_and(Value::is_array)
@@ -46,71 +46,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         .ok_or_else(|| field_error(path, "Benchmarks", "an array of benchmarks"))?;
     let mut trials = Vec::new();
     for (i, b) in benches.iter().enumerate() {
-        let s = |k: &str| b.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
-        let arm = [s("Namespace"), s("Type"), s("Method")]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(".");
-        if arm.is_empty() {
-            return Err(field_error(
-                path,
-                format!("Benchmarks[{i}].Method"),
-                "the benchmark's method name",
-            ));
-        }
-        let mut t = ParsedTrial {
-            arm: Some(arm),
-            ..Default::default()
-        };
-        for (k, v) in parameters(s("Parameters").unwrap_or("")) {
-            t.params.insert(k, v);
-        }
-        if let Some((_, job)) = s("DisplayInfo").and_then(|d| d.split_once(": ")) {
-            t.params.insert("job".to_string(), job.to_string());
-        }
+        let mut t = named_trial(path, i, b)?;
         match b.get("Statistics").filter(|v| v.is_object()) {
-            Some(st) => {
-                for (key, name) in [
-                    ("Mean", "mean_time"),
-                    ("Median", "median_time"),
-                    ("Min", "min_time"),
-                    ("Max", "max_time"),
-                    ("StandardDeviation", "std_dev_time"),
-                    ("StandardError", "std_error_time"),
-                ] {
-                    if let Some(v) = st.get(key).and_then(Value::as_f64) {
-                        t.metrics
-                            .push(metric("benchmarkdotnet", name, v, "ns", Better::Lower));
-                    }
-                }
-            }
+            Some(st) => t.metrics.extend(statistics(st)),
             None => t.failed = true,
         }
         if let Some(m) = b.get("Memory").filter(|v| v.is_object()) {
-            let f = |k: &str| m.get(k).and_then(Value::as_f64);
-            if let Some(v) = f("BytesAllocatedPerOperation") {
-                t.metrics.push(metric(
-                    "benchmarkdotnet",
-                    "bytes_allocated_per_op",
-                    v,
-                    "B",
-                    Better::Lower,
-                ));
-            }
-            if let Some(ops) = f("TotalOperations").filter(|o| *o > 0.0) {
-                for g in 0..3 {
-                    if let Some(n) = f(&format!("Gen{g}Collections")) {
-                        t.metrics.push(metric(
-                            "benchmarkdotnet",
-                            &format!("gen{g}_collections_per_1k_op"),
-                            n * 1000.0 / ops,
-                            "collections/1k op",
-                            Better::Lower,
-                        ));
-                    }
-                }
-            }
+            t.metrics.extend(memory(m));
         }
         trials.push(t);
     }
@@ -121,6 +63,78 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         ));
     }
     Ok(trials)
+}
+
+/// The trial of benchmark `i`: its arm `Namespace.Type.Method`, params its parameters and
+/// job.
+fn named_trial(path: &Path, i: usize, b: &Value) -> Result<ParsedTrial, IngestError> {
+    let s = |k: &str| b.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let arm = [s("Namespace"), s("Type"), s("Method")]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(".");
+    if arm.is_empty() {
+        return Err(field_error(
+            path,
+            format!("Benchmarks[{i}].Method"),
+            "the benchmark's method name",
+        ));
+    }
+    let mut t = ParsedTrial {
+        arm: Some(arm),
+        ..Default::default()
+    };
+    for (k, v) in parameters(s("Parameters").unwrap_or("")) {
+        t.params.insert(k, v);
+    }
+    if let Some((_, job)) = s("DisplayInfo").and_then(|d| d.split_once(": ")) {
+        t.params.insert("job".to_string(), job.to_string());
+    }
+    Ok(t)
+}
+
+/// The time statistics of a benchmark, in ns.
+fn statistics(st: &Value) -> Vec<Metric> {
+    let mut metrics = Vec::new();
+    for (key, name) in [
+        ("Mean", "mean_time"),
+        ("Median", "median_time"),
+        ("Min", "min_time"),
+        ("Max", "max_time"),
+        ("StandardDeviation", "std_dev_time"),
+        ("StandardError", "std_error_time"),
+    ] {
+        if let Some(v) = st.get(key).and_then(Value::as_f64) {
+            metrics.push(metric("benchmarkdotnet", name, v, "ns", Better::Lower));
+        }
+    }
+    metrics
+}
+
+/// The memory diagnoser's figures: bytes allocated per operation, and each generation's
+/// collections per 1,000 operations.
+fn memory(m: &Value) -> Vec<Metric> {
+    let mut metrics = Vec::new();
+    let f = |k: &str| m.get(k).and_then(Value::as_f64);
+    if let Some(v) = f("BytesAllocatedPerOperation") {
+        let name = "bytes_allocated_per_op";
+        metrics.push(metric("benchmarkdotnet", name, v, "B", Better::Lower));
+    }
+    if let Some(ops) = f("TotalOperations").filter(|o| *o > 0.0) {
+        for g in 0..3 {
+            if let Some(n) = f(&format!("Gen{g}Collections")) {
+                metrics.push(metric(
+                    "benchmarkdotnet",
+                    &format!("gen{g}_collections_per_1k_op"),
+                    n * 1000.0 / ops,
+                    "collections/1k op",
+                    Better::Lower,
+                ));
+            }
+        }
+    }
+    metrics
 }
 
 /// BenchmarkDotNet JSON as an [`super::adapter::Adapter`].

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::text::{metric, no_benchmarks, number};
+use super::text::{line_error, metric, no_benchmarks, number};
 use super::{IngestError, ParsedTrial};
 use crate::model::Better;
 
@@ -33,11 +33,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         let Some(c) = LINE.captures(raw.trim_end_matches('\r')) else {
             continue;
         };
-        let bad = |what: &str| IngestError::Parse {
-            path: path.to_path_buf(),
-            line: i + 1,
-            message: format!("expected a number for {what}"),
-        };
+        let bad = |what: &str| line_error(path, i + 1, format!("expected a number for {what}"));
         let ops = number(&c[2]).ok_or_else(|| bad("ops/sec"))?;
         let rme = number(&c[3]).ok_or_else(|| bad("the ± margin"))?;
         trials.push(ParsedTrial {

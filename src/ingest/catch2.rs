@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::text::{metric, no_benchmarks, to_ns};
+use super::text::{line_error, metric, no_benchmarks, to_ns};
 use super::{IngestError, ParsedTrial};
 use crate::model::Better;
 
@@ -57,88 +57,101 @@ fn triple(line: &str) -> Option<(String, [f64; 3])> {
     Some((c[1].trim().to_string(), [v(2)?, v(4)?, v(6)?]))
 }
 
-pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
-    let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
-    let mut trials = Vec::new();
-    let mut test_case: Option<String> = None;
-    let mut in_table = false;
-    // The start of a long name that Catch2 printed on a line of its own, before the line that
-    // ends the name and holds samples, iterations and the estimate.
-    let mut name_start: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
+/// The test case (and its sections) of the `....` rule at `i`: the title lines between the
+/// `----` rules above it (`----` / title lines / `----` / file:line / `....`).
+fn title(lines: &[&str], i: usize) -> String {
+    let mut j = i - 2;
+    let mut title = Vec::new();
+    while j > 0 && !is_rule(lines[j - 1], '-') {
+        j -= 1;
+        title.push(lines[j].trim());
+    }
+    title.reverse();
+    title.join(" / ")
+}
+
+/// Where the reading of a console log stands.
+struct Scan<'t> {
+    lines: Vec<&'t str>,
+    trials: Vec<ParsedTrial>,
+    test_case: Option<String>,
+    in_table: bool,
+    /// The start of a long name that Catch2 printed on a line of its own, before the line
+    /// that ends the name and holds samples, iterations and the estimate.
+    name_start: Vec<&'t str>,
+}
+
+impl<'t> Scan<'t> {
+    /// Reads line `i`; the next line to read.
+    fn line(&mut self, path: &Path, i: usize) -> Result<usize, IngestError> {
+        let line = self.lines[i];
         if is_rule(line, '.') && i >= 3 {
-            // `----` / title lines / `----` / file:line / `....`: the test case and sections.
-            let mut j = i - 2;
-            let mut title = Vec::new();
-            while j > 0 && !is_rule(lines[j - 1], '-') {
-                j -= 1;
-                title.push(lines[j].trim());
-            }
-            title.reverse();
-            test_case = Some(title.join(" / "));
-            in_table = false;
-            i += 1;
-            continue;
+            self.test_case = Some(title(&self.lines, i));
+            self.in_table = false;
+            return Ok(i + 1);
         }
-        if is_header(&lines, i) {
-            in_table = true;
-            i += 3;
-            continue;
+        if is_header(&self.lines, i) {
+            self.in_table = true;
+            return Ok(i + 3);
         }
-        if !in_table || line.trim().is_empty() || is_rule(line, '-') {
-            name_start.clear();
-            i += 1;
-            continue;
+        if !self.in_table || line.trim().is_empty() || is_rule(line, '-') {
+            self.name_start.clear();
+            return Ok(i + 1);
         }
         if is_rule(line, '=') {
-            in_table = false;
-            i += 1;
-            continue;
+            self.in_table = false;
+            return Ok(i + 1);
         }
         if let Some(failed) = FAILED.captures(line) {
-            name_start.push(failed.get(1).map_or("", |m| m.as_str()).trim());
-            let mut t = ParsedTrial {
-                arm: Some(std::mem::take(&mut name_start).join(" ")),
+            self.name_start
+                .push(failed.get(1).map_or("", |m| m.as_str()).trim());
+            let t = ParsedTrial {
+                arm: Some(std::mem::take(&mut self.name_start).join(" ")),
                 failed: true,
                 ..Default::default()
             };
-            if let Some(tc) = &test_case {
-                t.params.insert("test_case".to_string(), tc.clone());
-            }
-            trials.push(t);
-            i += 1;
-            continue;
+            self.push(t);
+            return Ok(i + 1);
         }
         let Some(first) = FIRST.captures(line) else {
-            name_start.push(line.trim());
-            i += 1;
-            continue;
+            self.name_start.push(line.trim());
+            return Ok(i + 1);
         };
-        let expected = |n: usize, what: &str| IngestError::Parse {
-            path: path.to_path_buf(),
-            line: n + 1,
-            message: format!("expected the benchmark's {what} (three `<value> <ns|us|ms|s>`)"),
+        let t = self.benchmark(path, i, first[1].trim())?;
+        self.push(t);
+        Ok(i + 3)
+    }
+
+    /// The benchmark whose first line, at `i`, ends its name with `last`: its mean and std
+    /// dev from the two lines below.
+    fn benchmark(&mut self, path: &Path, i: usize, last: &str) -> Result<ParsedTrial, IngestError> {
+        let expected = |n: usize, what: &str| {
+            line_error(
+                path,
+                n + 1,
+                format!("expected the benchmark's {what} (three `<value> <ns|us|ms|s>`)"),
+            )
         };
-        let (more, mean) = lines
+        let (more, mean) = self
+            .lines
             .get(i + 1)
             .and_then(|l| triple(l))
             .ok_or_else(|| expected(i + 1, "mean, low mean and high mean"))?;
-        let (_, sd) = lines
+        let (_, sd) = self
+            .lines
             .get(i + 2)
             .and_then(|l| triple(l))
             .ok_or_else(|| expected(i + 2, "std dev, low std dev and high std dev"))?;
-        let mut name = std::mem::take(&mut name_start)
+        let mut name = std::mem::take(&mut self.name_start)
             .into_iter()
-            .chain([first[1].trim()])
+            .chain([last])
             .collect::<Vec<_>>()
             .join(" ");
         if !more.is_empty() {
             name = format!("{name} {more}");
         }
         let m = |n: &str, v: f64| metric("catch2", n, v, "ns", Better::Lower);
-        let mut t = ParsedTrial {
+        Ok(ParsedTrial {
             arm: Some(name),
             metrics: vec![
                 m("mean_time", mean[0]),
@@ -149,20 +162,37 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
                 m("std_dev_time_high", sd[2]),
             ],
             ..Default::default()
-        };
-        if let Some(tc) = &test_case {
+        })
+    }
+
+    /// Lands a trial under the test case it ran in.
+    fn push(&mut self, mut t: ParsedTrial) {
+        if let Some(tc) = &self.test_case {
             t.params.insert("test_case".to_string(), tc.clone());
         }
-        trials.push(t);
-        i += 3;
+        self.trials.push(t);
     }
-    if trials.is_empty() {
+}
+
+pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
+    let mut scan = Scan {
+        lines: text.lines().map(|l| l.trim_end_matches('\r')).collect(),
+        trials: Vec::new(),
+        test_case: None,
+        in_table: false,
+        name_start: Vec::new(),
+    };
+    let mut i = 0;
+    while i < scan.lines.len() {
+        i = scan.line(path, i)?;
+    }
+    if scan.trials.is_empty() {
         return Err(no_benchmarks(
             path,
             "Catch2 console benchmark tables under `benchmark name  samples  iterations …`",
         ));
     }
-    Ok(trials)
+    Ok(scan.trials)
 }
 
 /// Catch2 console benchmark output as an [`super::adapter::Adapter`].

@@ -24,7 +24,7 @@ use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};
 
 use super::adapter::Parsed;
-use super::text::metric;
+use super::text::{line_error, metric};
 use super::{IngestError, ParsedTrial};
 use crate::model::Better;
 
@@ -77,260 +77,308 @@ struct Bench {
     failed: Option<String>,
 }
 
+/// Attribute `key` of element `e` at `line`, unescaped.
+fn attr(path: &Path, line: usize, e: &BytesStart, key: &str) -> Result<Option<String>, IngestError> {
+    for a in e.attributes() {
+        let a = a.map_err(|x| line_error(path, line, format!("{x} (expected XML attributes)")))?;
+        if a.key.as_ref() == key.as_bytes() {
+            let v = a
+                .normalized_value(XmlVersion::Implicit1_0)
+                .map_err(|x| line_error(path, line, format!("attribute `{key}`: {x}")))?;
+            return Ok(Some(v.into_owned()));
+        }
+    }
+    Ok(None)
+}
+
+/// The number (ns) attribute `key` of the `<mean>` or `<standardDeviation>` element `e`.
+fn bound(path: &Path, line: usize, e: &BytesStart, elem: &str, key: &str) -> Result<f64, IngestError> {
+    let v = attr(path, line, e, key)?.ok_or_else(|| {
+        line_error(
+            path,
+            line,
+            format!("`<{elem}>` has no `{key}` (expected `<{elem} value=… lowerBound=… upperBound=…/>`, in ns)"),
+        )
+    })?;
+    v.trim().parse::<f64>().map_err(|_| {
+        line_error(
+            path,
+            line,
+            format!("`<{elem} {key}=\"{v}\">`: expected a number (ns)"),
+        )
+    })
+}
+
+/// Where the reading of a report stands: the root element, the test case and sections
+/// around the benchmark being read, and the trials so far.
+struct Report<'p> {
+    path: &'p Path,
+    root: Option<String>,
+    /// The root element was closed (the run was not cut short).
+    closed: bool,
+    test_case: Option<String>,
+    sections: Vec<String>,
+    bench: Option<Bench>,
+    trials: Vec<ParsedTrial>,
+    /// The benchmarks that failed: `` `name` (line n): message ``.
+    failed: Vec<String>,
+}
+
+impl<'p> Report<'p> {
+    fn new(path: &'p Path) -> Report<'p> {
+        Report {
+            path,
+            root: None,
+            closed: false,
+            test_case: None,
+            sections: Vec::new(),
+            bench: None,
+            trials: Vec::new(),
+            failed: Vec::new(),
+        }
+    }
+
+    /// An element opened at `line` (`empty`: it closed at once, `<…/>`).
+    fn start(&mut self, e: &BytesStart, empty: bool, line: usize) -> Result<(), IngestError> {
+        let path = self.path;
+        let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+        if self.root.is_none() {
+            if !ROOTS.contains(&name.as_str()) {
+                return Err(line_error(
+                    path,
+                    line,
+                    format!(
+                        "the root element is `<{name}>` (expected a Catch2 XML report: `<Catch2TestRun>` or, Catch2 v2, `<Catch>`)"
+                    ),
+                ));
+            }
+            self.closed = empty;
+            self.root = Some(name);
+            return Ok(());
+        }
+        match name.as_str() {
+            "TestCase" if !empty => {
+                self.test_case = attr(path, line, e, "name")?;
+                self.sections.clear();
+            }
+            "Section" if !empty => self
+                .sections
+                .push(attr(path, line, e, "name")?.unwrap_or_default()),
+            "BenchmarkResults" => {
+                let b = self.bench_start(e, line)?;
+                if empty {
+                    self.finish(b)?;
+                } else {
+                    self.bench = Some(b);
+                }
+            }
+            "mean" | "standardDeviation" => {
+                if let Some(b) = self.bench.as_mut() {
+                    let v = [
+                        bound(path, line, e, &name, "value")?,
+                        bound(path, line, e, &name, "lowerBound")?,
+                        bound(path, line, e, &name, "upperBound")?,
+                    ];
+                    if name == "mean" {
+                        b.mean = Some(v);
+                    } else {
+                        b.std_dev = Some(v);
+                    }
+                }
+            }
+            "failed" => {
+                if let Some(b) = self.bench.as_mut() {
+                    b.failed = Some(attr(path, line, e, "message")?.unwrap_or_default());
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A `<BenchmarkResults>` opened at `line`, not inside another.
+    fn bench_start(&self, e: &BytesStart, line: usize) -> Result<Bench, IngestError> {
+        let path = self.path;
+        if let Some(open) = &self.bench {
+            return Err(line_error(
+                path,
+                line,
+                format!(
+                    "`<BenchmarkResults>` inside `<BenchmarkResults name=\"{}\">` of line {} (expected `</BenchmarkResults>` first)",
+                    open.name, open.line
+                ),
+            ));
+        }
+        let name = attr(path, line, e, "name")?.ok_or_else(|| {
+            line_error(
+                path,
+                line,
+                "`<BenchmarkResults>` has no `name` (expected the benchmark's name)",
+            )
+        })?;
+        let samples = match attr(path, line, e, "samples")? {
+            Some(s) => Some(s.trim().parse::<f64>().map_err(|_| {
+                line_error(
+                    path,
+                    line,
+                    format!("`samples=\"{s}\"`: expected a count of samples"),
+                )
+            })?),
+            None => None,
+        };
+        Ok(Bench {
+            name,
+            line,
+            samples,
+            mean: None,
+            std_dev: None,
+            failed: None,
+        })
+    }
+
+    /// The trial of one closed `<BenchmarkResults>`.
+    fn finish(&mut self, b: Bench) -> Result<(), IngestError> {
+        let mut t = ParsedTrial {
+            arm: Some(b.name.clone()),
+            ..Default::default()
+        };
+        if let Some(tc) = &self.test_case {
+            let title: Vec<&str> = std::iter::once(tc.trim())
+                .chain(self.sections.iter().map(|s| s.trim()))
+                .collect();
+            t.params.insert("test_case".to_string(), title.join(" / "));
+        }
+        if let Some(message) = b.failed {
+            self.failed
+                .push(format!("`{}` (line {}): {message}", b.name, b.line));
+            t.failed = true;
+            self.trials.push(t);
+            return Ok(());
+        }
+        let mean = b.mean.ok_or_else(|| {
+            line_error(
+                self.path,
+                b.line,
+                format!(
+                    "`<BenchmarkResults name=\"{}\">` has neither `<mean …/>` nor `<failed …/>` (expected `<mean value=… lowerBound=… upperBound=…/>`, in ns)",
+                    b.name
+                ),
+            )
+        })?;
+        let m = |n: &str, v: f64| metric("catch2", n, v, "ns", Better::Lower);
+        t.metrics = vec![
+            m("mean_time", mean[0]),
+            m("mean_time_low", mean[1]),
+            m("mean_time_high", mean[2]),
+        ];
+        if let Some(sd) = b.std_dev {
+            t.metrics.extend([
+                m("std_dev_time", sd[0]),
+                m("std_dev_time_low", sd[1]),
+                m("std_dev_time_high", sd[2]),
+            ]);
+        }
+        if let Some(s) = b.samples {
+            t.metrics
+                .push(metric("catch2", "samples", s, "count", Better::Higher));
+        }
+        self.trials.push(t);
+        Ok(())
+    }
+
+    /// An element closed.
+    fn end(&mut self, name: &[u8]) -> Result<(), IngestError> {
+        match name {
+            b"BenchmarkResults" => {
+                if let Some(b) = self.bench.take() {
+                    self.finish(b)?;
+                }
+            }
+            b"Section" => {
+                self.sections.pop();
+            }
+            b"TestCase" => {
+                self.test_case = None;
+                self.sections.clear();
+            }
+            n if self.root.as_deref().is_some_and(|r| r.as_bytes() == n) => self.closed = true,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The trials of the whole report: refused when it has no root, no benchmark or only
+    /// failed ones; warned when it was cut short or some failed.
+    fn parsed(self) -> Result<Parsed, IngestError> {
+        let path = self.path;
+        if self.root.is_none() {
+            return Err(line_error(
+                path,
+                1,
+                "no root element (expected a Catch2 XML report: `<Catch2TestRun>` or `<Catch>`)",
+            ));
+        }
+        let mut warnings = Vec::new();
+        if !self.closed {
+            let cut = match &self.bench {
+                Some(b) => format!(
+                    "; `<BenchmarkResults name=\"{}\">` of line {} has no results and is left out",
+                    b.name, b.line
+                ),
+                None => String::new(),
+            };
+            warnings.push(format!(
+                "{}: the report ends before `</{}>` (the run was cut short): the {} benchmark(s) it finished land{cut}",
+                path.display(),
+                self.root.as_deref().unwrap_or("Catch2TestRun"),
+                self.trials.len()
+            ));
+        }
+        if self.trials.iter().all(|t: &ParsedTrial| t.failed) {
+            let message = if self.trials.is_empty() {
+                "no benchmark results found (expected `<BenchmarkResults>` elements: the test cases ran no BENCHMARK; run the benchmarks, without --skip-benchmarks)".to_string()
+            } else {
+                format!(
+                    "every benchmark failed, nothing to land: {} (fix the benchmarks and run them again)",
+                    self.failed.join("; ")
+                )
+            };
+            return Err(line_error(path, 1, message));
+        }
+        if !self.failed.is_empty() {
+            warnings.push(format!(
+                "{}: {} benchmark(s) failed in Catch2 and land as failed trials without figures: {}",
+                path.display(),
+                self.failed.len(),
+                self.failed.join("; ")
+            ));
+        }
+        Ok(Parsed::with_warnings(self.trials, warnings))
+    }
+}
+
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let err = |line: usize, message: String| IngestError::Parse {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
     let mut reader = quick_xml::Reader::from_str(text);
-    let mut root: Option<String> = None;
-    let mut closed = false;
-    let mut test_case: Option<String> = None;
-    let mut sections: Vec<String> = Vec::new();
-    let mut bench: Option<Bench> = None;
-    let mut trials = Vec::new();
-    let mut failed = Vec::new();
+    let mut report = Report::new(path);
     loop {
         let pos = reader.buffer_position();
         let event = reader.read_event().map_err(|e| {
-            err(
+            line_error(
+                path,
                 line_at(text, reader.error_position()),
                 format!("{e} (expected a Catch2 XML report)"),
             )
         })?;
         let line = line_at(text, pos);
-        // Attribute `key` of element `e`, unescaped.
-        let attr = |e: &BytesStart, key: &str| -> Result<Option<String>, IngestError> {
-            for a in e.attributes() {
-                let a = a.map_err(|x| err(line, format!("{x} (expected XML attributes)")))?;
-                if a.key.as_ref() == key.as_bytes() {
-                    let v = a
-                        .normalized_value(XmlVersion::Implicit1_0)
-                        .map_err(|x| err(line, format!("attribute `{key}`: {x}")))?;
-                    return Ok(Some(v.into_owned()));
-                }
-            }
-            Ok(None)
-        };
-        let number = |e: &BytesStart, elem: &str, key: &str| -> Result<f64, IngestError> {
-            let v = attr(e, key)?.ok_or_else(|| {
-                err(
-                    line,
-                    format!("`<{elem}>` has no `{key}` (expected `<{elem} value=… lowerBound=… upperBound=…/>`, in ns)"),
-                )
-            })?;
-            v.trim().parse::<f64>().map_err(|_| {
-                err(
-                    line,
-                    format!("`<{elem} {key}=\"{v}\">`: expected a number (ns)"),
-                )
-            })
-        };
         match event {
             Event::Eof => break,
-            Event::Start(ref e) | Event::Empty(ref e) => {
-                let empty = matches!(event, Event::Empty(_));
-                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
-                if root.is_none() {
-                    if !ROOTS.contains(&name.as_str()) {
-                        return Err(err(
-                            line,
-                            format!(
-                                "the root element is `<{name}>` (expected a Catch2 XML report: `<Catch2TestRun>` or, Catch2 v2, `<Catch>`)"
-                            ),
-                        ));
-                    }
-                    closed = empty;
-                    root = Some(name);
-                    continue;
-                }
-                match name.as_str() {
-                    "TestCase" if !empty => {
-                        test_case = attr(e, "name")?;
-                        sections.clear();
-                    }
-                    "Section" if !empty => sections.push(attr(e, "name")?.unwrap_or_default()),
-                    "BenchmarkResults" => {
-                        if let Some(open) = &bench {
-                            return Err(err(
-                                line,
-                                format!(
-                                    "`<BenchmarkResults>` inside `<BenchmarkResults name=\"{}\">` of line {} (expected `</BenchmarkResults>` first)",
-                                    open.name, open.line
-                                ),
-                            ));
-                        }
-                        let b = Bench {
-                            name: attr(e, "name")?.ok_or_else(|| {
-                                err(
-                                    line,
-                                    "`<BenchmarkResults>` has no `name` (expected the benchmark's name)".to_string(),
-                                )
-                            })?,
-                            line,
-                            samples: match attr(e, "samples")? {
-                                Some(s) => Some(s.trim().parse::<f64>().map_err(|_| {
-                                    err(
-                                        line,
-                                        format!("`samples=\"{s}\"`: expected a count of samples"),
-                                    )
-                                })?),
-                                None => None,
-                            },
-                            mean: None,
-                            std_dev: None,
-                            failed: None,
-                        };
-                        if empty {
-                            finish(path, b, &test_case, &sections, &mut trials, &mut failed)?;
-                        } else {
-                            bench = Some(b);
-                        }
-                    }
-                    "mean" | "standardDeviation" => {
-                        if let Some(b) = bench.as_mut() {
-                            let v = [
-                                number(e, &name, "value")?,
-                                number(e, &name, "lowerBound")?,
-                                number(e, &name, "upperBound")?,
-                            ];
-                            if name == "mean" {
-                                b.mean = Some(v);
-                            } else {
-                                b.std_dev = Some(v);
-                            }
-                        }
-                    }
-                    "failed" => {
-                        if let Some(b) = bench.as_mut() {
-                            b.failed = Some(attr(e, "message")?.unwrap_or_default());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Event::End(ref e) => match e.name().as_ref() {
-                b"BenchmarkResults" => {
-                    if let Some(b) = bench.take() {
-                        finish(path, b, &test_case, &sections, &mut trials, &mut failed)?;
-                    }
-                }
-                b"Section" => {
-                    sections.pop();
-                }
-                b"TestCase" => {
-                    test_case = None;
-                    sections.clear();
-                }
-                n if root.as_deref().is_some_and(|r| r.as_bytes() == n) => closed = true,
-                _ => {}
-            },
+            Event::Start(ref e) => report.start(e, false, line)?,
+            Event::Empty(ref e) => report.start(e, true, line)?,
+            Event::End(ref e) => report.end(e.name().as_ref())?,
             _ => {}
         }
     }
-    if root.is_none() {
-        return Err(err(
-            1,
-            "no root element (expected a Catch2 XML report: `<Catch2TestRun>` or `<Catch>`)"
-                .to_string(),
-        ));
-    }
-    let mut warnings = Vec::new();
-    if !closed {
-        let cut = match &bench {
-            Some(b) => format!(
-                "; `<BenchmarkResults name=\"{}\">` of line {} has no results and is left out",
-                b.name, b.line
-            ),
-            None => String::new(),
-        };
-        warnings.push(format!(
-            "{}: the report ends before `</{}>` (the run was cut short): the {} benchmark(s) it finished land{cut}",
-            path.display(),
-            root.as_deref().unwrap_or("Catch2TestRun"),
-            trials.len()
-        ));
-    }
-    if trials.iter().all(|t: &ParsedTrial| t.failed) {
-        let message = if trials.is_empty() {
-            "no benchmark results found (expected `<BenchmarkResults>` elements: the test cases ran no BENCHMARK; run the benchmarks, without --skip-benchmarks)".to_string()
-        } else {
-            format!(
-                "every benchmark failed, nothing to land: {} (fix the benchmarks and run them again)",
-                failed.join("; ")
-            )
-        };
-        return Err(err(1, message));
-    }
-    if !failed.is_empty() {
-        warnings.push(format!(
-            "{}: {} benchmark(s) failed in Catch2 and land as failed trials without figures: {}",
-            path.display(),
-            failed.len(),
-            failed.join("; ")
-        ));
-    }
-    Ok(Parsed {
-        trials,
-        warnings,
-        commit: None,
-    })
-}
-
-/// The trial of one closed `<BenchmarkResults>`.
-fn finish(
-    path: &Path,
-    b: Bench,
-    test_case: &Option<String>,
-    sections: &[String],
-    trials: &mut Vec<ParsedTrial>,
-    failed: &mut Vec<String>,
-) -> Result<(), IngestError> {
-    let mut t = ParsedTrial {
-        arm: Some(b.name.clone()),
-        ..Default::default()
-    };
-    if let Some(tc) = test_case {
-        let title: Vec<&str> = std::iter::once(tc.trim())
-            .chain(sections.iter().map(|s| s.trim()))
-            .collect();
-        t.params
-            .insert("test_case".to_string(), title.join(" / "));
-    }
-    if let Some(message) = b.failed {
-        failed.push(format!("`{}` (line {}): {message}", b.name, b.line));
-        t.failed = true;
-        trials.push(t);
-        return Ok(());
-    }
-    let mean = b.mean.ok_or_else(|| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: b.line,
-        message: format!(
-            "`<BenchmarkResults name=\"{}\">` has neither `<mean …/>` nor `<failed …/>` (expected `<mean value=… lowerBound=… upperBound=…/>`, in ns)",
-            b.name
-        ),
-    })?;
-    let m = |n: &str, v: f64| metric("catch2", n, v, "ns", Better::Lower);
-    t.metrics = vec![
-        m("mean_time", mean[0]),
-        m("mean_time_low", mean[1]),
-        m("mean_time_high", mean[2]),
-    ];
-    if let Some(sd) = b.std_dev {
-        t.metrics.extend([
-            m("std_dev_time", sd[0]),
-            m("std_dev_time_low", sd[1]),
-            m("std_dev_time_high", sd[2]),
-        ]);
-    }
-    if let Some(s) = b.samples {
-        t.metrics
-            .push(metric("catch2", "samples", s, "count", Better::Higher));
-    }
-    trials.push(t);
-    Ok(())
+    report.parsed()
 }
 
 /// `*.xml` files.

@@ -24,8 +24,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::text::{json_error, line_error, metric};
 use super::{IngestError, ParsedTrial};
-use crate::model::{Better, Metric};
+use crate::model::{Better, Metric, Params};
 
 #[derive(Deserialize)]
 struct Estimate {
@@ -78,11 +79,6 @@ const KEYS: &[(&str, &str)] = &[
 ];
 
 pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
-    let parse_err = |e: serde_json::Error, what: &str| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: e.line(),
-        message: format!("{e} (expected {what})"),
-    };
     let dir = path.parent().expect("estimates.json has a parent");
     let dir_name = dir
         .file_name()
@@ -91,32 +87,38 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     let change = dir_name == "change"
         || serde_json::from_str::<serde_json::Value>(text).is_ok_and(|d| is_change(&d));
     if change {
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: 1,
-            message: "criterion's change/estimates.json holds relative changes (new vs base, as \
-                      fractions), not times; ingest the benchmark's new/estimates.json instead"
-                .to_string(),
-        });
+        return Err(line_error(
+            path,
+            1,
+            "criterion's change/estimates.json holds relative changes (new vs base, as \
+             fractions), not times; ingest the benchmark's new/estimates.json instead",
+        ));
     }
+    let metrics = estimates(path, text)?;
+    let (arm, mut params) = benchmark_id(dir, &dir_name)?;
+    params.retain(|_, v| !v.is_empty());
+    Ok(vec![ParsedTrial {
+        arm: Some(arm),
+        params,
+        metrics,
+        ..Default::default()
+    }])
+}
+
+/// The point estimates of an estimates file as metrics in ns (`mean_ns`…).
+fn estimates(path: &Path, text: &str) -> Result<Vec<Metric>, IngestError> {
     let raw: BTreeMap<String, Option<Estimate>> = serde_json::from_str(text).map_err(|e| {
-        parse_err(
-            e,
+        json_error(
+            path,
+            &e,
             "criterion estimates: {\"mean\": {\"point_estimate\": …}, …}",
         )
     })?;
     let mut metrics = Vec::new();
     for (name, legacy) in KEYS {
         if let Some(Some(e)) = raw.get(*name).or_else(|| raw.get(*legacy)) {
-            metrics.push(Metric {
-                trial_id: 0,
-                name: format!("{name}_ns"),
-                value: e.point_estimate,
-                unit: "ns".to_string(),
-                better: Better::Lower,
-                origin: "criterion".to_string(),
-                version: None,
-            });
+            let name = format!("{name}_ns");
+            metrics.push(metric("criterion", &name, e.point_estimate, "ns", Better::Lower));
         }
     }
     if metrics.is_empty() {
@@ -127,14 +129,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
             expected: "criterion point estimates (mean, median, slope, std_dev)".to_string(),
         });
     }
+    Ok(metrics)
+}
+
+/// The arm and params of the benchmark whose estimates are in `dir`: from `benchmark.json`
+/// beside them, else from the directory names; param `baseline` for a saved baseline.
+fn benchmark_id(dir: &Path, dir_name: &str) -> Result<(String, Params), IngestError> {
     let id_path = dir.join("benchmark.json");
     let (arm, mut params) = match fs::read_to_string(&id_path) {
         Ok(text) => {
-            let id: BenchmarkId = serde_json::from_str(&text).map_err(|e| IngestError::Parse {
-                path: id_path.clone(),
-                line: e.line(),
-                message: format!("{e} (expected criterion's benchmark id)"),
-            })?;
+            let id: BenchmarkId = serde_json::from_str(&text)
+                .map_err(|e| json_error(&id_path, &e, "criterion's benchmark id"))?;
             let mut p = BTreeMap::from([("group".to_string(), id.group_id.clone())]);
             if let Some(v) = id.value_str {
                 p.insert("value".to_string(), v);
@@ -144,7 +149,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         // Without benchmark.json, the directories say it: <group>/<function>/<value>/new (or
         // base/); a bare estimates.json elsewhere is named by its own directory.
         Err(_) => {
-            let bench = if matches!(dir_name.as_str(), "new" | "base") {
+            let bench = if matches!(dir_name, "new" | "base") {
                 dir.parent()
             } else {
                 Some(dir)
@@ -159,17 +164,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     // A saved baseline (`base/`, `--save-baseline <name>`) says which; `new/` is the current
     // measurement. A bare file without benchmark.json is taken as the current measurement.
     if dir_name != "new" && (dir_name == "base" || id_path.exists()) {
-        params.insert("baseline".to_string(), dir_name.clone());
+        params.insert("baseline".to_string(), dir_name.to_string());
     }
-    params.retain(|_, v| !v.is_empty());
-    Ok(vec![ParsedTrial {
-        arm: Some(arm),
-        params,
-        metrics,
-        ..Default::default()
-    }])
+    Ok((arm, params))
 }
-
 
 /// For "unrecognised input": criterion's `change/estimates.json` (relative changes), or an
 /// estimates document without the spread a measurement has.

@@ -19,13 +19,10 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::IngestError;
+use super::text::line_error;
 use crate::model::{Stack, StackKind};
 
-#[derive(Debug, Default)]
-pub struct Folded {
-    pub stacks: Vec<Stack>,
-    pub warnings: Vec<String>,
-}
+pub use super::adapter::Folded;
 
 fn is_number(s: &str) -> bool {
     !s.is_empty() && s.parse::<f64>().is_ok_and(f64::is_finite)
@@ -74,13 +71,12 @@ pub fn parse(path: &Path, reader: impl BufRead) -> Result<Folded, IngestError> {
         if let Some((_, prev)) = stack.rsplit_once(' ')
             && is_number(prev)
         {
-            return Err(IngestError::Parse {
-                path: path.to_path_buf(),
-                line: i + 1,
-                message: "two counts on one line: this is a differential folded file (inferno-diff-folded); \
-                          ingest the two profiles it was made from instead"
-                    .to_string(),
-            });
+            return Err(line_error(
+                path,
+                i + 1,
+                "two counts on one line: this is a differential folded file (inferno-diff-folded); \
+                 ingest the two profiles it was made from instead",
+            ));
         }
         let stack = stack.trim_start();
         out.stacks.push(Stack {
@@ -106,11 +102,11 @@ pub fn parse(path: &Path, reader: impl BufRead) -> Result<Folded, IngestError> {
         ));
     }
     if out.stacks.is_empty() {
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: 1,
-            message: "no folded stacks (expected lines of `frame;frame;frame count`)".to_string(),
-        });
+        return Err(line_error(
+            path,
+            1,
+            "no folded stacks (expected lines of `frame;frame;frame count`)",
+        ));
     }
     Ok(out)
 }

@@ -413,27 +413,78 @@ fn save(out: &Path, format: &str, kind: &str, input: &[u8], what: &str) -> PathB
     path
 }
 
+/// A history's working copy in `work`: a copy of the seed root (or file), whose files are
+/// mutated one at a time. None for a plain format.
+fn history_copy(target: &Target, work: &Path) -> Option<PathBuf> {
+    let root = target.history_root.as_ref()?;
+    let copy = work.join("root");
+    if root.is_dir() {
+        for (rel, bytes) in &target.seeds {
+            let dest = copy.join(rel);
+            std::fs::create_dir_all(dest.parent().expect("in the root")).expect("a directory");
+            std::fs::write(&dest, bytes).expect("written");
+        }
+        Some(copy)
+    } else {
+        std::fs::create_dir_all(&copy).expect("a directory");
+        let dest = copy.join(root.file_name().expect("a file"));
+        std::fs::write(&dest, &target.seeds[0].1).expect("written");
+        Some(dest)
+    }
+}
+
+/// Runs one input of seed `seed` through the calls `ingest` makes: a history read with the
+/// seed's file replaced by it, or a plain format's sniff, "came close" check and parser.
+/// The trials and warnings it gave or its error message; a panic is caught.
+fn exec(
+    target: &Target,
+    history_root: Option<&Path>,
+    work: &Path,
+    seed: usize,
+    input: &[u8],
+) -> std::thread::Result<Result<(usize, usize), String>> {
+    let (path, seed_bytes) = &target.seeds[seed];
+    quietly(|| match history_root {
+        Some(root) => {
+            // The seed's file (a history's files are all seeds of it) gets the input.
+            let file = if root.is_dir() {
+                root.join(path)
+            } else {
+                root.to_path_buf()
+            };
+            std::fs::write(&file, input).expect("written");
+            let h = target.adapter.history(root);
+            std::fs::write(&file, seed_bytes).expect("restored");
+            h.map(|h| (h.runs.len(), h.warnings.len()))
+                .map_err(|e| e.to_string())
+        }
+        None => {
+            let file = work.join(path.file_name().unwrap_or_default());
+            std::fs::write(&file, input).expect("written");
+            let sniff = Sniff::new(&file);
+            let _ = target.adapter.sniff(&sniff);
+            let _ = target.adapter.near(&sniff);
+            parse(target.adapter, path, input)
+                .map(|p| (p.trials.len(), p.warnings.len()))
+                .map_err(|e| e.to_string())
+        }
+    })
+}
+
+/// What a caught panic said.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic".into())
+}
+
 /// Fuzzes one format until `deadline`.
 fn fuzz(target: &Target, deadline: Instant, rng: &mut Rng, out: &Path, running: &Running) -> Stats {
     let format = target.adapter.name();
     let work = tempfile::tempdir().expect("a temporary directory");
-    // Histories: a copy of the seed root, one file mutated at a time.
-    let history_root = target.history_root.as_ref().map(|root| {
-        let copy = work.path().join("root");
-        if root.is_dir() {
-            for (rel, bytes) in &target.seeds {
-                let dest = copy.join(rel);
-                std::fs::create_dir_all(dest.parent().expect("in the root")).expect("a directory");
-                std::fs::write(&dest, bytes).expect("written");
-            }
-            copy
-        } else {
-            std::fs::create_dir_all(&copy).expect("a directory");
-            let dest = copy.join(root.file_name().expect("a file"));
-            std::fs::write(&dest, &target.seeds[0].1).expect("written");
-            dest
-        }
-    });
+    let history_root = history_copy(target, work.path());
     let mut corpus: Vec<(usize, Vec<u8>)> = target
         .seeds
         .iter()
@@ -459,35 +510,11 @@ fn fuzz(target: &Target, deadline: Instant, rng: &mut Rng, out: &Path, running: 
             let other = &corpus[rng.below(corpus.len())].1;
             (*seed, mutate(rng, base, other))
         };
-        let (path, seed_bytes) = &target.seeds[seed];
+        let path = &target.seeds[seed].0;
         *running.input.lock().expect("not poisoned") = (format.to_string(), input.clone());
         running.started_ms.store(now_ms(), Ordering::SeqCst);
         running.busy.store(true, Ordering::SeqCst);
-        let result = quietly(|| match &history_root {
-            Some(root) => {
-                // The seed's file (a history's files are all seeds of it) gets the input.
-                let file = if root.is_dir() {
-                    root.join(path)
-                } else {
-                    root.clone()
-                };
-                std::fs::write(&file, &input).expect("written");
-                let h = target.adapter.history(root);
-                std::fs::write(&file, seed_bytes).expect("restored");
-                h.map(|h| (h.runs.len(), h.warnings.len()))
-                    .map_err(|e| e.to_string())
-            }
-            None => {
-                let file = work.path().join(path.file_name().unwrap_or_default());
-                std::fs::write(&file, &input).expect("written");
-                let sniff = Sniff::new(&file);
-                let _ = target.adapter.sniff(&sniff);
-                let _ = target.adapter.near(&sniff);
-                parse(target.adapter, path, &input)
-                    .map(|p| (p.trials.len(), p.warnings.len()))
-                    .map_err(|e| e.to_string())
-            }
-        });
+        let result = exec(target, history_root.as_deref(), work.path(), seed, &input);
         running.busy.store(false, Ordering::SeqCst);
         stats.execs += 1;
         match result {
@@ -498,11 +525,7 @@ fn fuzz(target: &Target, deadline: Instant, rng: &mut Rng, out: &Path, running: 
                 }
             }
             Err(panic) => {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "a panic".into());
+                let message = panic_message(&*panic);
                 // One finding per distinct message.
                 if !found.contains_key(&message) {
                     let what = format!("{format}: panicked: {message} (seed {})", path.display());

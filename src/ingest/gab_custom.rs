@@ -133,15 +133,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
 }
 
 /// github-action-benchmark custom JSON as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "gab-custom",
-    description: "github-action-benchmark customBiggerIsBetter/customSmallerIsBetter JSON: each entry is a trial",
-    hint: "github-action-benchmark custom JSON",
-    claims: super::adapter::no_name,
-    walks: super::adapter::json_file,
-    sniff: |input| input.doc().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(parse),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::json_document!(
+    "gab-custom",
+    "github-action-benchmark customBiggerIsBetter/customSmallerIsBetter JSON: each entry is a trial",
+    "github-action-benchmark custom JSON",
+    parse
+);
 
 #[cfg(test)]
 mod tests {

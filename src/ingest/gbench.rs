@@ -25,6 +25,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::adapter::Parsed;
+use super::text::{line_error, metric, sanitize};
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric};
 
@@ -52,6 +53,11 @@ struct Run {
 }
 
 impl Run {
+    /// A row of statistics over repetitions (`mean`, `stddev`…), not a run.
+    fn is_aggregate(&self) -> bool {
+        self.run_type.as_deref() == Some("aggregate")
+    }
+
     /// Why the benchmark itself skipped this row (`SkipWithError` / `SkipWithMessage`).
     fn skip_reason(&self) -> Option<String> {
         if self.error_occurred == Some(true) {
@@ -81,50 +87,6 @@ pub fn sniff(doc: &serde_json::Value) -> bool {
         })
 }
 
-/// Replaces the non-JSON number literals Google Benchmark may print (`NaN`, `-nan`, `inf`,
-/// `Infinity`) with `null`, leaving strings alone.
-pub fn sanitize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let (mut in_string, mut escaped) = (false, false);
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if in_string {
-            out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        if c == '"' {
-            in_string = true;
-            out.push(c);
-            continue;
-        }
-        if c == '-' || c.is_ascii_alphabetic() {
-            let rest = &text[i..];
-            let word_len = rest
-                .char_indices()
-                .skip(1)
-                .find(|(_, ch)| !ch.is_ascii_alphanumeric())
-                .map_or(rest.len(), |(j, _)| j);
-            let word = &rest[..word_len];
-            let bare = word.trim_start_matches(['-', '+']);
-            let literal = ["nan", "inf", "infinity"].contains(&bare.to_ascii_lowercase().as_str());
-            out.push_str(if literal { "null" } else { word });
-            // Past the whole word: scanning it again from each of its characters made a
-            // 1 MB word take minutes (quadratic).
-            for _ in 1..word.chars().count() {
-                chars.next();
-            }
-            continue;
-        }
-        out.push(c);
-    }
-    out
-}
 
 fn ns_per(unit: &str) -> Option<f64> {
     Some(match unit {
@@ -211,7 +173,7 @@ fn row_lines(text: &str) -> Vec<usize> {
 const NAMED: usize = 10;
 
 /// `` `name` (line N): why `` for each left-out row, the first [`NAMED`] of them.
-fn name_rows(rows: &[(String, Option<usize>, String)]) -> String {
+fn name_rows(rows: &[LeftOut]) -> String {
     let mut named: Vec<String> = rows
         .iter()
         .take(NAMED)
@@ -226,27 +188,27 @@ fn name_rows(rows: &[(String, Option<usize>, String)]) -> String {
     named.join("; ")
 }
 
+/// A row that lands nothing: its name, line (where known) and why.
+type LeftOut = (String, Option<usize>, String);
+
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let report: Report = serde_json::from_str(&sanitize(text)).map_err(|e| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: e.line(),
-        message: format!("{e} (expected Google Benchmark JSON output)"),
+    let report: Report = serde_json::from_str(&sanitize(text)).map_err(|e| {
+        line_error(
+            path,
+            e.line(),
+            format!("{e} (expected Google Benchmark JSON output)"),
+        )
     })?;
     let lines = row_lines(text);
-    let line_of = |i: usize| {
-        (lines.len() == report.benchmarks.len())
-            .then(|| lines[i])
-    };
-    let is_aggregate = |r: &Run| r.run_type.as_deref() == Some("aggregate");
+    let line_of = |i: usize| (lines.len() == report.benchmarks.len()).then(|| lines[i]);
     let with_repetitions: BTreeSet<String> = report
         .benchmarks
         .iter()
-        .filter(|r| !is_aggregate(r))
+        .filter(|r| !r.is_aggregate())
         .map(|r| r.run_name.clone().unwrap_or_else(|| r.name.clone()))
         .collect();
     let mut trials = Vec::new();
-    // Rows that land nothing: (name, line, why).
-    let mut left_out: Vec<(String, Option<usize>, String)> = Vec::new();
+    let mut left_out: Vec<LeftOut> = Vec::new();
     for (i, r) in report.benchmarks.iter().enumerate() {
         if r.name.ends_with("_BigO") || r.name.ends_with("_RMS") {
             continue;
@@ -256,78 +218,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
             continue;
         }
         let base = r.run_name.clone().unwrap_or_else(|| r.name.clone());
-        let suffix = if is_aggregate(r) {
-            if with_repetitions.contains(&base) {
-                continue;
-            }
-            format!("_{}", r.aggregate_name.as_deref().unwrap_or("aggregate"))
-        } else {
-            String::new()
-        };
-        let unit = r.time_unit.as_deref().unwrap_or("ns");
-        let scale = ns_per(unit).ok_or_else(|| IngestError::Field {
-            path: path.to_path_buf(),
-            line: line_of(i).unwrap_or(0),
-            field: format!("benchmarks[{i}].time_unit"),
-            expected: format!("ns, us, ms or s, found {unit:?}"),
-        })?;
-        // A `percentage` aggregate (the coefficient of variation) is a ratio, not a time.
-        let (scale, time_unit) = if r.aggregate_unit.as_deref() == Some("percentage") {
-            (1.0, "ratio")
-        } else {
-            (scale, "ns")
-        };
-        let (arm, params) = split_name(&base);
-        let metric = |name: String, value: f64, unit: &str, better| Metric {
-            trial_id: 0,
-            name,
-            value,
-            unit: unit.to_string(),
-            better,
-            origin: "gbench".to_string(),
-            version: None,
-        };
-        let mut metrics = Vec::new();
-        if let Some(v) = r.real_time {
-            metrics.push(metric(
-                format!("real_time{suffix}"),
-                v * scale,
-                time_unit,
-                Better::Lower,
-            ));
-        }
-        if let Some(v) = r.cpu_time {
-            metrics.push(metric(
-                format!("cpu_time{suffix}"),
-                v * scale,
-                time_unit,
-                Better::Lower,
-            ));
-        }
-        // A rate is better higher; its spread across repetitions (stddev, and the cv, a
-        // fraction like every figure of a `percentage` row) is better lower.
-        let rate = |unit: &'static str| match (time_unit, r.aggregate_name.as_deref()) {
-            ("ratio", _) => ("ratio", Better::Lower),
-            (_, Some("stddev")) => (unit, Better::Lower),
-            _ => (unit, Better::Higher),
-        };
-        for (name, value, unit) in [
-            ("items_per_second", r.items_per_second, "items/s"),
-            ("bytes_per_second", r.bytes_per_second, "B/s"),
-        ] {
-            if let Some(v) = value {
-                let (unit, better) = rate(unit);
-                metrics.push(metric(format!("{name}{suffix}"), v, unit, better));
-            }
-        }
-        if metrics.is_empty() {
-            left_out.push((
-                r.name.clone(),
-                line_of(i),
-                "no real_time, cpu_time, items_per_second or bytes_per_second".to_string(),
-            ));
+        // An aggregate of a benchmark whose repetitions are rows of their own restates them.
+        if r.is_aggregate() && with_repetitions.contains(&base) {
             continue;
         }
+        let metrics = row_metrics(path, i, r, line_of(i))?;
+        if metrics.is_empty() {
+            let why = "no real_time, cpu_time, items_per_second or bytes_per_second";
+            left_out.push((r.name.clone(), line_of(i), why.to_string()));
+            continue;
+        }
+        let (arm, params) = split_name(&base);
         trials.push(ParsedTrial {
             arm: Some(arm),
             params,
@@ -335,53 +236,104 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
             ..Default::default()
         });
     }
+    finish(path, trials, &left_out)
+}
+
+/// The figures of row `i` (at `line`): its times in ns (a ratio in a `percentage`
+/// aggregate) and its rates, named with the aggregate's suffix (`real_time_mean`).
+fn row_metrics(
+    path: &Path,
+    i: usize,
+    r: &Run,
+    line: Option<usize>,
+) -> Result<Vec<Metric>, IngestError> {
+    let suffix = if r.is_aggregate() {
+        format!("_{}", r.aggregate_name.as_deref().unwrap_or("aggregate"))
+    } else {
+        String::new()
+    };
+    let unit = r.time_unit.as_deref().unwrap_or("ns");
+    let scale = ns_per(unit).ok_or_else(|| IngestError::Field {
+        path: path.to_path_buf(),
+        line: line.unwrap_or(0),
+        field: format!("benchmarks[{i}].time_unit"),
+        expected: format!("ns, us, ms or s, found {unit:?}"),
+    })?;
+    // A `percentage` aggregate (the coefficient of variation) is a ratio, not a time.
+    let (scale, time_unit) = if r.aggregate_unit.as_deref() == Some("percentage") {
+        (1.0, "ratio")
+    } else {
+        (scale, "ns")
+    };
+    let m = |name: &str, value: f64, unit: &str, better| {
+        metric("gbench", &format!("{name}{suffix}"), value, unit, better)
+    };
+    let mut metrics = Vec::new();
+    for (name, value) in [("real_time", r.real_time), ("cpu_time", r.cpu_time)] {
+        if let Some(v) = value {
+            metrics.push(m(name, v * scale, time_unit, Better::Lower));
+        }
+    }
+    // A rate is better higher; its spread across repetitions (stddev, and the cv, a
+    // fraction like every figure of a `percentage` row) is better lower.
+    let rate = |unit: &'static str| match (time_unit, r.aggregate_name.as_deref()) {
+        ("ratio", _) => ("ratio", Better::Lower),
+        (_, Some("stddev")) => (unit, Better::Lower),
+        _ => (unit, Better::Higher),
+    };
+    for (name, value, unit) in [
+        ("items_per_second", r.items_per_second, "items/s"),
+        ("bytes_per_second", r.bytes_per_second, "B/s"),
+    ] {
+        if let Some(v) = value {
+            let (unit, better) = rate(unit);
+            metrics.push(m(name, v, unit, better));
+        }
+    }
+    Ok(metrics)
+}
+
+/// The trials, refused when none landed, and the one warning naming the rows left out.
+fn finish(path: &Path, trials: Vec<ParsedTrial>, left_out: &[LeftOut]) -> Result<Parsed, IngestError> {
     if trials.is_empty() && !left_out.is_empty() {
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: left_out[0].1.unwrap_or(1),
-            message: format!(
+        return Err(line_error(
+            path,
+            left_out[0].1.unwrap_or(1),
+            format!(
                 "nothing to land: none of its {} benchmark row(s) has a figure (expected \
                  `real_time`/`cpu_time` with `time_unit`, or `items_per_second`/`bytes_per_second`, \
                  as `--benchmark_format=json` writes a benchmark that ran; a row skipped with \
                  SkipWithError/SkipWithMessage has none): {}",
                 left_out.len(),
-                name_rows(&left_out)
+                name_rows(left_out)
             ),
-        });
+        ));
     }
     if trials.is_empty() {
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: 1,
-            message: "no benchmark results (only BigO/RMS rows)".to_string(),
-        });
+        return Err(line_error(
+            path,
+            1,
+            "no benchmark results (only BigO/RMS rows)",
+        ));
     }
-    let mut warnings = Vec::new();
-    if !left_out.is_empty() {
-        warnings.push(format!(
+    let warning = (!left_out.is_empty()).then(|| {
+        format!(
             "{}: {} benchmark row(s) without figures land nothing: {}",
             path.display(),
             left_out.len(),
-            name_rows(&left_out)
-        ));
-    }
-    Ok(Parsed {
-        trials,
-        warnings,
-        commit: None,
-    })
+            name_rows(left_out)
+        )
+    });
+    Ok(Parsed::with_warnings(trials, warning))
 }
 
 /// Google Benchmark JSON as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "gbench",
-    description: "Google Benchmark JSON: every repetition of every benchmark is a trial",
-    hint: "Google Benchmark JSON",
-    claims: super::adapter::no_name,
-    walks: super::adapter::json_file,
-    sniff: |input| input.doc().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(parse),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::json_document!(
+    "gbench",
+    "Google Benchmark JSON: every repetition of every benchmark is a trial",
+    "Google Benchmark JSON",
+    parse
+);
 
 #[cfg(test)]
 mod tests {

@@ -21,7 +21,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::text::{metric, name_params, no_benchmarks, slug};
+use super::text::{line_error, metric, name_params, no_benchmarks, slug};
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Params};
 
@@ -63,11 +63,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         let line = raw.trim_end_matches('\r');
         let Some(c) = RESULT.captures(line) else {
             if STARTS.is_match(line) {
-                return Err(IngestError::Parse {
-                    path: path.to_path_buf(),
-                    line: i + 1,
-                    message: "expected `<name> <iterations> <value> <unit>…` (pairs of a number and a unit after the iteration count)".to_string(),
-                });
+                return Err(line_error(
+                    path,
+                    i + 1,
+                    "expected `<name> <iterations> <value> <unit>…` (pairs of a number and a unit after the iteration count)",
+                ));
             }
             if let Some(k) = CONFIG.captures(line)
                 && !line.starts_with("Benchmark")
@@ -86,13 +86,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
         let fields: Vec<&str> = c[3].split_whitespace().collect();
         let mut metrics = Vec::new();
         for pair in fields.chunks(2) {
-            let value: f64 = pair[0].parse().map_err(|_| IngestError::Parse {
-                path: path.to_path_buf(),
-                line: i + 1,
-                message: format!(
-                    "expected a number before `{}`, found `{}`",
-                    pair[1], pair[0]
-                ),
+            let value: f64 = pair[0].parse().map_err(|_| {
+                let found = format!("expected a number before `{}`, found `{}`", pair[1], pair[0]);
+                line_error(path, i + 1, found)
             })?;
             let unit = pair[1];
             metrics.push(match unit {

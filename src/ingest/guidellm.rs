@@ -28,6 +28,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::text::{field_error, json_error, metric};
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric, Request};
 
@@ -71,11 +72,7 @@ fn document(path: &Path, text: &str) -> Result<Value, IngestError> {
     }
     if text.trim_start().starts_with(['{', '[']) {
         let e = json.unwrap_err();
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: e.line(),
-            message: format!("{e} (expected GuideLLM's benchmarks.json)"),
-        });
+        return Err(json_error(path, &e, "GuideLLM's benchmarks.json"));
     }
     yaml(text).map_err(|e| IngestError::Parse {
         path: path.to_path_buf(),
@@ -127,199 +124,188 @@ fn unit_and_better(metric: &str) -> (&'static str, Better) {
 
 pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
     let doc = document(path, text)?;
-    let field = |field: String, expected: &str| IngestError::Field {
-        path: path.to_path_buf(),
-        line: 0,
-        field,
-        expected: expected.to_string(),
-    };
     let v03 = is_v03(&doc);
     if !v03 && doc.pointer("/metadata/version").and_then(Value::as_i64) != Some(2) {
-        return Err(field(
-            "metadata.version".into(),
+        return Err(field_error(
+            path,
+            "metadata.version",
             "GuideLLM report schema version 2 (GuideLLM ≥ 0.5), or a GuideLLM 0.3/0.4 report \
              (`benchmarks` of `type_: generative_benchmark`)",
         ));
     }
     let Some(benchmarks) = doc["benchmarks"].as_array() else {
-        return Err(field("benchmarks".into(), "a list of GuideLLM benchmarks"));
+        return Err(field_error(path, "benchmarks", "a list of GuideLLM benchmarks"));
     };
     let mut trials = Vec::new();
     for (i, b) in benchmarks.iter().enumerate() {
-        // Schema 2 keeps the strategy under `config`, 0.3 under `args`.
-        let at = if v03 { "args" } else { "config" };
-        let strategy = b.pointer(&format!("/{at}/strategy")).ok_or_else(|| {
-            field(
-                format!("benchmarks[{i}].{at}.strategy"),
-                "the benchmark's scheduling strategy",
-            )
-        })?;
-        let kind = strategy["type_"].as_str().unwrap_or_default();
-        let mut params = crate::model::Params::new();
-        match kind {
-            "synchronous" => {
-                params.insert("concurrency".into(), "1".into());
-            }
-            "concurrent" => {
-                let n = strategy["streams"].as_i64().ok_or_else(|| {
-                    field(
-                        format!("benchmarks[{i}].{at}.strategy.streams"),
-                        "an integer",
-                    )
-                })?;
-                params.insert("concurrency".into(), n.to_string());
-            }
-            "constant" | "poisson" | "async" => {
-                if let Some(r) = strategy["rate"].as_f64() {
-                    params.insert("request_rate".into(), r.to_string());
-                }
-            }
-            _ => {}
-        }
-        params.insert("strategy".into(), kind.to_string());
-        let mut requests = Vec::new();
-        for (status, error, cancelled) in [
-            ("successful", false, false),
-            ("errored", true, false),
-            ("incomplete", false, true),
-        ] {
-            let Some(list) = b
-                .pointer(&format!("/requests/{status}"))
-                .and_then(Value::as_array)
-            else {
-                continue;
-            };
-            for (j, r) in list.iter().enumerate() {
-                let r: Req = serde_json::from_value(r.clone()).map_err(|e| {
-                    field(
-                        format!("benchmarks[{i}].requests.{status}[{j}]"),
-                        &format!("a request ({e})"),
-                    )
-                })?;
-                let ns = |s: Option<f64>| s.map(|s| (s * 1e9).round() as i64);
-                let ms = |s: Option<f64>| s.map(|s| (s * 1e6).round() as i64);
-                let Some(start_ns) = ns(r.request_start_time) else {
-                    continue;
-                };
-                requests.push(Request {
-                    trial_id: 0,
-                    phase: None,
-                    credit_ns: ns(r
-                        .info
-                        .pointer("/timings/targeted_start")
-                        .or_else(|| r.scheduler_info.get("targeted_start_time"))
-                        .and_then(Value::as_f64)),
-                    start_ns,
-                    end_ns: ns(r.request_end_time),
-                    ttft_ns: ms(r.time_to_first_token_ms),
-                    itl_ns: ms(r.inter_token_latency_ms),
-                    latency_ns: ns(r.request_latency),
-                    input_tokens: r.prompt_tokens,
-                    output_tokens: r.output_tokens,
-                    error_code: error.then_some(0),
-                    error_type: error.then(|| {
-                        r.info
-                            .pointer("/error")
-                            .and_then(Value::as_str)
-                            .or_else(|| r.error.as_str())
-                            .unwrap_or("errored")
-                            .to_string()
-                    }),
-                    cancelled,
-                    worker_id: None,
-                });
-            }
-        }
-        let mut metrics = Vec::new();
-        let mut put = |name: String, value: Option<f64>, unit: &str, better: Better| {
-            if let Some(value) = value.filter(|v| v.is_finite()) {
-                metrics.push(Metric {
-                    trial_id: 0,
-                    name,
-                    value,
-                    unit: unit.to_string(),
-                    better,
-                    origin: "guidellm-summary".to_string(),
-                    version: None,
-                });
-            }
-        };
-        // Schema 2 counts requests in `metrics.request_totals`, 0.3 in `request_totals`.
-        let totals = b.get("request_totals").map(|t| ("request_totals", t));
-        if let Some(m) = b["metrics"].as_object() {
-            for (name, v) in m.iter().map(|(k, v)| (k.as_str(), v)).chain(totals) {
-                if name == "request_totals" {
-                    for k in ["successful", "errored", "incomplete", "total"] {
-                        put(
-                            format!("guidellm.requests.{k}"),
-                            v[k].as_f64(),
-                            "count",
-                            Better::Higher,
-                        );
-                    }
-                    continue;
-                }
-                let Some(dist) = v.get("successful").filter(|d| d.is_object()) else {
-                    continue;
-                };
-                let (unit, better) = unit_and_better(name);
-                for s in STATS {
-                    put(
-                        format!("guidellm.{name}.{s}"),
-                        dist[*s].as_f64(),
-                        unit,
-                        better,
-                    );
-                }
-                for p in PERCENTILES {
-                    put(
-                        format!("guidellm.{name}.{p}"),
-                        dist["percentiles"][*p].as_f64(),
-                        unit,
-                        better,
-                    );
-                }
-            }
-        }
-        put(
-            "guidellm.duration".into(),
-            b["duration"].as_f64(),
-            "s",
-            Better::Lower,
-        );
-        // Prompt tokens the server reported read from its prefix cache (`cached_tokens`) and
-        // all prompt tokens, over the saved successful requests: the prefix-cache check. A sum
-        // lands only where some request holds the value (0.3-era reports have no
-        // `cached_tokens`): a sum over nothing is not a figure the file gives.
-        if let Some(list) = b.pointer("/requests/successful").and_then(Value::as_array) {
-            let sum = |k: &str| {
-                let values: Vec<f64> = list.iter().filter_map(|r| r[k].as_f64()).collect();
-                (!values.is_empty()).then(|| values.iter().fold(0.0, |a, b| a + b))
-            };
-            put(
-                "guidellm.prompt_tokens.sum".into(),
-                sum("prompt_tokens"),
-                "tokens",
-                Better::Lower,
-            );
-            put(
-                "guidellm.cached_tokens.sum".into(),
-                sum("cached_tokens"),
-                "tokens",
-                Better::Lower,
-            );
-        }
         trials.push(ParsedTrial {
-            params,
+            params: strategy_params(path, i, b, v03)?,
             repeat: None,
-            requests,
-            metrics,
+            requests: requests(path, i, b)?,
+            metrics: metrics(b),
             ..Default::default()
         });
     }
     Ok(trials)
 }
 
+/// The params of benchmark `i`'s scheduling strategy: `strategy`, and `concurrency` or
+/// `request_rate`.
+fn strategy_params(
+    path: &Path,
+    i: usize,
+    b: &Value,
+    v03: bool,
+) -> Result<crate::model::Params, IngestError> {
+    // Schema 2 keeps the strategy under `config`, 0.3 under `args`.
+    let at = if v03 { "args" } else { "config" };
+    let strategy = b.pointer(&format!("/{at}/strategy")).ok_or_else(|| {
+        field_error(
+            path,
+            format!("benchmarks[{i}].{at}.strategy"),
+            "the benchmark's scheduling strategy",
+        )
+    })?;
+    let kind = strategy["type_"].as_str().unwrap_or_default();
+    let mut params = crate::model::Params::new();
+    match kind {
+        "synchronous" => {
+            params.insert("concurrency".into(), "1".into());
+        }
+        "concurrent" => {
+            let n = strategy["streams"].as_i64().ok_or_else(|| {
+                field_error(
+                    path,
+                    format!("benchmarks[{i}].{at}.strategy.streams"),
+                    "an integer",
+                )
+            })?;
+            params.insert("concurrency".into(), n.to_string());
+        }
+        "constant" | "poisson" | "async" => {
+            if let Some(r) = strategy["rate"].as_f64() {
+                params.insert("request_rate".into(), r.to_string());
+            }
+        }
+        _ => {}
+    }
+    params.insert("strategy".into(), kind.to_string());
+    Ok(params)
+}
+
+/// The saved requests of benchmark `i`: successful, errored (as errors) and incomplete (as
+/// cancelled); a request without a start time is left out.
+fn requests(path: &Path, i: usize, b: &Value) -> Result<Vec<Request>, IngestError> {
+    let mut requests = Vec::new();
+    for (status, error, cancelled) in [
+        ("successful", false, false),
+        ("errored", true, false),
+        ("incomplete", false, true),
+    ] {
+        let Some(list) = b
+            .pointer(&format!("/requests/{status}"))
+            .and_then(Value::as_array)
+        else {
+            continue;
+        };
+        for (j, r) in list.iter().enumerate() {
+            let r: Req = serde_json::from_value(r.clone()).map_err(|e| {
+                field_error(
+                    path,
+                    format!("benchmarks[{i}].requests.{status}[{j}]"),
+                    &format!("a request ({e})"),
+                )
+            })?;
+            requests.extend(request(r, error, cancelled));
+        }
+    }
+    Ok(requests)
+}
+
+/// One saved request as a request row (none without a start time).
+fn request(r: Req, error: bool, cancelled: bool) -> Option<Request> {
+    let ns = |s: Option<f64>| s.map(|s| (s * 1e9).round() as i64);
+    let ms = |s: Option<f64>| s.map(|s| (s * 1e6).round() as i64);
+    let start_ns = ns(r.request_start_time)?;
+    Some(Request {
+        trial_id: 0,
+        phase: None,
+        credit_ns: ns(r
+            .info
+            .pointer("/timings/targeted_start")
+            .or_else(|| r.scheduler_info.get("targeted_start_time"))
+            .and_then(Value::as_f64)),
+        start_ns,
+        end_ns: ns(r.request_end_time),
+        ttft_ns: ms(r.time_to_first_token_ms),
+        itl_ns: ms(r.inter_token_latency_ms),
+        latency_ns: ns(r.request_latency),
+        input_tokens: r.prompt_tokens,
+        output_tokens: r.output_tokens,
+        error_code: error.then_some(0),
+        error_type: error.then(|| {
+            r.info
+                .pointer("/error")
+                .and_then(Value::as_str)
+                .or_else(|| r.error.as_str())
+                .unwrap_or("errored")
+                .to_string()
+        }),
+        cancelled,
+        worker_id: None,
+    })
+}
+
+/// The metrics of one benchmark: its distributions, request totals, duration and token
+/// sums, each where the file gives a finite figure.
+fn metrics(b: &Value) -> Vec<Metric> {
+    let mut metrics = Vec::new();
+    let mut put = |name: String, value: Option<f64>, unit: &str, better: Better| {
+        if let Some(value) = value.filter(|v| v.is_finite()) {
+            metrics.push(metric("guidellm-summary", &name, value, unit, better));
+        }
+    };
+    // Schema 2 counts requests in `metrics.request_totals`, 0.3 in `request_totals`.
+    let totals = b.get("request_totals").map(|t| ("request_totals", t));
+    if let Some(m) = b["metrics"].as_object() {
+        for (name, v) in m.iter().map(|(k, v)| (k.as_str(), v)).chain(totals) {
+            if name == "request_totals" {
+                for k in ["successful", "errored", "incomplete", "total"] {
+                    let name = format!("guidellm.requests.{k}");
+                    put(name, v[k].as_f64(), "count", Better::Higher);
+                }
+                continue;
+            }
+            let Some(dist) = v.get("successful").filter(|d| d.is_object()) else {
+                continue;
+            };
+            let (unit, better) = unit_and_better(name);
+            for s in STATS {
+                put(format!("guidellm.{name}.{s}"), dist[*s].as_f64(), unit, better);
+            }
+            for p in PERCENTILES {
+                let value = dist["percentiles"][*p].as_f64();
+                put(format!("guidellm.{name}.{p}"), value, unit, better);
+            }
+        }
+    }
+    let duration = b["duration"].as_f64();
+    put("guidellm.duration".into(), duration, "s", Better::Lower);
+    // Prompt tokens the server reported read from its prefix cache (`cached_tokens`) and
+    // all prompt tokens, over the saved successful requests: the prefix-cache check. A sum
+    // lands only where some request holds the value (0.3-era reports have no
+    // `cached_tokens`): a sum over nothing is not a figure the file gives.
+    if let Some(list) = b.pointer("/requests/successful").and_then(Value::as_array) {
+        let sum = |k: &str| {
+            let values: Vec<f64> = list.iter().filter_map(|r| r[k].as_f64()).collect();
+            (!values.is_empty()).then(|| values.iter().fold(0.0, |a, b| a + b))
+        };
+        for k in ["prompt_tokens", "cached_tokens"] {
+            put(format!("guidellm.{k}.sum"), sum(k), "tokens", Better::Lower);
+        }
+    }
+    metrics
+}
 
 /// For "unrecognised input": a JSON document with `benchmarks` that is neither report form.
 fn near(input: &super::adapter::Sniff) -> Option<String> {

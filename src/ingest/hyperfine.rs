@@ -12,6 +12,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::text::json_error;
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric};
 
@@ -45,11 +46,7 @@ fn value_text(v: &serde_json::Value) -> String {
 }
 
 pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
-    let export: Export = serde_json::from_str(text).map_err(|e| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: e.line(),
-        message: format!("{e} (expected hyperfine --export-json output)"),
-    })?;
+    let export: Export = serde_json::from_str(text).map_err(|e| json_error(path, &e, "hyperfine --export-json output"))?;
     let mut trials = Vec::new();
     for (i, r) in export.results.into_iter().enumerate() {
         let times = r.times.ok_or_else(|| IngestError::Field {

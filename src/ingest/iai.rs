@@ -30,7 +30,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::text::{metric, no_benchmarks, slug, strip_ansi};
+use super::text::{line_error, metric, no_benchmarks, slug, strip_ansi};
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric};
 
@@ -169,99 +169,113 @@ fn parse_json(path: &Path, text: &str, start: usize) -> Result<Vec<ParsedTrial>,
         trials.push(t);
     }
     if trials.is_empty() {
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: text[..start].lines().count() + 1,
-            message:
-                "expected gungraun/iai-callgrind JSON summaries with `module_path` and `profiles`"
-                    .to_string(),
-        });
+        return Err(line_error(
+            path,
+            text[..start].lines().count() + 1,
+            "expected gungraun/iai-callgrind JSON summaries with `module_path` and `profiles`",
+        ));
     }
     Ok(trials)
 }
 
-pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
-    if text.contains("\"module_path\"") {
-        let mut offset = 0;
-        for line in text.split_inclusive('\n') {
-            if line.starts_with('{') {
-                return parse_json(path, text, offset);
-            }
-            offset += line.len();
-        }
+/// Where the JSON summaries begin: the first line that opens an object, in a text that
+/// names a `module_path`.
+fn json_start(text: &str) -> Option<usize> {
+    if !text.contains("\"module_path\"") {
+        return None;
     }
-    let mut trials = Vec::new();
-    let mut current: Option<Building> = None;
-    let mut name_lines: Vec<String> = Vec::new();
-    let mut tool: Option<String> = None;
-    let mut section = Section::Main;
-    for (i, raw) in text.lines().enumerate() {
-        let line = grid_to_plain(strip_ansi(raw.trim_end_matches('\r')).into_owned());
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with('{') {
+            return Some(offset);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Where the reading of the text output stands.
+#[derive(Default)]
+struct Scan {
+    trials: Vec<ParsedTrial>,
+    current: Option<Building>,
+    /// The lines of the next benchmark's name (a long one wraps).
+    name_lines: Vec<String>,
+    /// The tool of the block being read (`DHAT`); none for the first, Callgrind's.
+    tool: Option<String>,
+    section: Section,
+}
+
+impl Scan {
+    /// Reads one line (made plain); an error is the message for that line.
+    fn line(&mut self, line: &str) -> Result<(), String> {
         if line.trim().is_empty() {
-            trials.extend(current.take().map(Building::finish));
-            name_lines.clear();
-            continue;
-        }
-        if let Some(b) = BANNER.captures(&line) {
-            tool = Some(b[1].to_string());
-            section = Section::Main;
-            continue;
-        }
-        if let Some(h) = line.strip_prefix("  ## ") {
-            section = if h.trim() == "Total" {
+            self.trials.extend(self.current.take().map(Building::finish));
+            self.name_lines.clear();
+        } else if let Some(b) = BANNER.captures(line) {
+            self.tool = Some(b[1].to_string());
+            self.section = Section::Main;
+        } else if let Some(h) = line.strip_prefix("  ## ") {
+            self.section = if h.trim() == "Total" {
                 Section::Total
             } else {
-                let n = match section {
-                    Section::Part(n) => n + 1,
-                    _ => 1,
-                };
-                Section::Part(n)
-            };
-            continue;
-        }
-        if line.starts_with("  Comparison with ") {
-            section = Section::Comparison;
-            continue;
-        }
-        if let Some(c) = METRIC.captures(&line) {
-            if current.is_none() {
-                if name_lines.is_empty() {
-                    return Err(IngestError::Parse {
-                        path: path.to_path_buf(),
-                        line: i + 1,
-                        message: "expected a benchmark name line before this metric line"
-                            .to_string(),
-                    });
+                match self.section {
+                    Section::Part(n) => Section::Part(n + 1),
+                    _ => Section::Part(1),
                 }
-                current = Some(Building::new(trial(&name_lines.join(" "))));
-                name_lines.clear();
-            }
-            if &c[2] == "N/A" || section == Section::Comparison {
-                continue;
-            }
-            let value: f64 = c[2].parse().map_err(|_| IngestError::Parse {
-                path: path.to_path_buf(),
-                line: i + 1,
-                message: format!("expected a number for `{}`, found `{}`", &c[1], &c[2]),
-            })?;
-            if let Some(b) = current.as_mut() {
-                b.entries.push(Entry {
-                    tool: tool.clone(),
-                    section,
-                    name: slug(&c[1]),
-                    value,
-                });
-            }
-            continue;
+            };
+        } else if line.starts_with("  Comparison with ") {
+            self.section = Section::Comparison;
+        } else if let Some(c) = METRIC.captures(line) {
+            self.metric(&c)?;
+        } else if !line.starts_with(' ') {
+            self.trials.extend(self.current.take().map(Building::finish));
+            self.tool = None;
+            self.section = Section::Main;
+            self.name_lines.push(line.trim().to_string());
         }
-        if !line.starts_with(' ') {
-            trials.extend(current.take().map(Building::finish));
-            tool = None;
-            section = Section::Main;
-            name_lines.push(line.trim().to_string());
-        }
+        Ok(())
     }
-    trials.extend(current.map(Building::finish));
+
+    /// A metric line: the first starts the benchmark named by the lines above it.
+    fn metric(&mut self, c: &regex::Captures) -> Result<(), String> {
+        if self.current.is_none() {
+            if self.name_lines.is_empty() {
+                return Err("expected a benchmark name line before this metric line".into());
+            }
+            self.current = Some(Building::new(trial(&self.name_lines.join(" "))));
+            self.name_lines.clear();
+        }
+        if &c[2] == "N/A" || self.section == Section::Comparison {
+            return Ok(());
+        }
+        let value: f64 = c[2]
+            .parse()
+            .map_err(|_| format!("expected a number for `{}`, found `{}`", &c[1], &c[2]))?;
+        if let Some(b) = self.current.as_mut() {
+            b.entries.push(Entry {
+                tool: self.tool.clone(),
+                section: self.section,
+                name: slug(&c[1]),
+                value,
+            });
+        }
+        Ok(())
+    }
+}
+
+pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
+    if let Some(start) = json_start(text) {
+        return parse_json(path, text, start);
+    }
+    let mut scan = Scan::default();
+    for (i, raw) in text.lines().enumerate() {
+        let line = grid_to_plain(strip_ansi(raw.trim_end_matches('\r')).into_owned());
+        scan.line(&line)
+            .map_err(|message| line_error(path, i + 1, message))?;
+    }
+    let mut trials = scan.trials;
+    trials.extend(scan.current.map(Building::finish));
     if trials.is_empty() {
         return Err(no_benchmarks(
             path,
@@ -287,9 +301,10 @@ fn grid_to_plain(line: String) -> String {
 }
 
 /// Where a metric line stands within its benchmark's output.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Default)]
 enum Section {
     /// Directly under the name or a tool banner.
+    #[default]
     Main,
     /// Under the n-th `## pid: … thread: …` (or `ppid:`) header of a tool: one process or
     /// thread of the benchmark (`show_intermediate`).

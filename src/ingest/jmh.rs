@@ -81,7 +81,7 @@ fn score(
 }
 
 pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
-    let sanitized = super::gbench::sanitize(text);
+    let sanitized = super::text::sanitize(text);
     let doc: Value = serde_json::from_str(&sanitized)
         .map_err(|e| json_error(path, &e, "a JMH JSON result array"))?;
     let runs = doc

@@ -27,6 +27,83 @@ fn m(name: &str, v: f64, unit: &str) -> Metric {
     metric("julia", name, v, unit, Better::Lower)
 }
 
+/// The trial of the benchmark at `keys`: the first key its arm, the rest its params (as
+/// gbench splits a name), and the parameter set's index.
+fn named_trial(keys: &[String], set: Option<usize>) -> ParsedTrial {
+    let (arm, rest) = keys
+        .split_first()
+        .map_or(("benchmark".to_string(), &[][..]), |(a, r)| (a.clone(), r));
+    let parts: Vec<&str> = rest.iter().map(String::as_str).collect();
+    let mut params = name_params(&parts);
+    if let Some(s) = set {
+        params.insert("set".to_string(), s.to_string());
+    }
+    ParsedTrial {
+        arm: Some(arm),
+        params,
+        ..Default::default()
+    }
+}
+
+/// The memory and allocation figures of a `TrialEstimate` or `Trial`, where it has them.
+fn memory_and_allocs(fields: &Value, t: &mut ParsedTrial) {
+    let f = |k: &str| fields.get(k).and_then(Value::as_f64);
+    if let Some(v) = f("memory") {
+        t.metrics.push(m("memory", v, "B"));
+    }
+    if let Some(v) = f("allocs") {
+        t.metrics.push(m("allocs", v, "allocs"));
+    }
+}
+
+/// A `TrialEstimate` (at `where_`): one trial of its time, gc time, memory and allocations.
+fn estimate(path: &Path, where_: &str, fields: &Value, mut t: ParsedTrial) -> Result<ParsedTrial, IngestError> {
+    let f = |k: &str| fields.get(k).and_then(Value::as_f64);
+    let time = f("time").ok_or_else(|| field_error(path, format!("{where_}.time"), "a time in ns"))?;
+    t.metrics.push(m("time", time, "ns"));
+    if let Some(v) = f("gctime") {
+        t.metrics.push(m("gctime", v, "ns"));
+    }
+    memory_and_allocs(fields, &mut t);
+    Ok(t)
+}
+
+/// A `Trial` (at `where_`): one trial per sample, each a repeat of the benchmark's trial.
+fn samples(
+    path: &Path,
+    where_: &str,
+    fields: &Value,
+    trial: impl Fn() -> ParsedTrial,
+) -> Result<Vec<ParsedTrial>, IngestError> {
+    let arr = |k: &str| -> Vec<f64> {
+        fields
+            .get(k)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    let (times, gctimes) = (arr("times"), arr("gctimes"));
+    if times.is_empty() {
+        return Err(field_error(
+            path,
+            format!("{where_}.times"),
+            "the samples' times in ns",
+        ));
+    }
+    let mut out = Vec::new();
+    for (r, time) in times.iter().enumerate() {
+        let mut t = trial();
+        t.repeat = Some(r as i32);
+        t.metrics.push(m("time", *time, "ns"));
+        if let Some(g) = gctimes.get(r) {
+            t.metrics.push(m("gctime", *g, "ns"));
+        }
+        memory_and_allocs(fields, &mut t);
+        out.push(t);
+    }
+    Ok(out)
+}
+
 fn walk(
     path: &Path,
     keys: &mut Vec<String>,
@@ -34,92 +111,30 @@ fn walk(
     set: Option<usize>,
     out: &mut Vec<ParsedTrial>,
 ) -> Result<(), IngestError> {
-    let where_ = || format!("/{}", keys.join("/"));
+    let where_ = format!("/{}", keys.join("/"));
     let pair = v
         .as_array()
         .filter(|a| a.len() == 2)
-        .ok_or_else(|| field_error(path, where_(), "a tagged value `[TypeName, {…}]`"))?;
+        .ok_or_else(|| field_error(path, where_.clone(), "a tagged value `[TypeName, {…}]`"))?;
     let (tag, fields) = (pair[0].as_str().unwrap_or(""), &pair[1]);
-    let f = |k: &str| fields.get(k).and_then(Value::as_f64);
-    let trial = |keys: &[String]| {
-        let (arm, rest) = keys
-            .split_first()
-            .map_or(("benchmark".to_string(), &[][..]), |(a, r)| (a.clone(), r));
-        let parts: Vec<&str> = rest.iter().map(String::as_str).collect();
-        let mut params = name_params(&parts);
-        if let Some(s) = set {
-            params.insert("set".to_string(), s.to_string());
-        }
-        ParsedTrial {
-            arm: Some(arm),
-            params,
-            ..Default::default()
-        }
-    };
     match tag {
         "BenchmarkGroup" => {
             let data = fields
                 .get("data")
                 .and_then(Value::as_object)
-                .ok_or_else(|| field_error(path, format!("{}.data", where_()), "an object"))?;
+                .ok_or_else(|| field_error(path, format!("{where_}.data"), "an object"))?;
             for (k, child) in data {
                 keys.push(k.clone());
                 walk(path, keys, child, set, out)?;
                 keys.pop();
             }
         }
-        "TrialEstimate" => {
-            let mut t = trial(keys);
-            let time = f("time")
-                .ok_or_else(|| field_error(path, format!("{}.time", where_()), "a time in ns"))?;
-            t.metrics.push(m("time", time, "ns"));
-            if let Some(v) = f("gctime") {
-                t.metrics.push(m("gctime", v, "ns"));
-            }
-            if let Some(v) = f("memory") {
-                t.metrics.push(m("memory", v, "B"));
-            }
-            if let Some(v) = f("allocs") {
-                t.metrics.push(m("allocs", v, "allocs"));
-            }
-            out.push(t);
-        }
-        "Trial" => {
-            let arr = |k: &str| -> Vec<f64> {
-                fields
-                    .get(k)
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_f64).collect())
-                    .unwrap_or_default()
-            };
-            let (times, gctimes) = (arr("times"), arr("gctimes"));
-            if times.is_empty() {
-                return Err(field_error(
-                    path,
-                    format!("{}.times", where_()),
-                    "the samples' times in ns",
-                ));
-            }
-            for (r, time) in times.iter().enumerate() {
-                let mut t = trial(keys);
-                t.repeat = Some(r as i32);
-                t.metrics.push(m("time", *time, "ns"));
-                if let Some(g) = gctimes.get(r) {
-                    t.metrics.push(m("gctime", *g, "ns"));
-                }
-                if let Some(v) = f("memory") {
-                    t.metrics.push(m("memory", v, "B"));
-                }
-                if let Some(v) = f("allocs") {
-                    t.metrics.push(m("allocs", v, "allocs"));
-                }
-                out.push(t);
-            }
-        }
+        "TrialEstimate" => out.push(estimate(path, &where_, fields, named_trial(keys, set))?),
+        "Trial" => out.extend(samples(path, &where_, fields, || named_trial(keys, set))?),
         other => {
             return Err(field_error(
                 path,
-                where_(),
+                where_,
                 &format!("BenchmarkGroup, TrialEstimate or Trial, found {other:?}"),
             ));
         }

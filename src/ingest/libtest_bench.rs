@@ -29,9 +29,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::adapter::Parsed;
-use super::text::{metric, no_benchmarks, ns_exp, number, scaled, slug};
+use super::text::{left_out, line_error, metric, no_benchmarks, ns_exp, number, scaled, slug};
 use super::{IngestError, ParsedTrial};
-use crate::model::Better;
+use crate::model::{Better, Metric};
 
 static BENCH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^test\s+(.+?)\s+\.\.\.\s+bench:\s+([\d,]+(?:\.\d+)?)\s+(\S+?)(/iter)?\s+\(\+/-\s+([\d,]+(?:\.\d+)?)\)\s*$")
@@ -113,155 +113,161 @@ impl Harness {
     }
 }
 
-pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
-    let mut trials = Vec::new();
-    let mut seen: std::collections::BTreeMap<String, i32> = Default::default();
-    // Tests that FAILED: `name (line n)`.
-    let mut failed = Vec::new();
-    // Inside libtest's failure report (`failures:` up to `test result:`): captured output
-    // and panics, whatever they print.
-    let mut in_failures = false;
-    // Inside libtest's `running N tests` … `test result:`: its lines are libtest's; outside,
-    // criterion's, unless the file is an excerpt of libtest's output.
-    let mut in_block = false;
-    let outside = if excerpt_of_libtest(text) {
-        Harness::Libtest
-    } else {
-        Harness::Criterion
-    };
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim_end_matches('\r');
-        if RESULT.is_match(line) || RUNNING.is_match(line) {
-            in_failures = false;
-            in_block = RUNNING.is_match(line);
-            continue;
+/// Where the reading of a libtest log stands, line by line.
+struct Scan {
+    trials: Vec<ParsedTrial>,
+    seen: std::collections::BTreeMap<String, i32>,
+    /// Tests that FAILED: `name (line n)`.
+    failed: Vec<String>,
+    /// Inside libtest's failure report (`failures:` up to `test result:`): captured output
+    /// and panics, whatever they print.
+    in_failures: bool,
+    /// Inside libtest's `running N tests` … `test result:`: its lines are libtest's; outside,
+    /// criterion's, unless the file is an excerpt of libtest's output.
+    in_block: bool,
+    outside: Harness,
+}
+
+impl Scan {
+    fn new(text: &str) -> Scan {
+        Scan {
+            trials: Vec::new(),
+            seen: Default::default(),
+            failed: Vec::new(),
+            in_failures: false,
+            in_block: false,
+            outside: if excerpt_of_libtest(text) {
+                Harness::Libtest
+            } else {
+                Harness::Criterion
+            },
         }
-        if in_failures {
-            continue;
+    }
+
+    /// Reads line `n` (1-based); an error is the message for that line.
+    fn line(&mut self, n: usize, line: &str) -> Result<(), String> {
+        if RESULT.is_match(line) || RUNNING.is_match(line) {
+            self.in_failures = false;
+            self.in_block = RUNNING.is_match(line);
+            return Ok(());
+        }
+        if self.in_failures {
+            return Ok(());
         }
         if line.trim_end() == "failures:" {
-            in_failures = true;
-            continue;
+            self.in_failures = true;
+            return Ok(());
         }
         if let Some(c) = FAILED.captures(line) {
-            failed.push(format!("{} (line {})", &c[1], i + 1));
-            continue;
+            self.failed.push(format!("{} (line {n})", &c[1]));
+            return Ok(());
         }
         let Some(c) = BENCH.captures(line) else {
             if line.starts_with("test ") && line.contains(" ... bench:") {
-                return Err(IngestError::Parse {
-                    path: path.to_path_buf(),
-                    line: i + 1,
-                    message: "expected `test <name> ... bench: <n> <unit>/iter (+/- <n>)`"
-                        .to_string(),
-                });
+                return Err("expected `test <name> ... bench: <n> <unit>/iter (+/- <n>)`".into());
             }
-            continue;
+            return Ok(());
         };
-        let bad = |what: &str| IngestError::Parse {
-            path: path.to_path_buf(),
-            line: i + 1,
-            message: format!("expected a number for the {what}"),
+        let harness = if self.in_block {
+            Harness::Libtest
+        } else {
+            self.outside
         };
-        let harness = if in_block { Harness::Libtest } else { outside };
-        let (origin, spread) = (harness.origin(), harness.spread());
-        let value = number(&c[2]).ok_or_else(|| bad("time"))?;
-        let range = number(&c[5]).ok_or_else(|| bad("+/- range"))?;
-        let unit = &c[3];
-        let per_iter = c.get(4).is_some();
-        let metrics = match (ns_exp(unit), per_iter) {
-            (Some(exp), true) => vec![
-                metric(
-                    origin,
-                    "time_per_iter",
-                    scaled(&c[2], exp).ok_or_else(|| bad("time"))?,
-                    "ns",
-                    Better::Lower,
-                ),
-                metric(
-                    origin,
-                    &format!("time_per_iter_{spread}"),
-                    scaled(&c[5], exp).ok_or_else(|| bad("+/- range"))?,
-                    "ns",
-                    Better::Lower,
-                ),
-            ],
-            _ => {
-                let name = if per_iter {
-                    format!("{}_per_iter", slug(unit))
-                } else {
-                    slug(unit)
-                };
-                let better = if !per_iter && unit.ends_with("/s") {
-                    Better::Higher
-                } else {
-                    Better::Lower
-                };
-                vec![
-                    metric(origin, &name, value, unit, better),
-                    metric(
-                        origin,
-                        &format!("{name}_{spread}"),
-                        range,
-                        unit,
-                        Better::Lower,
-                    ),
-                ]
-            }
-        };
+        let metrics = bench_metrics(&c, harness)?;
         let name = c[1].to_string();
-        let r = seen.entry(name.clone()).or_insert(0);
-        trials.push(ParsedTrial {
+        let r = self.seen.entry(name.clone()).or_insert(0);
+        self.trials.push(ParsedTrial {
             arm: Some(name),
             repeat: Some(*r),
             metrics,
             ..Default::default()
         });
         *r += 1;
+        Ok(())
     }
-    if trials.is_empty() && !failed.is_empty() {
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: 1,
-            message: format!(
-                "no benchmark to land: every test in it FAILED ({}); its `failures:` section says why. Fix them and run `cargo bench` again",
-                failed.join(", ")
+
+    /// The trials, refused when none landed, and the one warning naming the failed tests.
+    fn finish(self, path: &Path) -> Result<Parsed, IngestError> {
+        if self.trials.is_empty() && !self.failed.is_empty() {
+            return Err(line_error(
+                path,
+                1,
+                format!(
+                    "no benchmark to land: every test in it FAILED ({}); its `failures:` section says why. Fix them and run `cargo bench` again",
+                    self.failed.join(", ")
+                ),
+            ));
+        }
+        if self.trials.is_empty() {
+            return Err(no_benchmarks(
+                path,
+                "libtest lines `test <name> ... bench: <n> ns/iter (+/- <n>)`",
+            ));
+        }
+        let what = "test(s) FAILED and land nothing (their failure output is skipped)";
+        Ok(Parsed::with_warnings(
+            self.trials,
+            left_out(path, what, &self.failed),
+        ))
+    }
+}
+
+/// The metrics of one bench line: its time and spread in ns when the unit is a time per
+/// iteration, else in the unit it names.
+fn bench_metrics(c: &regex::Captures, harness: Harness) -> Result<Vec<Metric>, String> {
+    let bad = |what: &str| format!("expected a number for the {what}");
+    let (origin, spread) = (harness.origin(), harness.spread());
+    let value = number(&c[2]).ok_or_else(|| bad("time"))?;
+    let range = number(&c[5]).ok_or_else(|| bad("+/- range"))?;
+    let unit = &c[3];
+    let per_iter = c.get(4).is_some();
+    if let (Some(exp), true) = (ns_exp(unit), per_iter) {
+        let time = scaled(&c[2], exp).ok_or_else(|| bad("time"))?;
+        let range = scaled(&c[5], exp).ok_or_else(|| bad("+/- range"))?;
+        return Ok(vec![
+            metric(origin, "time_per_iter", time, "ns", Better::Lower),
+            metric(
+                origin,
+                &format!("time_per_iter_{spread}"),
+                range,
+                "ns",
+                Better::Lower,
             ),
-        });
+        ]);
     }
-    if trials.is_empty() {
-        return Err(no_benchmarks(
-            path,
-            "libtest lines `test <name> ... bench: <n> ns/iter (+/- <n>)`",
-        ));
+    let name = if per_iter {
+        format!("{}_per_iter", slug(unit))
+    } else {
+        slug(unit)
+    };
+    let better = if !per_iter && unit.ends_with("/s") {
+        Better::Higher
+    } else {
+        Better::Lower
+    };
+    Ok(vec![
+        metric(origin, &name, value, unit, better),
+        metric(origin, &format!("{name}_{spread}"), range, unit, Better::Lower),
+    ])
+}
+
+pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
+    let mut scan = Scan::new(text);
+    for (i, raw) in text.lines().enumerate() {
+        scan.line(i + 1, raw.trim_end_matches('\r'))
+            .map_err(|message| line_error(path, i + 1, message))?;
     }
-    let mut warnings = Vec::new();
-    if !failed.is_empty() {
-        warnings.push(format!(
-            "{}: {} test(s) FAILED and land nothing (their failure output is skipped): {}",
-            path.display(),
-            failed.len(),
-            failed.join(", ")
-        ));
-    }
-    Ok(Parsed {
-        trials,
-        warnings,
-        commit: None,
-    })
+    scan.finish(path)
 }
 
 /// libtest bench output as an [`super::adapter::Adapter`] (criterion's bencher-style lines
 /// in it read as criterion's; criterion's output alone is `super::criterion_bencher`).
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "libtest-bench",
-    description: "Rust libtest `cargo bench` output: each `bench:` line is a trial",
-    hint: "`cargo bench` libtest text",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(parse),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "libtest-bench",
+    "Rust libtest `cargo bench` output: each `bench:` line is a trial",
+    "`cargo bench` libtest text",
+    parse
+);
 
 #[cfg(test)]
 mod tests {

@@ -17,6 +17,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::text::{json_error, metric};
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric, Params};
 
@@ -49,85 +50,75 @@ pub fn sniff(doc: &serde_json::Value) -> bool {
     })
 }
 
+/// The trial an entry belongs to: its arm, params and repeat.
+type Key = (Option<String>, Params, Option<i32>);
+
 pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
-    let doc: Doc = serde_json::from_str(text).map_err(|e| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: e.line(),
-        message: format!("{e} (expected {{\"metrics\": [...]}} or a list of metric entries)"),
+    let doc: Doc = serde_json::from_str(text).map_err(|e| {
+        json_error(
+            path,
+            &e,
+            "{\"metrics\": [...]} or a list of metric entries",
+        )
     })?;
     let entries = match doc {
         Doc::Wrapped { metrics } | Doc::Bare(metrics) => metrics,
     };
-    let field = |i: usize, f: &str, expected: String| IngestError::Field {
-        path: path.to_path_buf(),
-        line: 0,
-        field: format!("metrics[{i}]{f}"),
-        expected,
-    };
-    let mut trials: BTreeMap<(Option<String>, Params, Option<i32>), ParsedTrial> = BTreeMap::new();
+    let mut trials: BTreeMap<Key, ParsedTrial> = BTreeMap::new();
     let mut order = Vec::new();
     for (i, raw) in entries.into_iter().enumerate() {
-        let e: Entry = serde_json::from_value(raw).map_err(|err| {
-            field(
-                i,
-                "",
-                format!(
-                    "name, value (number), unit, better, and optionally arm, params, repeat: {err}"
-                ),
-            )
+        let (key, m) = entry(raw).map_err(|(f, expected)| IngestError::Field {
+            path: path.to_path_buf(),
+            line: 0,
+            field: format!("metrics[{i}]{f}"),
+            expected,
         })?;
-        let better = match e.better.as_str() {
-            "higher" => Better::Higher,
-            "lower" => Better::Lower,
-            other => {
-                return Err(field(
-                    i,
-                    ".better",
-                    format!("\"higher\" or \"lower\", found {other:?}"),
-                ));
-            }
-        };
-        if !e.value.is_finite() {
-            return Err(field(i, ".value", "a finite number".to_string()));
-        }
-        let params: Params = e
-            .params
-            .into_iter()
-            .map(|(k, v)| {
-                (
-                    k,
-                    if let serde_json::Value::String(s) = v {
-                        s
-                    } else {
-                        v.to_string()
-                    },
-                )
-            })
-            .collect();
-        let key = (e.arm.clone(), params.clone(), e.repeat);
         if !trials.contains_key(&key) {
             order.push(key.clone());
         }
+        let (arm, params, repeat) = key.clone();
         let t = trials.entry(key).or_insert_with(|| ParsedTrial {
-            arm: e.arm,
+            arm,
             params,
-            repeat: e.repeat,
+            repeat,
             ..Default::default()
         });
-        t.metrics.push(Metric {
-            trial_id: 0,
-            name: e.name,
-            value: e.value,
-            unit: e.unit,
-            better,
-            origin: "metrics-json".to_string(),
-            version: None,
-        });
+        t.metrics.push(m);
     }
     Ok(order
         .into_iter()
         .map(|k| trials.remove(&k).expect("inserted above"))
         .collect())
+}
+
+/// One entry: the trial it belongs to and its metric. An error names the field (`.better`,
+/// or none for the entry) and what it should have held.
+fn entry(raw: serde_json::Value) -> Result<(Key, Metric), (&'static str, String)> {
+    let e: Entry = serde_json::from_value(raw).map_err(|err| {
+        let expected =
+            format!("name, value (number), unit, better, and optionally arm, params, repeat: {err}");
+        ("", expected)
+    })?;
+    let better = match e.better.as_str() {
+        "higher" => Better::Higher,
+        "lower" => Better::Lower,
+        other => {
+            return Err((".better", format!("\"higher\" or \"lower\", found {other:?}")));
+        }
+    };
+    if !e.value.is_finite() {
+        return Err((".value", "a finite number".to_string()));
+    }
+    let params: Params = e
+        .params
+        .into_iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => (k, s),
+            v => (k, v.to_string()),
+        })
+        .collect();
+    let m = metric("metrics-json", &e.name, e.value, &e.unit, better);
+    Ok(((e.arm, params, e.repeat), m))
 }
 
 /// perfhouse metrics JSON as an [`super::adapter::Adapter`].

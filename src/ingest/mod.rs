@@ -223,39 +223,7 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
     for path in paths {
         if path.is_dir() {
             let before = out.len();
-            for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
-                let entry = entry.map_err(|e| IngestError::Io {
-                    path: e.path().unwrap_or(path).to_path_buf(),
-                    source: e
-                        .into_io_error()
-                        .unwrap_or_else(|| io::Error::other("walk failed")),
-                })?;
-                let name = entry.file_name().to_string_lossy();
-                let wanted = match format.adapter() {
-                    Some(a) => a.walks(entry.path(), &name),
-                    // auto: every file name that says what it is.
-                    None => ADAPTERS.iter().any(|a| a.walk_auto(entry.path(), &name)),
-                };
-                // aiperf ≥ 0.13 also writes each phase's summary under `phases/<phase>/`: the
-                // artifact directory's own summary (the profiling phase) is the one that counts.
-                let per_phase = is_aiperf_summary(&name)
-                    && entry
-                        .path()
-                        .parent()
-                        .and_then(Path::parent)
-                        .is_some_and(|p| p.file_name().is_some_and(|n| n == "phases"));
-                // aiperf writes the same summary as JSON and CSV: take the JSON.
-                let wanted = wanted
-                    && !per_phase
-                    && !(name.starts_with("profile_export_aiperf.csv")
-                        && entry
-                            .path()
-                            .with_file_name("profile_export_aiperf.json")
-                            .exists());
-                if entry.file_type().is_file() && wanted {
-                    out.push(entry.into_path());
-                }
-            }
+            walk_dir(path, format, &mut out)?;
             if out.len() == before {
                 return Err(IngestError::NothingFound {
                     path: path.clone(),
@@ -269,36 +237,79 @@ pub fn discover(paths: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, Inges
                 });
             }
         } else {
-            // A FIFO, socket or device would block or never end: only regular files are read.
-            let meta = std::fs::metadata(path).map_err(|source| IngestError::Io {
-                path: path.clone(),
-                source,
-            })?;
-            if !meta.is_file() {
-                let ft = meta.file_type();
-                use std::os::unix::fs::FileTypeExt;
-                let kind = if ft.is_fifo() {
-                    "a FIFO"
-                } else if ft.is_socket() {
-                    "a socket"
-                } else if ft.is_block_device() || ft.is_char_device() {
-                    "a device"
-                } else {
-                    "not a regular file"
-                };
-                return Err(IngestError::NotAFile {
-                    path: path.clone(),
-                    kind,
-                });
-            }
-            File::open(path).map_err(|source| IngestError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            regular_file(path)?;
             out.push(path.clone());
         }
     }
     Ok(out)
+}
+
+/// The files under `dir` that `format` (or, for auto, any format by name) picks up.
+fn walk_dir(dir: &Path, format: Format, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| IngestError::Io {
+            path: e.path().unwrap_or(dir).to_path_buf(),
+            source: e
+                .into_io_error()
+                .unwrap_or_else(|| io::Error::other("walk failed")),
+        })?;
+        let name = entry.file_name().to_string_lossy();
+        let wanted = match format.adapter() {
+            Some(a) => a.walks(entry.path(), &name),
+            // auto: every file name that says what it is.
+            None => ADAPTERS.iter().any(|a| a.walk_auto(entry.path(), &name)),
+        };
+        if entry.file_type().is_file() && wanted && !restated(entry.path(), &name) {
+            out.push(entry.into_path());
+        }
+    }
+    Ok(())
+}
+
+/// Whether a file found by a walk restates another aiperf wrote beside it.
+fn restated(path: &Path, name: &str) -> bool {
+    // aiperf ≥ 0.13 also writes each phase's summary under `phases/<phase>/`: the
+    // artifact directory's own summary (the profiling phase) is the one that counts.
+    let per_phase = is_aiperf_summary(name)
+        && path
+            .parent()
+            .and_then(Path::parent)
+            .is_some_and(|p| p.file_name().is_some_and(|n| n == "phases"));
+    // aiperf writes the same summary as JSON and CSV: take the JSON.
+    per_phase
+        || name.starts_with("profile_export_aiperf.csv")
+            && path.with_file_name("profile_export_aiperf.json").exists()
+}
+
+/// Refuses a path that is not a regular file it can open: a FIFO, socket or device would
+/// block or never end.
+fn regular_file(path: &Path) -> Result<(), IngestError> {
+    let meta = std::fs::metadata(path).map_err(|source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_file() {
+        let ft = meta.file_type();
+        use std::os::unix::fs::FileTypeExt;
+        let kind = if ft.is_fifo() {
+            "a FIFO"
+        } else if ft.is_socket() {
+            "a socket"
+        } else if ft.is_block_device() || ft.is_char_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        };
+        return Err(IngestError::NotAFile {
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
+    File::open(path).map_err(|source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(())
 }
 
 /// Opens an input file for reading, decompressing gzip (recognised by its magic bytes) so
@@ -576,44 +587,17 @@ pub fn assemble(
     files: Vec<ParsedFile>,
     defaults: &TrialDefaults,
 ) -> Result<(RunData, Vec<FileTrials>), IngestError> {
-    struct Pending {
-        trial_id: i32,
-        file_index: usize,
-        trial: ParsedTrial,
-        arm: String,
-        repeat: Option<i32>,
-        params: Params,
-        first_ns: i64,
-    }
-    let mut pending = Vec::new();
     let mut sources = Vec::new();
     let mut joined = Vec::new();
+    let mut pending = Vec::new();
     for (file_index, file) in files.into_iter().enumerate() {
-        let (arm, repeat, params) = trial_keys(&file.path, defaults)?;
-        if let Some(what) = names_problem(&file.trials) {
-            return Err(IngestError::Name {
-                path: file.path,
-                what,
-            });
-        }
-        for trial in file.trials {
-            let first_ns = match &trial.streamed {
-                Some(s) => s.first_start_ns,
-                None => trial.requests.iter().map(|r| r.start_ns).min(),
-            }
-            .unwrap_or(i64::MAX);
-            let mut p = params.clone();
-            p.extend(trial.params.clone());
-            pending.push(Pending {
-                trial_id: pending.len() as i32,
-                file_index,
-                arm: trial.arm.clone().unwrap_or_else(|| arm.clone()),
-                repeat: trial.repeat.or(repeat),
-                params: p,
-                first_ns,
-                trial,
-            });
-        }
+        pending.extend(keyed(
+            file_index,
+            file.path.clone(),
+            file.trials,
+            defaults,
+            pending.len(),
+        )?);
         sources.push((file.path, Vec::new()));
         joined.push(file.joined);
     }
@@ -626,57 +610,13 @@ pub fn assemble(
     let mut next_repeat: BTreeMap<(String, Params), i32> = BTreeMap::new();
     let mut data = RunData::default();
     for (seq, p) in pending.into_iter().enumerate() {
-        let trial_id = p.trial_id;
-        sources[p.file_index].1.push(trial_id);
+        sources[p.file_index].1.push(p.trial_id);
         let counter = next_repeat
             .entry((p.arm.clone(), p.params.clone()))
             .or_insert(0);
         let repeat = p.repeat.unwrap_or(*counter);
         *counter = (*counter).max(repeat + 1);
-        let (start, end) = match &p.trial.streamed {
-            Some(s) => (s.first_start_ns, s.last_end_ns),
-            None => (
-                p.trial.requests.iter().map(|r| r.start_ns).min(),
-                p.trial.requests.iter().filter_map(|r| r.end_ns).max(),
-            ),
-        };
-        let concurrency = crate::model::concurrency_param(&p.params);
-        data.trials.push(Trial {
-            concurrency,
-            exit_code: p.trial.exit_code,
-            status: if p.trial.failed {
-                crate::model::TrialStatus::Failed
-            } else {
-                crate::model::TrialStatus::Ok
-            },
-            started_at_us: start.map(|s| s / 1000),
-            finished_at_us: end.map(|e| e / 1000),
-            wall_ns: start.zip(end).map(|(s, e)| e - s),
-            seq: seq as i32,
-            ..Trial::measured(trial_id, &p.arm, p.params, repeat)
-        });
-        data.requests
-            .extend(p.trial.requests.into_iter().map(|mut r| {
-                r.trial_id = trial_id;
-                r
-            }));
-        data.metrics
-            .extend(p.trial.metrics.into_iter().map(|mut m| {
-                m.trial_id = trial_id;
-                m
-            }));
-        let target = defaults
-            .target
-            .clone()
-            .unwrap_or_else(|| "default".to_string());
-        data.stacks.extend(p.trial.stacks.into_iter().map(|mut s| {
-            s.trial_id = trial_id;
-            s.target = target.clone();
-            if let Some(k) = defaults.stack_kind {
-                s.kind = k;
-            }
-            s
-        }));
+        land(&mut data, p, seq as i32, repeat, defaults);
     }
     if defaults.discard_first {
         mark_cold_starts(&mut data.trials);
@@ -689,6 +629,103 @@ pub fn assemble(
         .collect();
     sources.extend(extra);
     Ok((data, sources))
+}
+
+/// A trial with its keys settled, waiting for its place in the run's order.
+struct Pending {
+    trial_id: i32,
+    file_index: usize,
+    trial: ParsedTrial,
+    arm: String,
+    repeat: Option<i32>,
+    params: Params,
+    /// Its first request's start (`i64::MAX` when unknown): the execution order.
+    first_ns: i64,
+}
+
+/// The trials of file `file_index` with their keys: the content's over the path's
+/// `key=value` segments over the command line; numbered from `first_id`.
+fn keyed(
+    file_index: usize,
+    path: PathBuf,
+    trials: Vec<ParsedTrial>,
+    defaults: &TrialDefaults,
+    first_id: usize,
+) -> Result<Vec<Pending>, IngestError> {
+    let (arm, repeat, params) = trial_keys(&path, defaults)?;
+    if let Some(what) = names_problem(&trials) {
+        return Err(IngestError::Name { path, what });
+    }
+    let mut out = Vec::new();
+    for trial in trials {
+        let first_ns = match &trial.streamed {
+            Some(s) => s.first_start_ns,
+            None => trial.requests.iter().map(|r| r.start_ns).min(),
+        }
+        .unwrap_or(i64::MAX);
+        let mut p = params.clone();
+        p.extend(trial.params.clone());
+        out.push(Pending {
+            trial_id: (first_id + out.len()) as i32,
+            file_index,
+            arm: trial.arm.clone().unwrap_or_else(|| arm.clone()),
+            repeat: trial.repeat.or(repeat),
+            params: p,
+            first_ns,
+            trial,
+        });
+    }
+    Ok(out)
+}
+
+/// Lands one trial, `seq`-th in execution order, as repeat `repeat`: its trial row and its
+/// requests, metrics and stacks under its id.
+fn land(data: &mut RunData, p: Pending, seq: i32, repeat: i32, defaults: &TrialDefaults) {
+    let trial_id = p.trial_id;
+    let (start, end) = match &p.trial.streamed {
+        Some(s) => (s.first_start_ns, s.last_end_ns),
+        None => (
+            p.trial.requests.iter().map(|r| r.start_ns).min(),
+            p.trial.requests.iter().filter_map(|r| r.end_ns).max(),
+        ),
+    };
+    let concurrency = crate::model::concurrency_param(&p.params);
+    data.trials.push(Trial {
+        concurrency,
+        exit_code: p.trial.exit_code,
+        status: if p.trial.failed {
+            crate::model::TrialStatus::Failed
+        } else {
+            crate::model::TrialStatus::Ok
+        },
+        started_at_us: start.map(|s| s / 1000),
+        finished_at_us: end.map(|e| e / 1000),
+        wall_ns: start.zip(end).map(|(s, e)| e - s),
+        seq,
+        ..Trial::measured(trial_id, &p.arm, p.params, repeat)
+    });
+    data.requests
+        .extend(p.trial.requests.into_iter().map(|mut r| {
+            r.trial_id = trial_id;
+            r
+        }));
+    data.metrics
+        .extend(p.trial.metrics.into_iter().map(|mut m| {
+            m.trial_id = trial_id;
+            m
+        }));
+    let target = defaults
+        .target
+        .clone()
+        .unwrap_or_else(|| "default".to_string());
+    data.stacks.extend(p.trial.stacks.into_iter().map(|mut s| {
+        s.trial_id = trial_id;
+        s.target = target.clone();
+        if let Some(k) = defaults.stack_kind {
+            s.kind = k;
+        }
+        s
+    }));
 }
 
 /// The first arm, parameter or metric name (or value) of `trials` past its bound.

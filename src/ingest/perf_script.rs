@@ -11,6 +11,7 @@ use inferno::collapse::perf::{Folder, Options};
 
 use super::IngestError;
 use super::folded::{self, Folded};
+use super::text::line_error;
 
 /// Whether the first non-comment line looks like a `perf script` event line with a timestamp
 /// (`comm pid[/tid] [cpu] seconds.micros: [period] event:`).
@@ -94,13 +95,13 @@ pub fn parse_with(
     mut reader: impl BufRead,
     annotate_kernel: bool,
 ) -> Result<Folded, IngestError> {
-    let not_perf = |line: usize| IngestError::Parse {
-        path: path.to_path_buf(),
-        line,
-        message:
+    let not_perf = |line: usize| {
+        line_error(
+            path,
+            line,
             "no samples with stacks (expected `perf script` output of a `perf record -g` profile: \
-                  an event line `comm pid [time:] [period] event:` followed by indented frames)"
-                .to_string(),
+                  an event line `comm pid [time:] [period] event:` followed by indented frames)",
+        )
     };
     let mut text = Vec::new();
     reader
@@ -131,12 +132,11 @@ pub fn parse_with(
         Err(_) => return Err(not_perf(1)),
     }
     if collapsed.iter().all(u8::is_ascii_whitespace) {
-        return Err(IngestError::Parse {
-            path: path.to_path_buf(),
-            line: 1,
-            message: "no samples with stacks (expected `perf script` output of a `perf record -g` profile)"
-                .to_string(),
-        });
+        return Err(line_error(
+            path,
+            1,
+            "no samples with stacks (expected `perf script` output of a `perf record -g` profile)",
+        ));
     }
     let mut folded = folded::parse(path, &collapsed[..])?;
     // perf prints symbol names as the binary holds them; bytes that are not UTF-8 become U+FFFD

@@ -24,7 +24,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::adapter::Parsed;
-use super::text::{metric, no_benchmarks, number};
+use super::text::{line_error, metric, no_benchmarks, number};
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric};
 
@@ -149,11 +149,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
         if !text_layout && csv_fields(line).is_none() {
             continue;
         }
-        match read_line(line).map_err(|message| IngestError::Parse {
-            path: path.to_path_buf(),
-            line: i + 1,
-            message,
-        })? {
+        match read_line(line).map_err(|message| line_error(path, i + 1, message))? {
             Line::Counted(m) => metrics.extend(m),
             Line::NotCounted(e) => not_counted.push(e),
             Line::Other => {}
@@ -165,36 +161,28 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, IngestError> {
             "`perf stat` counters: its text (`Performance counter stats for …`) or `-x,` CSV",
         ));
     }
-    let mut warnings = Vec::new();
-    if !not_counted.is_empty() {
-        warnings.push(format!(
+    let warning = (!not_counted.is_empty()).then(|| {
+        format!(
             "{}: {} not counted by perf (`<not supported>` or `<not counted>`: no PMU, as on most \
              virtual machines, or never scheduled): not recorded",
             path.display(),
             not_counted.join(", ")
-        ));
-    }
+        )
+    });
     let trial = ParsedTrial {
         metrics,
         ..Default::default()
     };
-    Ok(Parsed {
-        trials: vec![trial],
-        warnings,
-        commit: None,
-    })
+    Ok(Parsed::with_warnings(vec![trial], warning))
 }
 
 /// `perf stat` output as an [`super::adapter::Adapter`].
-pub static ADAPTER: super::adapter::Document = super::adapter::Document {
-    name: "perf-stat",
-    description: "`perf stat` counters (text or `-x,` CSV): the file is one trial, each counted event a metric",
-    hint: "`perf stat` text or -x, CSV",
-    claims: super::adapter::no_name,
-    walks: super::adapter::text_file,
-    sniff: |input| input.doc().is_none() && input.text().is_some_and(sniff),
-    parse: super::adapter::Reader::Text(parse),
-};
+pub static ADAPTER: super::adapter::Document = super::adapter::text_document!(
+    "perf-stat",
+    "`perf stat` counters (text or `-x,` CSV): the file is one trial, each counted event a metric",
+    "`perf stat` text or -x, CSV",
+    parse
+);
 
 #[cfg(test)]
 mod tests {

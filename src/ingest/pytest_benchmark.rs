@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::text::json_error;
 use super::{IngestError, ParsedTrial};
 use crate::model::{Better, Metric};
 
@@ -52,11 +53,7 @@ pub fn commit_info(text: &str) -> Option<super::CommitInfo> {
 }
 
 pub fn parse(path: &Path, text: &str) -> Result<Vec<ParsedTrial>, IngestError> {
-    let saved: Saved = serde_json::from_str(text).map_err(|e| IngestError::Parse {
-        path: path.to_path_buf(),
-        line: e.line(),
-        message: format!("{e} (expected a pytest-benchmark JSON file)"),
-    })?;
+    let saved: Saved = serde_json::from_str(text).map_err(|e| json_error(path, &e, "a pytest-benchmark JSON file"))?;
     let mut trials = Vec::new();
     for b in saved.benchmarks {
         let (arm, id) = match b.name.split_once('[') {

@@ -125,6 +125,28 @@ pub fn no_benchmarks(path: &Path, what: &str) -> IngestError {
     }
 }
 
+/// The error of line `line` (1-based) of a text file: what was expected there.
+pub fn line_error(path: &Path, line: usize, message: impl Into<String>) -> IngestError {
+    IngestError::Parse {
+        path: path.to_path_buf(),
+        line,
+        message: message.into(),
+    }
+}
+
+/// The one warning that names what a file left out (`<path>: <n> <what>: a, b`), or none
+/// when nothing was.
+pub fn left_out(path: &Path, what: &str, names: &[String]) -> Option<String> {
+    (!names.is_empty()).then(|| {
+        format!(
+            "{}: {} {what}: {}",
+            path.display(),
+            names.len(),
+            names.join(", ")
+        )
+    })
+}
+
 /// The error of a JSON document that does not parse, at its line.
 pub fn json_error(path: &Path, e: &serde_json::Error, what: &str) -> IngestError {
     IngestError::Parse {
@@ -168,6 +190,51 @@ pub fn name_params(parts: &[&str]) -> crate::model::Params {
     params
 }
 
+/// Replaces the non-JSON number literals Google Benchmark may print (`NaN`, `-nan`, `inf`,
+/// `Infinity`) with `null`, leaving strings alone.
+pub fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+            out.push(c);
+            continue;
+        }
+        if c == '-' || c.is_ascii_alphabetic() {
+            let rest = &text[i..];
+            let word_len = rest
+                .char_indices()
+                .skip(1)
+                .find(|(_, ch)| !ch.is_ascii_alphanumeric())
+                .map_or(rest.len(), |(j, _)| j);
+            let word = &rest[..word_len];
+            let bare = word.trim_start_matches(['-', '+']);
+            let literal = ["nan", "inf", "infinity"].contains(&bare.to_ascii_lowercase().as_str());
+            out.push_str(if literal { "null" } else { word });
+            // Past the whole word: scanning it again from each of its characters made a
+            // 1 MB word take minutes (quadratic).
+            for _ in 1..word.chars().count() {
+                chars.next();
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +253,22 @@ mod tests {
         let p = name_params(&["text=opticks", "size=100K", "my_tabled_benchmark_-_10"]);
         assert_eq!(p["text"], "opticks");
         assert_eq!(p["arg0"], "my_tabled_benchmark_-_10");
+    }
+
+    #[test]
+    fn line_errors_and_the_left_out_warning_name_the_file() {
+        let p = Path::new("bench.log");
+        let e = line_error(p, 7, "expected a number");
+        assert_eq!(e.to_string(), "bench.log:7: expected a number");
+        let names = ["a (line 3)".to_string(), "b (line 9)".to_string()];
+        assert_eq!(
+            left_out(p, "test(s) FAILED", &names).as_deref(),
+            Some("bench.log: 2 test(s) FAILED: a (line 3), b (line 9)")
+        );
+        assert_eq!(left_out(p, "test(s) FAILED", &[]), None);
+        let parsed =
+            super::super::adapter::Parsed::with_warnings(Vec::new(), left_out(p, "x", &[]));
+        assert!(parsed.warnings.is_empty() && parsed.commit.is_none());
     }
 
     /// Every new parser on every prefix of every fixture of these formats: errors, never panics.

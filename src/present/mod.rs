@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use sha2::{Digest, Sha256};
 
 use crate::model::Params;
-use crate::query::compare::Row;
+use crate::query::compare::MetricComparison;
 
 /// A number for a table cell: a fixed number of decimals, `—` when missing.
 pub fn num(v: Option<f64>, decimals: usize) -> String {
@@ -184,7 +184,21 @@ pub fn pending_text(p: &crate::query::history::PendingChange, unit: &str, at: &s
         p.evidence.text(),
         p.threshold * 100.0,
         fmt_quantity(Some(p.level_before), unit),
-    )
+    ) + &p.rerun.as_ref().map_or(String::new(), rerun_text)
+}
+
+/// "; confirm now: run `perfhouse run datasets/plans/x.toml` at abc1234 2 more times".
+fn rerun_text(r: &crate::query::history::Rerun) -> String {
+    let at = r
+        .git_commit
+        .as_deref()
+        .map_or(String::new(), |c| format!(" at {}", &c[..c.len().min(12)]));
+    let times = if r.runs == 1 {
+        "once more".to_string()
+    } else {
+        format!("{} more times", r.runs)
+    };
+    format!("; confirm now: run `perfhouse run {}`{at} {times}", r.plan)
 }
 
 /// An arm's name as a reader sees it: the copy an A/A calibration runs (`gzip~aa`, see
@@ -397,17 +411,17 @@ pub fn short_commit(c: &Option<String>) -> String {
 }
 
 /// The 95 % CI of a comparison row's ratio, as percentages.
-pub fn ci(row: &Row) -> String {
+pub fn ci(row: &MetricComparison) -> String {
     match (row.ci_low, row.ci_high) {
         (Some(lo), Some(hi)) => format!("{} … {}", pct(Some(lo)), pct(Some(hi))),
         _ => "—".into(),
     }
 }
 
-/// The p-value a comparison row's verdict rests on (`Row::decisive_p`: Holm-adjusted where
+/// The p-value a comparison row's verdict rests on (`MetricComparison::decisive_p`: Holm-adjusted where
 /// the comparison has a family of tests; the column is headed `Comparison::p_heading`):
 /// `0.012`, or `< 0.001` (never `0.000`); `—` without a test.
-pub fn p(row: &Row) -> String {
+pub fn p(row: &MetricComparison) -> String {
     row.decisive_p().map_or("—".into(), |p| {
         if p < 0.001 {
             "< 0.001".into()

@@ -18,57 +18,13 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
+pub use super::history::STALE_RUNS;
 use super::history::{Series, worse};
+pub use super::triage::{CONFIRM_BREAK, REJECT_BREAK, alert_id, break_alert_id};
 use super::{Query, QueryError};
-use crate::model::Params;
-
-pub const STATES: [&str; 5] = ["new", "acknowledged", "invalid", "fixed", "accepted"];
-
-/// A state name is one of [`STATES`].
-pub fn valid_state(s: &str) -> bool {
-    STATES.contains(&s)
-}
-
-pub fn is_open(state: &str) -> bool {
-    matches!(state, "new" | "acknowledged")
-}
-
-/// The alert id: 12 hex digits of SHA-256 over the series and the run.
-pub fn alert_id(suite: &str, metric: &str, arm: &str, params: &Params, run_id: &str) -> String {
-    let key = format!(
-        "{suite}\u{1f}{metric}\u{1f}{arm}\u{1f}{}\u{1f}{run_id}",
-        crate::model::params_json(params)
-    );
-    hex::encode(Sha256::digest(key.as_bytes()))[..12].to_string()
-}
-
-/// The id of a suspected break's alert (`history::suspected_breaks`): the series and the run,
-/// kept apart from the id of a change at that run, so that a rejected break's change is an
-/// alert of its own.
-pub fn break_alert_id(
-    suite: &str,
-    metric: &str,
-    arm: &str,
-    params: &Params,
-    run_id: &str,
-) -> String {
-    alert_id(
-        suite,
-        metric,
-        arm,
-        params,
-        &format!("suspected-break\u{1f}{run_id}"),
-    )
-}
-
-/// Triage of a suspected break (its alert, or its commit entry): `accepted` confirms it (the
-/// series keeps its new segment there, as for an accepted change), `invalid` rejects it (not
-/// a changed benchmark: the runs on both sides are one segment again and the jump is judged as
-/// an ordinary change, an alert of its own). Any other state leaves it suspected (split).
-pub const CONFIRM_BREAK: &str = "accepted";
-pub const REJECT_BREAK: &str = "invalid";
+use crate::model::{Params, TriageState};
+pub use crate::stats::geomean;
 
 /// The id of a whole-run move's alert (`query::whole_run`): the suite and the run.
 pub fn whole_run_alert_id(suite: &str, run_id: &str) -> String {
@@ -135,7 +91,7 @@ pub struct Alert {
     /// How sure, in the one short form every output writes (× local σ, runs on each side,
     /// p; a pending change says what confirms it; a whole-run move what moved).
     pub evidence: String,
-    pub state: String,
+    pub state: TriageState,
     pub note: String,
     /// When the state was last set (empty while `new`).
     pub updated_at: String,
@@ -150,9 +106,6 @@ pub struct Alert {
     /// outputs fold such pending alerts into that one finding.
     pub whole_run: Option<String>,
 }
-
-/// Runs of a suite without a run of a series after which its alerts are stale.
-pub const STALE_RUNS: u64 = 20;
 
 /// `2026-12-01T14:00:00Z` for a time in µs since the epoch.
 fn rfc3339(at_us: i64) -> String {
@@ -199,7 +152,7 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
                 magnitude: f.magnitude,
                 regression: f.regression,
                 evidence: f.evidence,
-                state: ev.as_ref().map_or("new".into(), |e| e.state.clone()),
+                state: ev.as_ref().map_or(TriageState::New, |e| e.state),
                 note: ev.as_ref().map_or(String::new(), |e| e.note.clone()),
                 updated_at: ev.map_or(String::new(), |e| rfc3339(e.at_us)),
                 detected: true,
@@ -214,8 +167,8 @@ pub async fn alerts(q: &Query, series: &[Series]) -> Result<Vec<Alert>, QueryErr
     }
     out.extend(triaged_only(events, series, &newest));
     out.sort_by(|a, b| {
-        (!is_open(&a.state), !a.regression)
-            .cmp(&(!is_open(&b.state), !b.regression))
+        (!a.state.is_open(), !a.regression)
+            .cmp(&(!b.state.is_open(), !b.regression))
             .then(b.magnitude.abs().total_cmp(&a.magnitude.abs()))
             .then(a.alert_id.cmp(&b.alert_id))
     });
@@ -307,7 +260,7 @@ fn whole_run_alert(
         magnitude: w.geomean,
         regression: w.regression,
         evidence: w.text(),
-        state: ev.as_ref().map_or("new".into(), |e| e.state.clone()),
+        state: ev.as_ref().map_or(TriageState::New, |e| e.state),
         note: ev.as_ref().map_or(String::new(), |e| e.note.clone()),
         updated_at: ev.map_or(String::new(), |e| rfc3339(e.at_us)),
         detected: true,
@@ -478,7 +431,7 @@ pub const ENVIRONMENT_SHARE: f64 = 0.5;
 /// Triage of a commit entry confirming its suspected environment change: every alert
 /// accepted, so each series starts a new segment there (as a recorded fingerprint change
 /// would). Any other triage of all its alerts rejects the suspicion.
-pub const CONFIRM_ENVIRONMENT: &str = "accepted";
+pub const CONFIRM_ENVIRONMENT: TriageState = TriageState::Accepted;
 
 /// The benchmark group of a series: its suite and the first part of its metric's name (asv's
 /// module, `benchmark_ocl` of `benchmark_ocl.TimeOmegaConfigLoader.time_loading_parameters`;
@@ -520,64 +473,122 @@ pub fn benchmark_group(suite: &str, metric: &str) -> String {
 /// at the entry's run is said in `whole_run` and `why`. Suspected breaks are no part of any
 /// entry: a changed benchmark is not a change of the code or the machine.
 pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
-    let key = |c: &Option<String>, run: &str| c.clone().unwrap_or_else(|| run.to_string());
-    let mut groups: BTreeMap<String, CommitAlert> = BTreeMap::new();
-    let blank = |git_commit: Option<String>, run_id: String| CommitAlert {
-        git_commit,
-        run_id,
-        run_no: None,
-        started_at: None,
-        suites: Vec::new(),
-        runs_ago: None,
-        series: 0,
-        regressions: 0,
-        improvements: 0,
-        geomean: 0.0,
-        min: 0.0,
-        max: 0.0,
-        minor: Vec::new(),
-        relevant: false,
-        why: String::new(),
-        open: false,
-        stale: true,
-        alerts: Vec::new(),
-        suspected_environment: false,
-        environment: String::new(),
-        pending: 0,
-        whole_run: None,
-        whole_run_id: None,
-        evidence: String::new(),
-    };
+    let mut groups = group_alerts(alerts);
+    let minor_runs = add_minor(&mut groups, series);
     let wholes: BTreeMap<String, &Alert> = alerts
         .iter()
         .filter(|a| a.kind == AlertKind::WholeRun)
-        .map(|a| (key(&a.git_commit, &a.run_id), a))
+        .map(|a| (entry_key(&a.git_commit, &a.run_id), a))
         .collect();
+    let newest = newest_runs(series);
+    let context = EnvironmentContext::new(series);
+    let mut out: Vec<CommitAlert> = Vec::new();
+    for (k, mut g) in groups {
+        summarise(&mut g, minor_runs.get(&k), &newest);
+        let Some(way) = relevance(&mut g) else {
+            continue;
+        };
+        if way.coordinated {
+            environment(&mut g, &k, way.up, &context);
+        }
+        add_pending_and_whole_run(&mut g, wholes.get(&k).copied());
+        out.push(g);
+    }
+    // Newest first; stale ones (no recent run of any member series) after all others.
+    out.sort_by(|a, b| {
+        (!a.relevant, a.stale)
+            .cmp(&(!b.relevant, b.stale))
+            .then(b.started_at.cmp(&a.started_at))
+            .then(b.run_no.cmp(&a.run_no))
+            .then(a.run_id.cmp(&b.run_id))
+    });
+    out
+}
+
+/// A commit entry's key: its commit, or its run where the run has no commit.
+fn entry_key(git_commit: &Option<String>, run_id: &str) -> String {
+    git_commit.clone().unwrap_or_else(|| run_id.to_string())
+}
+
+impl CommitAlert {
+    /// An entry with nothing in it yet (stale until a fresh member says otherwise).
+    fn blank(git_commit: Option<String>, run_id: String) -> CommitAlert {
+        CommitAlert {
+            git_commit,
+            run_id,
+            run_no: None,
+            started_at: None,
+            suites: Vec::new(),
+            runs_ago: None,
+            series: 0,
+            regressions: 0,
+            improvements: 0,
+            geomean: 0.0,
+            min: 0.0,
+            max: 0.0,
+            minor: Vec::new(),
+            relevant: false,
+            why: String::new(),
+            open: false,
+            stale: true,
+            alerts: Vec::new(),
+            suspected_environment: false,
+            environment: String::new(),
+            pending: 0,
+            whole_run: None,
+            whole_run_id: None,
+            evidence: String::new(),
+        }
+    }
+}
+
+/// The change points and pending changes of `alerts` in one entry per commit (suspected
+/// breaks and whole-run moves are members of none).
+fn group_alerts(alerts: &[Alert]) -> BTreeMap<String, CommitAlert> {
+    let mut groups: BTreeMap<String, CommitAlert> = BTreeMap::new();
     for a in alerts
         .iter()
         .filter(|a| matches!(a.kind, AlertKind::Change | AlertKind::Pending))
     {
-        let g = groups
-            .entry(key(&a.git_commit, &a.run_id))
-            .or_insert_with(|| blank(a.git_commit.clone(), a.run_id.clone()));
-        g.alerts.push(a.clone());
+        groups
+            .entry(entry_key(&a.git_commit, &a.run_id))
+            .or_insert_with(|| CommitAlert::blank(a.git_commit.clone(), a.run_id.clone()))
+            .alerts
+            .push(a.clone());
     }
-    let newest = newest_runs(series);
-    let mut minor_runs: BTreeMap<String, (u64, String, String)> = BTreeMap::new();
+    groups
+}
+
+/// The first run of a commit seen among minor changes: its number, id and start.
+struct MinorRun {
+    run_no: u64,
+    run_id: String,
+    started_at: String,
+}
+
+/// Adds every series' minor changes to their commit's entry (making one where the commit has
+/// no alert); returns each commit's first run among them.
+fn add_minor(
+    groups: &mut BTreeMap<String, CommitAlert>,
+    series: &[Series],
+) -> BTreeMap<String, MinorRun> {
+    let mut minor_runs: BTreeMap<String, MinorRun> = BTreeMap::new();
     for s in series {
         for c in &s.minor {
-            let k = key(&c.git_commit, &c.run_id);
-            let started = s
+            let k = entry_key(&c.git_commit, &c.run_id);
+            let started_at = s
                 .points
                 .iter()
                 .find(|p| p.run_id == c.run_id)
                 .map_or(String::new(), |p| p.started_at.clone());
-            minor_runs
-                .entry(k.clone())
-                .or_insert((c.run_no, c.run_id.clone(), started));
+            minor_runs.entry(k.clone()).or_insert(MinorRun {
+                run_no: c.run_no,
+                run_id: c.run_id.clone(),
+                started_at,
+            });
             groups
                 .entry(k)
-                .or_insert_with(|| blank(c.git_commit.clone(), c.run_id.clone()))
+                .or_insert_with(|| CommitAlert::blank(c.git_commit.clone(), c.run_id.clone()))
                 .minor
                 .push(MinorChange {
                     run_id: c.run_id.clone(),
@@ -590,146 +601,158 @@ pub fn by_commit(alerts: &[Alert], series: &[Series]) -> Vec<CommitAlert> {
                 });
         }
     }
-    let context = EnvironmentContext::new(series);
-    let mut out: Vec<CommitAlert> = Vec::new();
-    for (k, mut g) in groups {
-        g.alerts.sort_by(|a, b| {
-            (!a.regression)
-                .cmp(&!b.regression)
-                .then(b.magnitude.abs().total_cmp(&a.magnitude.abs()))
-        });
-        g.series = g.alerts.len();
-        g.regressions = g.alerts.iter().filter(|a| a.regression).count();
-        g.improvements = g.series - g.regressions;
-        let mags: Vec<f64> = g.alerts.iter().map(|a| a.magnitude).collect();
-        g.geomean = geomean(&mags);
-        g.min = mags.iter().copied().fold(f64::INFINITY, f64::min);
-        g.max = mags.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if mags.is_empty() {
-            (g.min, g.max) = (0.0, 0.0);
-        }
-        g.open = g.alerts.iter().any(|a| is_open(&a.state));
-        g.stale = g.alerts.iter().all(|a| a.stale);
-        let mut suites: Vec<String> = g.alerts.iter().map(|a| a.suite.clone()).collect();
-        suites.extend(g.minor.iter().map(|m| m.suite.clone()));
-        suites.sort();
-        suites.dedup();
-        g.suites = suites;
-        match g.alerts.iter().min_by_key(|a| a.run_no) {
-            Some(first) => {
-                g.run_id = first.run_id.clone();
-                g.run_no = first.run_no;
-                g.started_at = first.started_at.clone();
-                g.runs_ago = first.runs_ago;
-            }
-            None => {
-                if let Some((no, run, started)) = minor_runs.get(&k) {
-                    g.run_id = run.clone();
-                    g.run_no = Some(*no);
-                    g.started_at = Some(started.clone());
-                    g.runs_ago = g
-                        .suites
-                        .first()
-                        .and_then(|s| newest.get(s))
-                        .map(|t| t.saturating_sub(*no));
-                }
-                g.stale = false;
-                g.open = true;
-            }
-        }
-        // Relevance: every change here (alerts and minor ones) by direction.
-        let ups = g.regressions + g.minor.iter().filter(|m| m.regression).count();
-        let downs = g.improvements + g.minor.iter().filter(|m| !m.regression).count();
-        let total = ups + downs;
-        let (most, way) = if ups >= downs {
-            (ups, "regressed")
-        } else {
-            (downs, "improved")
-        };
-        let coordinated = most >= COORDINATED && most as f64 >= COORDINATED_SHARE * total as f64;
-        let largest = g
-            .alerts
-            .iter()
-            .map(|a| a.magnitude.abs())
-            .fold(0.0, f64::max);
-        if g.series > 0 {
-            g.relevant = largest >= RELEVANT || coordinated;
-            g.why = if largest >= RELEVANT {
-                format!(
-                    "{} of {} series changed by ≥{:.0}%",
-                    g.alerts
-                        .iter()
-                        .filter(|a| a.magnitude.abs() >= RELEVANT)
-                        .count(),
-                    g.series,
-                    RELEVANT * 100.0
-                )
-            } else if coordinated {
-                format!("{most} of {total} series {way} here: many changes one way at one commit")
-            } else {
-                format!(
-                    "not relevant: {} series, each under {:.0}%, fewer than {COORDINATED} one way",
-                    g.series,
-                    RELEVANT * 100.0
-                )
-            };
-            if coordinated && largest >= RELEVANT && !g.minor.is_empty() {
-                g.why += &format!(
-                    "; with {} smaller changes, {most} of {total} {way}",
-                    g.minor.len()
-                );
-            }
-        } else if coordinated {
-            let m: Vec<f64> = g.minor.iter().map(|m| m.magnitude).collect();
-            g.relevant = true;
-            g.why = format!(
-                "{most} of {total} series {way} here, each under the history floor (geometric mean {:+.1}%): many small changes one way at one commit",
-                geomean(&m) * 100.0
-            );
-            g.geomean = geomean(&m);
-            g.min = m.iter().copied().fold(f64::INFINITY, f64::min);
-            g.max = m.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        } else {
-            continue;
-        }
-        if coordinated {
-            environment(&mut g, &k, ups >= downs, &context);
-        }
-        g.pending = g
-            .alerts
-            .iter()
-            .filter(|a| a.kind == AlertKind::Pending)
-            .count();
-        if g.pending > 0 {
-            g.why += &format!(
-                "; {} of its {} series pending (moved in the newest run(s) only)",
-                g.pending, g.series
-            );
-        }
-        if let Some(w) = wholes.get(&k) {
-            g.why += &format!("; {}", w.evidence);
-            g.whole_run = Some(w.evidence.clone());
-            g.whole_run_id = Some(w.alert_id.clone());
-        }
-        // A whole-run move's words are the entry's evidence; else its worst member's.
-        g.evidence = match &g.whole_run {
-            Some(w) => w.clone(),
-            None => g
-                .alerts
-                .first()
-                .map_or(String::new(), |a| a.evidence.clone()),
-        };
-        out.push(g);
-    }
-    // Newest first; stale ones (no recent run of any member series) after all others.
-    out.sort_by(|a, b| {
-        (!a.relevant, a.stale)
-            .cmp(&(!b.relevant, b.stale))
-            .then(b.started_at.cmp(&a.started_at))
-            .then(b.run_no.cmp(&a.run_no))
-            .then(a.run_id.cmp(&b.run_id))
+    minor_runs
+}
+
+/// An entry's figures from its members: order, counts, geometric mean and range, open,
+/// stale, suites and its first run (from the minor changes where it has no alert).
+fn summarise(g: &mut CommitAlert, minor_run: Option<&MinorRun>, newest: &BTreeMap<String, u64>) {
+    g.alerts.sort_by(|a, b| {
+        (!a.regression)
+            .cmp(&!b.regression)
+            .then(b.magnitude.abs().total_cmp(&a.magnitude.abs()))
     });
-    out
+    g.series = g.alerts.len();
+    g.regressions = g.alerts.iter().filter(|a| a.regression).count();
+    g.improvements = g.series - g.regressions;
+    let mags: Vec<f64> = g.alerts.iter().map(|a| a.magnitude).collect();
+    set_range(g, &mags);
+    g.open = g.alerts.iter().any(|a| a.state.is_open());
+    g.stale = g.alerts.iter().all(|a| a.stale);
+    let mut suites: Vec<String> = g.alerts.iter().map(|a| a.suite.clone()).collect();
+    suites.extend(g.minor.iter().map(|m| m.suite.clone()));
+    suites.sort();
+    suites.dedup();
+    g.suites = suites;
+    match g.alerts.iter().min_by_key(|a| a.run_no) {
+        Some(first) => {
+            g.run_id = first.run_id.clone();
+            g.run_no = first.run_no;
+            g.started_at = first.started_at.clone();
+            g.runs_ago = first.runs_ago;
+        }
+        None => {
+            if let Some(m) = minor_run {
+                g.run_id = m.run_id.clone();
+                g.run_no = Some(m.run_no);
+                g.started_at = Some(m.started_at.clone());
+                g.runs_ago = g
+                    .suites
+                    .first()
+                    .and_then(|s| newest.get(s))
+                    .map(|t| t.saturating_sub(m.run_no));
+            }
+            g.stale = false;
+            g.open = true;
+        }
+    }
+}
+
+/// `g`'s geometric mean and range of `magnitudes` (0 … 0 when there are none).
+fn set_range(g: &mut CommitAlert, magnitudes: &[f64]) {
+    g.geomean = geomean(magnitudes);
+    g.min = magnitudes.iter().copied().fold(f64::INFINITY, f64::min);
+    g.max = magnitudes.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if magnitudes.is_empty() {
+        (g.min, g.max) = (0.0, 0.0);
+    }
+}
+
+/// Which way an entry's changes went: `up` (regressed) when at least as many did, and whether
+/// the majority way is [`COORDINATED`].
+struct Way {
+    up: bool,
+    coordinated: bool,
+}
+
+/// [`by_commit`]'s relevance rule over every change of `g` (alerts and minor ones): sets
+/// `relevant` and `why`; `None` where the entry is not listed (minor changes only, no
+/// coordinated majority).
+fn relevance(g: &mut CommitAlert) -> Option<Way> {
+    let ups = g.regressions + g.minor.iter().filter(|m| m.regression).count();
+    let downs = g.improvements + g.minor.iter().filter(|m| !m.regression).count();
+    let total = ups + downs;
+    let (most, way) = if ups >= downs {
+        (ups, "regressed")
+    } else {
+        (downs, "improved")
+    };
+    let coordinated = most >= COORDINATED && most as f64 >= COORDINATED_SHARE * total as f64;
+    let largest = g
+        .alerts
+        .iter()
+        .map(|a| a.magnitude.abs())
+        .fold(0.0, f64::max);
+    if g.series > 0 {
+        g.relevant = largest >= RELEVANT || coordinated;
+        g.why = if largest >= RELEVANT {
+            format!(
+                "{} of {} series changed by ≥{:.0}%",
+                g.alerts
+                    .iter()
+                    .filter(|a| a.magnitude.abs() >= RELEVANT)
+                    .count(),
+                g.series,
+                RELEVANT * 100.0
+            )
+        } else if coordinated {
+            format!("{most} of {total} series {way} here: many changes one way at one commit")
+        } else {
+            format!(
+                "not relevant: {} series, each under {:.0}%, fewer than {COORDINATED} one way",
+                g.series,
+                RELEVANT * 100.0
+            )
+        };
+        if coordinated && largest >= RELEVANT && !g.minor.is_empty() {
+            g.why += &format!(
+                "; with {} smaller changes, {most} of {total} {way}",
+                g.minor.len()
+            );
+        }
+    } else if coordinated {
+        let m: Vec<f64> = g.minor.iter().map(|m| m.magnitude).collect();
+        g.relevant = true;
+        g.why = format!(
+            "{most} of {total} series {way} here, each under the history floor (geometric mean {:+.1}%): many small changes one way at one commit",
+            geomean(&m) * 100.0
+        );
+        set_range(g, &m);
+    } else {
+        return None;
+    }
+    Some(Way {
+        up: ups >= downs,
+        coordinated,
+    })
+}
+
+/// Counts `g`'s pending members and adds the whole-run move at its run, both into `why`; its
+/// evidence is the whole-run move's words, else its worst member's.
+fn add_pending_and_whole_run(g: &mut CommitAlert, whole: Option<&Alert>) {
+    g.pending = g
+        .alerts
+        .iter()
+        .filter(|a| a.kind == AlertKind::Pending)
+        .count();
+    if g.pending > 0 {
+        g.why += &format!(
+            "; {} of its {} series pending (moved in the newest run(s) only)",
+            g.pending, g.series
+        );
+    }
+    if let Some(w) = whole {
+        g.why += &format!("; {}", w.evidence);
+        g.whole_run = Some(w.evidence.clone());
+        g.whole_run_id = Some(w.alert_id.clone());
+    }
+    g.evidence = match &g.whole_run {
+        Some(w) => w.clone(),
+        None => g
+            .alerts
+            .first()
+            .map_or(String::new(), |a| a.evidence.clone()),
+    };
 }
 
 /// What the environment rule reads of the series: each series by key, and per commit (or run,
@@ -832,11 +855,11 @@ fn environment(g: &mut CommitAlert, key: &str, up: bool, cx: &EnvironmentContext
     {
         return;
     }
-    let triaged: Vec<&str> = g
+    let triaged: Vec<TriageState> = g
         .alerts
         .iter()
-        .map(|a| a.state.as_str())
-        .filter(|s| *s != "new")
+        .map(|a| a.state)
+        .filter(|s| *s != TriageState::New)
         .collect();
     let all_triaged = !g.alerts.is_empty() && triaged.len() == g.alerts.len();
     g.environment = if !all_triaged {
@@ -856,20 +879,11 @@ fn environment(g: &mut CommitAlert, key: &str, up: bool, cx: &EnvironmentContext
     );
     g.why += &match g.environment.as_str() {
         "suspected" => format!(
-            "; suspected environment change: {what} (confirm with `perfhouse triage commit:… accepted`, reject with another state)"
+            "; suspected environment change: {what} (confirm with `perfhouse triage commit:… {CONFIRM_ENVIRONMENT}`, reject with another state)"
         ),
         "confirmed" => format!("; environment change, confirmed in triage: {what}"),
         _ => format!("; not an environment change (rejected in triage), though {what}"),
     };
-}
-
-/// Geometric mean of the ratios `1 + m`, minus 1 (0 when empty or a ratio is not positive).
-pub fn geomean(magnitudes: &[f64]) -> f64 {
-    if magnitudes.is_empty() || magnitudes.iter().any(|&m| m.is_nan() || m <= -1.0) {
-        return 0.0;
-    }
-    let logs: f64 = magnitudes.iter().map(|m| (1.0 + m).ln()).sum();
-    (logs / magnitudes.len() as f64).exp() - 1.0
 }
 
 #[cfg(test)]
@@ -890,7 +904,7 @@ mod tests {
             git_commit: Some(commit.into()),
             magnitude,
             regression: magnitude > 0.0,
-            state: "new".into(),
+            state: TriageState::New,
             note: String::new(),
             updated_at: String::new(),
             detected: true,
@@ -1024,7 +1038,7 @@ mod tests {
     }
 
     /// The alert of `s`'s change at `c3` (+12 %), in `state`.
-    fn env_alert(s: &Series, state: &str) -> Alert {
+    fn env_alert(s: &Series, state: TriageState) -> Alert {
         Alert {
             alert_id: format!("{}-{}", s.suite, s.metric),
             suite: s.suite.clone(),
@@ -1038,7 +1052,7 @@ mod tests {
             git_commit: Some("c3".into()),
             magnitude: 0.12,
             regression: true,
-            state: state.into(),
+            state,
             note: String::new(),
             updated_at: String::new(),
             detected: true,
@@ -1066,10 +1080,10 @@ mod tests {
         ];
         let mut series: Vec<Series> = movers.iter().map(|(s, m)| env_series(s, m, None)).collect();
         series.push(env_series("gab.Go", "BenchC", None));
-        let alerts = |series: &[Series], state: &str| -> Vec<Alert> {
+        let alerts = |series: &[Series], state: TriageState| -> Vec<Alert> {
             series[..4].iter().map(|s| env_alert(s, state)).collect()
         };
-        let c = by_commit(&alerts(&series, "new"), &series);
+        let c = by_commit(&alerts(&series, TriageState::New), &series);
         assert_eq!(c.len(), 1);
         assert!(c[0].suspected_environment && c[0].relevant, "{}", c[0].why);
         assert_eq!(c[0].environment, "suspected");
@@ -1081,26 +1095,26 @@ mod tests {
             c[0].why
         );
         // Triage of the whole entry.
-        let c = by_commit(&alerts(&series, "accepted"), &series);
+        let c = by_commit(&alerts(&series, TriageState::Accepted), &series);
         assert_eq!(
             (c[0].environment.as_str(), c[0].suspected_environment),
             ("confirmed", true)
         );
-        let c = by_commit(&alerts(&series, "acknowledged"), &series);
+        let c = by_commit(&alerts(&series, TriageState::Acknowledged), &series);
         assert_eq!(
             (c[0].environment.as_str(), c[0].suspected_environment),
             ("rejected", false)
         );
         assert!(c[0].why.contains("rejected in triage"), "{}", c[0].why);
-        let mut mixed = alerts(&series, "accepted");
-        mixed[2].state = "new".into();
+        let mut mixed = alerts(&series, TriageState::Accepted);
+        mixed[2].state = TriageState::New;
         assert_eq!(by_commit(&mixed, &series)[0].environment, "suspected");
         // A fingerprint recorded on the runs rules the machine out.
         let known: Vec<Series> = series
             .iter()
             .map(|s| env_series(&s.suite, &s.metric, Some("m1")))
             .collect();
-        let c = by_commit(&alerts(&known, "new"), &known);
+        let c = by_commit(&alerts(&known, TriageState::New), &known);
         assert!(!c[0].suspected_environment && c[0].environment.is_empty());
         assert!(!c[0].why.contains("environment"), "{}", c[0].why);
         // One benchmark group (asv's module `mod`): a change of the code they share.
@@ -1116,15 +1130,15 @@ mod tests {
             benchmark_group("gab.Go", "BenchA"),
             benchmark_group("gab.Go", "BenchB")
         );
-        let c = by_commit(&alerts(&one, "new"), &one);
+        let c = by_commit(&alerts(&one, TriageState::New), &one);
         assert!(!c[0].suspected_environment, "{}", c[0].why);
         // Four of nine series run at c3: too few of what ran.
         let mut wide = series.clone();
         wide.extend((0..4).map(|i| env_series("gab.C", &format!("other{i}"), None)));
-        let c = by_commit(&alerts(&wide, "new"), &wide);
+        let c = by_commit(&alerts(&wide, TriageState::New), &wide);
         assert!(!c[0].suspected_environment, "{}", c[0].why);
         // Three movers are not "many".
-        let c = by_commit(&alerts(&series, "new")[..3], &series);
+        let c = by_commit(&alerts(&series, TriageState::New)[..3], &series);
         assert!(!c[0].suspected_environment, "{}", c[0].why);
     }
 }

@@ -106,10 +106,6 @@ pub fn ddl(
              CREATE SCHEMA IF NOT EXISTS perfhouse;\nUSE perfhouse;\n",
         );
     }
-    let spark_location = |l: &str| match l.strip_prefix("s3://") {
-        Some(rest) => format!("s3a://{rest}"),
-        None => l.to_string(),
-    };
     // Trino declares every table whatever it holds, so it always reads the records.
     let filtered = match (engine, compactions) {
         (_, Compactions::Directory) => false,
@@ -123,77 +119,16 @@ pub fn ddl(
         );
     }
     if filtered {
-        let records = crate::warehouse::remote::compact::record_schema();
-        let dir = format!(
-            "{location}/{}",
-            crate::warehouse::remote::compact::RECORDS_DIR
-        );
-        out.push_str(&match engine {
-            Engine::Spark => format!(
-                "CREATE OR REPLACE TEMPORARY VIEW raw_compactions ({}) USING parquet OPTIONS (path '{}/suite=*', basePath '{}');\n",
-                columns(engine, &records),
-                spark_location(&dir),
-                spark_location(&dir)
-            ),
-            Engine::Duckdb => format!(
-                "CREATE OR REPLACE VIEW raw_compactions AS SELECT * FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true);\n"
-            ),
-            Engine::Trino => format!(
-                "CREATE TABLE IF NOT EXISTS raw_compactions ({}) WITH (external_location = '{dir}', format = 'PARQUET', partitioned_by = ARRAY['suite']);\n\
-                 CALL system.sync_partition_metadata('perfhouse', 'raw_compactions', 'FULL');\n",
-                columns(engine, &records)
-            ),
-        });
+        out.push_str(&compactions_table(engine, location));
     }
     for table in Table::ALL {
-        let name = table.name();
-        let dir = format!("{location}/{name}");
-        let schema = table.schema();
-        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-        let names = names.join(", ");
-        match engine {
-            Engine::Spark | Engine::Duckdb if !has_files(table) => out.push_str(&format!(
-                "-- raw_{name}: no files yet (an empty glob does not bind); run `perfhouse schema --ddl` again once it has some.\n"
-            )),
-            // The `suite=*` glob keeps Spark's partition discovery off `artifacts/blobs/`.
-            Engine::Spark => {
-                let files = if filtered { "files" } else { "raw" };
-                out.push_str(&format!(
-                    "CREATE OR REPLACE TEMPORARY VIEW {files}_{name} ({}) USING parquet OPTIONS (path '{}/suite=*', basePath '{}');\n",
-                    columns(engine, &schema),
-                    spark_location(&dir),
-                    spark_location(&dir)
-                ));
-                if filtered {
-                    // The file name is taken in a projection of its own: in a filter with
-                    // subqueries, Spark would evaluate `input_file_name()` away from the scan.
-                    out.push_str(&format!(
-                        "CREATE OR REPLACE TEMPORARY VIEW raw_{name} AS SELECT {names}, suite FROM (SELECT *, regexp_extract(input_file_name(), '[^/]*$', 0) AS perfhouse_file FROM files_{name}) WHERE {};\n",
-                        visible("perfhouse_file", name)
-                    ));
-                }
-            }
-            Engine::Duckdb if filtered => out.push_str(&format!(
-                "CREATE OR REPLACE VIEW raw_{name} AS SELECT * EXCLUDE (filename) FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true, union_by_name = true, filename = true) WHERE {};\n",
-                visible("regexp_extract(filename, '[^/]*$')", name)
-            )),
-            Engine::Duckdb => out.push_str(&format!(
-                "CREATE OR REPLACE VIEW raw_{name} AS SELECT * FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true, union_by_name = true);\n"
-            )),
-            Engine::Trino => {
-                let files = if filtered { "files" } else { "raw" };
-                out.push_str(&format!(
-                    "CREATE TABLE IF NOT EXISTS {files}_{name} ({}) WITH (external_location = '{dir}', format = 'PARQUET', partitioned_by = ARRAY['suite']);\n\
-                     CALL system.sync_partition_metadata('perfhouse', '{files}_{name}', 'FULL');\n",
-                    columns(engine, &schema)
-                ));
-                if filtered {
-                    out.push_str(&format!(
-                        "CREATE OR REPLACE VIEW raw_{name} AS SELECT {names}, suite FROM files_{name} WHERE {};\n",
-                        visible("regexp_extract(\"$path\", '[^/]*$')", name)
-                    ));
-                }
-            }
+        if matches!(engine, Engine::Spark | Engine::Duckdb) && !has_files(table) {
+            out.push_str(&format!(
+                "-- raw_{}: no files yet (an empty glob does not bind); run `perfhouse schema --ddl` again once it has some.\n",
+                table.name()
+            ));
+        } else {
+            out.push_str(&raw_table(engine, location, table, filtered));
         }
     }
     for (name, sql) in committed_views() {
@@ -212,4 +147,120 @@ pub fn ddl(
         out.push_str(";\n");
     }
     out
+}
+
+/// Spark reads S3 through `s3a://`.
+fn spark_location(l: &str) -> String {
+    match l.strip_prefix("s3://") {
+        Some(rest) => format!("s3a://{rest}"),
+        None => l.to_string(),
+    }
+}
+
+/// `raw_compactions`, over the compaction records: the raw tables' filter reads it.
+fn compactions_table(engine: Engine, location: &str) -> String {
+    let records = crate::warehouse::remote::compact::record_schema();
+    let dir = format!(
+        "{location}/{}",
+        crate::warehouse::remote::compact::RECORDS_DIR
+    );
+    match engine {
+        Engine::Spark => format!(
+            "CREATE OR REPLACE TEMPORARY VIEW raw_compactions ({}) USING parquet OPTIONS (path '{}/suite=*', basePath '{}');\n",
+            columns(engine, &records),
+            spark_location(&dir),
+            spark_location(&dir)
+        ),
+        Engine::Duckdb => format!(
+            "CREATE OR REPLACE VIEW raw_compactions AS SELECT * FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true);\n"
+        ),
+        Engine::Trino => format!(
+            "CREATE TABLE IF NOT EXISTS raw_compactions ({}) WITH (external_location = '{dir}', format = 'PARQUET', partitioned_by = ARRAY['suite']);\n\
+             CALL system.sync_partition_metadata('perfhouse', 'raw_compactions', 'FULL');\n",
+            columns(engine, &records)
+        ),
+    }
+}
+
+/// `raw_<table>` over a table's files; where `filtered`, the files are declared as
+/// `files_<table>` and `raw_<table>` leaves out what the compaction records hide.
+fn raw_table(engine: Engine, location: &str, table: Table, filtered: bool) -> String {
+    let name = table.name();
+    let dir = format!("{location}/{name}");
+    let schema = table.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let names = names.join(", ");
+    let files = if filtered { "files" } else { "raw" };
+    match engine {
+        // The `suite=*` glob keeps Spark's partition discovery off `artifacts/blobs/`.
+        Engine::Spark => {
+            let mut out = format!(
+                "CREATE OR REPLACE TEMPORARY VIEW {files}_{name} ({}) USING parquet OPTIONS (path '{}/suite=*', basePath '{}');\n",
+                columns(engine, &schema),
+                spark_location(&dir),
+                spark_location(&dir)
+            );
+            if filtered {
+                // The file name is taken in a projection of its own: in a filter with
+                // subqueries, Spark would evaluate `input_file_name()` away from the scan.
+                out.push_str(&format!(
+                    "CREATE OR REPLACE TEMPORARY VIEW raw_{name} AS SELECT {names}, suite FROM (SELECT *, regexp_extract(input_file_name(), '[^/]*$', 0) AS perfhouse_file FROM files_{name}) WHERE {};\n",
+                    visible("perfhouse_file", name)
+                ));
+            }
+            out
+        }
+        Engine::Duckdb if filtered => format!(
+            "CREATE OR REPLACE VIEW raw_{name} AS SELECT * EXCLUDE (filename) FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true, union_by_name = true, filename = true) WHERE {};\n",
+            visible("regexp_extract(filename, '[^/]*$')", name)
+        ),
+        Engine::Duckdb => format!(
+            "CREATE OR REPLACE VIEW raw_{name} AS SELECT * FROM read_parquet('{dir}/*/*.parquet', hive_partitioning = true, union_by_name = true);\n"
+        ),
+        Engine::Trino => {
+            let mut out = format!(
+                "CREATE TABLE IF NOT EXISTS {files}_{name} ({}) WITH (external_location = '{dir}', format = 'PARQUET', partitioned_by = ARRAY['suite']);\n\
+                 CALL system.sync_partition_metadata('perfhouse', '{files}_{name}', 'FULL');\n",
+                columns(engine, &schema)
+            );
+            if filtered {
+                out.push_str(&format!(
+                    "CREATE OR REPLACE VIEW raw_{name} AS SELECT {names}, suite FROM files_{name} WHERE {};\n",
+                    visible("regexp_extract(\"$path\", '[^/]*$')", name)
+                ));
+            }
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spark_reads_s3_through_s3a_and_anything_else_as_given() {
+        assert_eq!(
+            spark_location("s3://bucket/wh/runs"),
+            "s3a://bucket/wh/runs"
+        );
+        assert_eq!(spark_location("/data/wh/runs"), "/data/wh/runs");
+        assert_eq!(spark_location("gs://bucket/wh"), "gs://bucket/wh");
+    }
+
+    /// A table without files is left out of DuckDB's script (an empty glob does not bind);
+    /// Trino declares it all the same.
+    #[test]
+    fn a_table_without_files_is_left_out_of_duckdb_only() {
+        let none = |_: Table| false;
+        let duck = ddl(Engine::Duckdb, "/wh/", &none, Compactions::Directory);
+        assert!(duck.contains("-- raw_runs: no files yet"), "{duck}");
+        assert!(!duck.contains("VIEW raw_runs AS"), "{duck}");
+        let trino = ddl(Engine::Trino, "/wh/", &none, Compactions::Directory);
+        assert!(
+            trino.contains("CREATE TABLE IF NOT EXISTS raw_runs (")
+                && trino.contains("external_location = '/wh/runs'"),
+            "{trino}"
+        );
+    }
 }

@@ -179,7 +179,7 @@ pub struct Measure {
 pub const COUNT_FLOOR_SCALE: f64 = 0.1;
 
 /// The measures of a command's work a comparison weighs against each other, in no order (the
-/// most precise one that called a change decides: `query::measures`). Peak RSS is not one: it
+/// most precise one that called a change decides: `query::compare::measures`). Peak RSS is not one: it
 /// is another question (memory), judged on its own.
 pub const MEASURES: &[Measure] = &[
     Measure {

@@ -15,6 +15,9 @@ use crate::stats::changepoint::{Evidence, Options};
 use crate::stats::noise::{ChangeRule, band, history_sigma};
 use crate::stats::verdict::Direction;
 
+/// Runs of a suite without a run of a series after which its alerts are stale.
+pub const STALE_RUNS: u64 = 20;
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Point {
     pub run_id: String,
@@ -80,6 +83,19 @@ pub struct PendingChange {
     pub runs: usize,
     pub needs: usize,
     pub evidence: Evidence,
+    /// How to confirm it now, for a suite the runner measured: the plan its newest run ran
+    /// (the run's `plan` label) at that run's commit ([`attach_reruns`]).
+    pub rerun: Option<Rerun>,
+}
+
+/// A plan to run again, and where: what confirms a pending change without waiting for the
+/// next commits.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Rerun {
+    pub plan: String,
+    pub git_commit: Option<String>,
+    /// Runs at the new level that would confirm it.
+    pub runs: usize,
 }
 
 /// A stretch of a series that switches between two levels (`stats::changepoint::unstable`):
@@ -135,7 +151,7 @@ pub struct Series {
     #[serde(default)]
     pub suspected_breaks: Vec<usize>,
     /// Suspected breaks that triage rejected (their break alert set to
-    /// [`super::alerts::REJECT_BREAK`]: a real change, not a changed benchmark): no segment
+    /// [`super::triage::REJECT_BREAK`]: a real change, not a changed benchmark): no segment
     /// starts there, and the jump is judged as an ordinary change.
     #[serde(default)]
     pub rejected_breaks: Vec<usize>,
@@ -199,7 +215,7 @@ pub struct SeriesNoise {
 /// One run's median of one series, as the history query reads it: a run's rows never change
 /// once it is committed, so the site caches them per run (`site::cache`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PointRow {
+pub struct RunMedian {
     pub suite: String,
     pub metric: String,
     pub unit: String,
@@ -226,7 +242,55 @@ pub async fn history(
 ) -> Result<Vec<Series>, QueryError> {
     let mut out = series(q, suite, metric).await?;
     find_all_changes(&mut out, opts);
+    attach_reruns(q, &mut out).await?;
     Ok(out)
+}
+
+/// Gives each pending change of a series the runner measured its rerun: the `plan` label of
+/// the series' newest run (`perfhouse run` records the plan path it was given) and that run's
+/// commit. Series of ingested results have no plan, and no rerun.
+pub async fn attach_reruns(q: &Query, out: &mut [Series]) -> Result<(), QueryError> {
+    let newest: Vec<&str> = out
+        .iter()
+        .filter(|s| s.pending.is_some())
+        .filter_map(|s| s.points.last().map(|p| p.run_id.as_str()))
+        .collect();
+    if newest.is_empty() {
+        return Ok(());
+    }
+    #[derive(serde::Deserialize)]
+    struct Labels {
+        run_id: String,
+        labels: String,
+    }
+    let sql = format!(
+        "SELECT run_id, labels FROM raw_runs WHERE labels LIKE '%\"plan\"%' AND {}",
+        super::runs_in("run_id", &newest)
+    );
+    let plans: BTreeMap<String, String> = q
+        .rows::<Labels>(&sql)
+        .await?
+        .into_iter()
+        .filter_map(|r| {
+            Some((
+                r.run_id,
+                crate::model::parse_params(&r.labels).remove("plan")?,
+            ))
+        })
+        .collect();
+    for s in out {
+        let Some(last) = s.points.last() else {
+            continue;
+        };
+        if let (Some(p), Some(plan)) = (s.pending.as_mut(), plans.get(&last.run_id)) {
+            p.rerun = Some(Rerun {
+                plan: plan.clone(),
+                git_commit: last.git_commit.clone(),
+                runs: p.needs,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Fills every series' change points ([`changes_of`]).
@@ -256,7 +320,7 @@ pub fn find_all_changes(out: &mut [Series], opts: &Options) {
         // renamed, stale in `alerts`) will not confirm anything.
         let last = s.points.last().map_or(0, |p| p.run_no);
         let top = newest.get(&s.suite).copied().unwrap_or(last);
-        s.pending = (top.saturating_sub(last) < super::alerts::STALE_RUNS)
+        s.pending = (top.saturating_sub(last) < STALE_RUNS)
             .then(|| s.pending_change(opts))
             .flatten();
     }
@@ -280,44 +344,61 @@ pub async fn point_rows(
     suite: Option<&str>,
     metric: Option<&str>,
     runs: Option<&[&str]>,
-) -> Result<Vec<PointRow>, QueryError> {
-    let run_cols = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit, r.env_fingerprint";
-    // The run filter goes inside each part: DataFusion does not carry it from the join's
-    // output to the medians' aggregation (which would then run over every run).
-    let only = |t: &str| match runs {
+) -> Result<Vec<RunMedian>, QueryError> {
+    let mut filter = vec!["r.source <> 'calibrate'".to_string()];
+    if let Some(s) = suite {
+        filter.push(format!("r.suite = {}", lit(s)));
+    }
+    let filter = filter.join(" AND ");
+    let mut rows: Vec<RunMedian> = q
+        .rows(&format!(
+            "SELECT {RUN_COLS}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
+             FROM {} m JOIN runs r ON m.run_id = r.run_id \
+             WHERE NOT m.restates_requests AND {filter}{}{}",
+            q.relation("metric_medians", runs),
+            only_runs("m", runs),
+            metric.map_or(String::new(), |m| format!(" AND m.name = {}", lit(m)))
+        ))
+        .await?;
+    rows.extend(figure_rows(q, &filter, metric, runs).await?);
+    Ok(rows)
+}
+
+/// The run columns every point row starts with.
+const RUN_COLS: &str = "r.suite, r.run_id, r.run_no, r.started_at, r.git_commit, r.env_fingerprint";
+
+/// The condition that keeps the rows of `runs` only (none where `runs` is not given), on the
+/// relation aliased `t`. The run filter goes inside each part: DataFusion does not carry it
+/// from the join's output to the medians' aggregation (which would then run over every run).
+fn only_runs(t: &str, runs: Option<&[&str]>) -> String {
+    match runs {
         None => String::new(),
         Some([]) => " AND false".to_string(),
         Some(runs) => format!(
             " AND {}",
             crate::query::runs_in(&format!("{t}.run_id"), runs)
         ),
-    };
-    let mut filter = vec!["r.source <> 'calibrate'".to_string()];
-    if let Some(s) = suite {
-        filter.push(format!("r.suite = {}", lit(s)));
     }
-    let filter = filter.join(" AND ");
-    let mut rows: Vec<PointRow> = q
-        .rows(&format!(
-            "SELECT {run_cols}, m.name AS metric, m.unit, m.better, m.arm, m.params, m.median AS value, m.min AS lo, m.max AS hi, m.version \
-             FROM {} m JOIN runs r ON m.run_id = r.run_id \
-             WHERE NOT m.restates_requests AND {filter}{}{}",
-            q.relation("metric_medians", runs),
-            only("m"),
-            metric.map_or(String::new(), |m| format!(" AND m.name = {}", lit(m)))
-        ))
-        .await?;
-    // The registry's history figures, read in one pass over `arm_medians` and turned into one
-    // row per figure here (a UNION of one SELECT per figure computed the view once each).
+}
+
+/// The registry's history figures (all of them, or `metric` only) as point rows, read in one
+/// pass over `arm_medians` and turned into one row per figure here (a UNION of one SELECT
+/// per figure computed the view once each). `filter` is on the runs (`r`).
+async fn figure_rows(
+    q: &Query,
+    filter: &str,
+    metric: Option<&str>,
+    runs: Option<&[&str]>,
+) -> Result<Vec<RunMedian>, QueryError> {
     let figures: Vec<_> = super::figures::FIGURES
         .iter()
         .filter(|f| f.history && metric.is_none_or(|m| m == f.name))
         .collect();
     if figures.is_empty() {
-        return Ok(rows);
+        return Ok(Vec::new());
     }
     #[derive(Deserialize)]
-    struct FigureRow {
+    struct FigureMedians {
         suite: String,
         run_id: String,
         run_no: u64,
@@ -331,21 +412,22 @@ pub async fn point_rows(
         figures: BTreeMap<String, serde_json::Value>,
     }
     let cols: Vec<String> = figures.iter().map(|f| format!("a.{}", f.name)).collect();
-    let medians: Vec<FigureRow> = q
+    let medians: Vec<FigureMedians> = q
         .rows(&format!(
-            "SELECT {run_cols}, a.arm, a.params, {} FROM {} a JOIN runs r ON a.run_id = r.run_id \
+            "SELECT {RUN_COLS}, a.arm, a.params, {} FROM {} a JOIN runs r ON a.run_id = r.run_id \
              WHERE {filter}{}",
             cols.join(", "),
             q.relation("arm_medians", runs),
-            only("a")
+            only_runs("a", runs)
         ))
         .await?;
+    let mut rows = Vec::new();
     for a in medians {
         for f in &figures {
             let Some(value) = a.figures.get(f.name).and_then(serde_json::Value::as_f64) else {
                 continue;
             };
-            rows.push(PointRow {
+            rows.push(RunMedian {
                 suite: a.suite.clone(),
                 metric: f.name.to_string(),
                 unit: f.unit.to_string(),
@@ -373,7 +455,23 @@ pub async fn point_rows(
 
 /// Groups rows into series (points in run order: start time, then run id) and finds their
 /// segment breaks and noise.
-pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Series>, QueryError> {
+pub async fn series_from_rows(q: &Query, rows: Vec<RunMedian>) -> Result<Vec<Series>, QueryError> {
+    let mut out = group_series(rows);
+    let events = super::triage::latest_events(q).await?;
+    let accepted = super::triage::accepted_of(&events);
+    let rules = super::thresholds::load(q).await?;
+    for s in &mut out {
+        if let Some(r) = rules.get(&s.suite) {
+            (s.rule, s.rule_source) = r.rule(&s.metric);
+        }
+        mark_breaks(s, &events, &accepted);
+        s.noise = s.segment_noise(s.points.len());
+    }
+    Ok(out)
+}
+
+/// The rows with a finite value as series, each one's points in run order.
+fn group_series(rows: Vec<RunMedian>) -> Vec<Series> {
     let mut series: BTreeMap<(String, String, String, crate::model::Params), Series> =
         BTreeMap::new();
     for r in rows {
@@ -407,53 +505,54 @@ pub async fn series_from_rows(q: &Query, rows: Vec<PointRow>) -> Result<Vec<Seri
         s.points
             .sort_by(|a, b| (&a.started_at, &a.run_id).cmp(&(&b.started_at, &b.run_id)));
     }
-    let events = super::triage::latest_events(q).await?;
-    let accepted = super::triage::accepted_of(&events);
-    let rules = super::thresholds::load(q).await?;
-    for s in &mut out {
-        if let Some(r) = rules.get(&s.suite) {
-            (s.rule, s.rule_source) = r.rule(&s.metric);
-        }
-        let key = (
-            s.suite.clone(),
-            s.metric.clone(),
-            s.arm.clone(),
-            s.params.clone(),
-        );
-        let new_baselines = accepted.get(&key).map(Vec::as_slice).unwrap_or(&[]);
-        // A whole-run move accepted in triage (its alert names no series): an environment
-        // change at that run, so every series of the suite starts a new segment there.
-        let whole = (s.suite.clone(), String::new(), String::new(), Params::new());
-        let environment = accepted.get(&whole).map(Vec::as_slice).unwrap_or(&[]);
-        // A suspected break stays one until triage rejects its break alert.
-        let (rejected, suspected): (Vec<usize>, Vec<usize>) =
-            suspected_breaks(&s.points).into_iter().partition(|&i| {
-                let id = super::alerts::break_alert_id(
-                    &s.suite,
-                    &s.metric,
-                    &s.arm,
-                    &s.params,
-                    &s.points[i].run_id,
-                );
-                events
-                    .get(&id)
-                    .is_some_and(|e| e.state == super::alerts::REJECT_BREAK)
-            });
-        s.suspected_breaks = suspected;
-        s.rejected_breaks = rejected;
-        s.breaks = (1..s.points.len())
-            .filter(|&i| {
-                let (a, b) = (&s.points[i - 1], &s.points[i]);
-                a.version != b.version
-                    || a.env_fingerprint != b.env_fingerprint
-                    || new_baselines.contains(&b.run_id)
-                    || environment.contains(&b.run_id)
-                    || s.suspected_breaks.contains(&i)
-            })
-            .collect();
-        s.noise = s.segment_noise(s.points.len());
-    }
-    Ok(out)
+    out
+}
+
+/// A series' segment breaks: a new code version or environment, a new baseline accepted in
+/// triage (for the series, or for its whole suite), or a suspected break triage has not
+/// rejected.
+fn mark_breaks(
+    s: &mut Series,
+    events: &BTreeMap<String, crate::model::AlertEvent>,
+    accepted: &BTreeMap<(String, String, String, Params), Vec<String>>,
+) {
+    let key = (
+        s.suite.clone(),
+        s.metric.clone(),
+        s.arm.clone(),
+        s.params.clone(),
+    );
+    let new_baselines = accepted.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+    // A whole-run move accepted in triage (its alert names no series): an environment
+    // change at that run, so every series of the suite starts a new segment there.
+    let whole = (s.suite.clone(), String::new(), String::new(), Params::new());
+    let environment = accepted.get(&whole).map(Vec::as_slice).unwrap_or(&[]);
+    // A suspected break stays one until triage rejects its break alert.
+    let (rejected, suspected): (Vec<usize>, Vec<usize>) =
+        suspected_breaks(&s.points).into_iter().partition(|&i| {
+            let id = super::triage::break_alert_id(
+                &s.suite,
+                &s.metric,
+                &s.arm,
+                &s.params,
+                &s.points[i].run_id,
+            );
+            events
+                .get(&id)
+                .is_some_and(|e| e.state == super::triage::REJECT_BREAK)
+        });
+    s.suspected_breaks = suspected;
+    s.rejected_breaks = rejected;
+    s.breaks = (1..s.points.len())
+        .filter(|&i| {
+            let (a, b) = (&s.points[i - 1], &s.points[i]);
+            a.version != b.version
+                || a.env_fingerprint != b.env_fingerprint
+                || new_baselines.contains(&b.run_id)
+                || environment.contains(&b.run_id)
+                || s.suspected_breaks.contains(&i)
+        })
+        .collect();
 }
 
 /// A change of `magnitude` goes the wrong way for a series judged in `better`'s direction.
@@ -660,6 +759,7 @@ impl Series {
             runs,
             needs: opts.min_size - runs,
             evidence: Evidence::new(found.magnitude, found.sigma, found.before, runs, None),
+            rerun: None,
         })
     }
 
@@ -811,6 +911,15 @@ fn unstable_span(s: &Series, from: usize, u: &crate::stats::changepoint::Unstabl
 #[cfg(test)]
 mod suspected_break_tests {
     use super::*;
+
+    /// No run list: no condition; an empty one: no row.
+    #[test]
+    fn only_runs_filters_nothing_without_a_list_and_everything_with_an_empty_one() {
+        assert_eq!(only_runs("m", None), "");
+        assert_eq!(only_runs("m", Some(&[])), " AND false");
+        assert!(only_runs("a", Some(&["r1"])).starts_with(" AND "));
+        assert!(only_runs("a", Some(&["r1"])).contains("a.run_id"));
+    }
 
     fn pt(value: f64, version: Option<&str>) -> Point {
         Point {

@@ -17,7 +17,6 @@ pub mod ddl;
 pub mod figures;
 pub mod history;
 pub mod holistic;
-pub mod measures;
 pub mod noise;
 pub mod samples;
 pub mod slo;
@@ -253,10 +252,10 @@ impl Query {
     /// The SLOs the goodput views judge `suite` by (see `query::slo`).
     pub async fn slos(&self, suite: &str) -> Result<slo::Slos, QueryError> {
         #[derive(serde::Deserialize)]
-        struct Row {
+        struct SloText {
             slo: String,
         }
-        let rows: Vec<Row> = self
+        let rows: Vec<SloText> = self
             .rows(&format!(
                 "SELECT slo FROM slo WHERE suite = {} OR suite = '*'",
                 lit(suite)

@@ -106,15 +106,15 @@ pub async fn resolve(q: &Query, sel: &str) -> Result<Selection, CompareError> {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct FigRow {
+pub(crate) struct TrialFigures {
     pub(crate) trial_id: i64,
     pub(crate) arm: String,
     #[serde(with = "crate::model::params_as_json")]
     pub(crate) params: crate::model::Params,
     pub(crate) repeat: i64,
     pub(crate) discarded: bool,
-    pub(crate) status: String,
-    pub(crate) phase: String,
+    pub(crate) status: crate::model::TrialStatus,
+    pub(crate) phase: crate::model::Phase,
     /// `trials.kept`: counts in medians (measured, not discarded, successful).
     pub(crate) kept: bool,
     pub(crate) concurrency: Option<i64>,
@@ -123,7 +123,7 @@ pub(crate) struct FigRow {
     pub(crate) columns: BTreeMap<String, serde_json::Value>,
 }
 
-impl FigRow {
+impl TrialFigures {
     /// The trial's value of a figure of the registry (`figures::FIGURES`).
     pub(crate) fn fig(&self, name: &str) -> Option<f64> {
         self.columns.get(name).and_then(serde_json::Value::as_f64)
@@ -131,7 +131,7 @@ impl FigRow {
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct ProcRow {
+pub(crate) struct ProcessCpu {
     pub(crate) trial_id: i64,
     pub(crate) process: String,
     pub(crate) cpu_ms_per_req: Option<f64>,
@@ -145,7 +145,7 @@ pub(crate) fn better_from_sql<'de, D: serde::Deserializer<'de>>(
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct MetricRow {
+pub(crate) struct TrialMetric {
     pub(crate) trial_id: i64,
     pub(crate) name: String,
     pub(crate) unit: String,
@@ -169,7 +169,7 @@ pub(crate) type Samples = BTreeMap<(String, crate::model::Params), Vec<MetricSam
 /// Per-trial samples of one side.
 pub(crate) struct Side {
     pub(crate) sel: Selection,
-    pub(crate) trials: Vec<FigRow>,
+    pub(crate) trials: Vec<TrialFigures>,
     pub(crate) samples: Samples,
 }
 
@@ -185,62 +185,39 @@ pub(crate) async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError
         .as_ref()
         .map(|a| format!(" AND arm = {}", lit(a)))
         .unwrap_or_default();
-    let trials: Vec<FigRow> = q
+    let trials: Vec<TrialFigures> = q
         .rows(&format!(
             "SELECT * FROM trial_figures WHERE run_id = {id}{arm_filter} ORDER BY seq"
         ))
         .await?;
-    let procs: Vec<ProcRow> = q
+    let procs: Vec<ProcessCpu> = q
         .rows(&format!("SELECT trial_id, process, cpu_ms_per_req FROM trial_proc WHERE run_id = {id} ORDER BY process, trial_id"))
         .await?;
-    let metrics: Vec<MetricRow> = q
+    let metrics: Vec<TrialMetric> = q
         .rows(&format!("SELECT trial_id, name, unit, better, value FROM trial_metrics WHERE run_id = {id} AND NOT restates_requests ORDER BY name, trial_id"))
         .await?;
-    let by_trial: BTreeMap<i64, &FigRow> = trials
+    let by_trial: BTreeMap<i64, &TrialFigures> = trials
         .iter()
         .filter(|t| t.kept)
         .map(|t| (t.trial_id, t))
         .collect();
     let mut samples: Samples = BTreeMap::new();
-    let mut push = |t: &FigRow, name: &str, unit: &str, dir: Direction, v: f64| {
-        // Statistics take finite values only (the ingest policy: non-finite is not a value).
-        if !v.is_finite() {
-            return;
-        }
-        let list = samples
-            .entry((t.arm.clone(), t.params.clone()))
-            .or_default();
-        match list.iter_mut().find(|m| m.name == name) {
-            Some(entry) => entry.values.push(v),
-            None => list.push(MetricSamples {
-                name: name.to_string(),
-                unit: unit.to_string(),
-                direction: dir,
-                values: vec![v],
-            }),
-        }
-    };
     for t in by_trial.values() {
         for f in FIGURES.iter().filter(|f| f.compare) {
             if let Some(v) = t.fig(f.name) {
-                push(t, f.name, f.unit, f.direction, v);
+                push_sample(&mut samples, t, f.name, f.unit, f.direction, v);
             }
         }
     }
     for p in &procs {
         if let (Some(t), Some(v)) = (by_trial.get(&p.trial_id), p.cpu_ms_per_req) {
-            push(
-                t,
-                &format!("cpu_ms_per_req[{}]", p.process),
-                "ms",
-                Direction::LowerIsBetter,
-                v,
-            );
+            let name = format!("cpu_ms_per_req[{}]", p.process);
+            push_sample(&mut samples, t, &name, "ms", Direction::LowerIsBetter, v);
         }
     }
     for m in &metrics {
         if let (Some(t), Some(v)) = (by_trial.get(&m.trial_id), m.value) {
-            push(t, &m.name, &m.unit, m.better.into(), v);
+            push_sample(&mut samples, t, &m.name, &m.unit, m.better.into(), v);
         }
     }
     // The server figures the run names (`[[scrape]] figures`), in the order named.
@@ -248,7 +225,7 @@ pub(crate) async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError
     for (f, values) in server_values(q, &sel.run.run_id, &named).await? {
         for (trial_id, v) in values {
             if let Some(t) = by_trial.get(&trial_id) {
-                push(t, &f.name, &f.unit(), f.direction(), v);
+                push_sample(&mut samples, t, &f.name, &f.unit(), f.direction(), v);
             }
         }
     }
@@ -257,6 +234,33 @@ pub(crate) async fn load(q: &Query, sel: Selection) -> Result<Side, CompareError
         trials,
         samples,
     })
+}
+
+/// Adds trial `t`'s value `v` of `name` to its arm × params' samples.
+fn push_sample(
+    samples: &mut Samples,
+    t: &TrialFigures,
+    name: &str,
+    unit: &str,
+    dir: Direction,
+    v: f64,
+) {
+    // Statistics take finite values only (the ingest policy: non-finite is not a value).
+    if !v.is_finite() {
+        return;
+    }
+    let list = samples
+        .entry((t.arm.clone(), t.params.clone()))
+        .or_default();
+    match list.iter_mut().find(|m| m.name == name) {
+        Some(entry) => entry.values.push(v),
+        None => list.push(MetricSamples {
+            name: name.to_string(),
+            unit: unit.to_string(),
+            direction: dir,
+            values: vec![v],
+        }),
+    }
 }
 
 /// The server figures run `run_id`'s `server_figures` label names (`[[scrape]] figures`).
@@ -291,13 +295,13 @@ pub(crate) async fn server_values(
         return Ok(Vec::new());
     }
     #[derive(Deserialize)]
-    struct Row {
+    struct TrialServerFigure {
         trial_id: i64,
         figure: String,
         value: Option<f64>,
     }
     let names: Vec<String> = figures.iter().map(|f| lit(&f.name)).collect();
-    let rows: Vec<Row> = q
+    let rows: Vec<TrialServerFigure> = q
         .rows(&format!(
             "SELECT trial_id, figure, value FROM trial_server WHERE run_id = {} AND figure IN ({}) \
              ORDER BY trial_id",

@@ -191,7 +191,7 @@ pub struct Sweep {
 type ServerByTrial = (Vec<String>, BTreeMap<i64, BTreeMap<String, f64>>);
 
 #[derive(Deserialize)]
-struct Row {
+struct SweepTrial {
     trial_id: i64,
     suite: String,
     run_no: u64,
@@ -210,7 +210,7 @@ struct Row {
     extra: BTreeMap<String, serde_json::Value>,
 }
 
-impl Row {
+impl SweepTrial {
     /// Output tokens per second one stream sees (see [`LevelView::per_user_tps`]): output
     /// tokens per request ÷ mean latency in seconds.
     fn per_user_tps(&self) -> Option<f64> {
@@ -364,12 +364,12 @@ pub async fn suite_frontier(
     load: Option<&str>,
 ) -> Result<Option<SuiteFrontier>, QueryError> {
     #[derive(Deserialize)]
-    struct RunRow {
+    struct RunOfSuite {
         run_id: String,
         run_no: u64,
         git_commit: Option<String>,
     }
-    let rows: Vec<RunRow> = q
+    let rows: Vec<RunOfSuite> = q
         .rows(&format!(
             "SELECT run_id, run_no, git_commit FROM runs WHERE suite = {} ORDER BY run_no, run_id",
             lit(suite)
@@ -439,7 +439,7 @@ pub async fn sweep(
         .iter()
         .map(|c| format!(", f.{c} AS check_{c}"))
         .collect();
-    let rows: Vec<Row> = q
+    let rows: Vec<SweepTrial> = q
         .rows(&format!(
             "SELECT f.trial_id, f.suite, r.run_no, f.arm, f.params, f.throughput_rps, f.latency_p50_ms, f.latency_p99_ms, \
              f.ttft_p99_ms, f.goodput_rps, f.slo_attainment_pct, f.output_tps, f.latency_mean_ms{extra_cols} \
@@ -496,13 +496,12 @@ pub fn criteria(slos: &Slos) -> Vec<Criterion> {
 
 fn from_rows(
     run_id: &str,
-    rows: &[Row],
+    rows: &[SweepTrial],
     slos: &Slos,
     load: Option<&str>,
     deployment: Deployment,
     server: &ServerByTrial,
 ) -> Option<Sweep> {
-    let numeric = |p: &Params, k: &str| p.get(k).and_then(|v| v.parse::<f64>().ok());
     let key = match load {
         Some(k) => k.to_string(),
         None => load_param(rows.iter().map(|r| &r.params))?.to_string(),
@@ -511,180 +510,18 @@ fn from_rows(
         return None;
     }
     let criteria = criteria(slos);
-    // Series: arm × the other parameters.
-    let mut groups: BTreeMap<String, Vec<(&Row, f64)>> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
-    for r in rows {
-        let Some(l) = numeric(&r.params, &key) else {
-            continue;
-        };
-        let mut others = r.params.clone();
-        others.remove(&key);
-        let name = if others.is_empty() {
-            r.arm.clone()
-        } else {
-            format!("{} {}", r.arm, crate::model::params_text(&others))
-        };
-        if !groups.contains_key(&name) {
-            order.push(name.clone());
-        }
-        groups.entry(name).or_default().push((r, l));
-    }
-    let mut arms = Vec::new();
-    for (i, name) in order.iter().enumerate() {
-        let g = &groups[name];
-        let trials: Vec<Trial> = g
-            .iter()
-            .filter_map(|(r, l)| {
-                let mut checks: Vec<Option<f64>> = slos
-                    .percentiles()
-                    .iter()
-                    .map(|(c, _)| {
-                        r.extra
-                            .get(&format!("check_{c}"))
-                            .and_then(serde_json::Value::as_f64)
-                    })
-                    .collect();
-                if slos.has_per_request() {
-                    checks.push(r.slo_attainment_pct);
-                }
-                Some(Trial {
-                    load: *l,
-                    throughput: r.throughput_rps?,
-                    latency: r.latency_p50_ms,
-                    checks,
-                })
-            })
-            .collect();
-        let levels = sweep::levels(&trials);
-        let med = |l: f64, f: &dyn Fn(&Row) -> Option<f64>| {
-            let v: Vec<f64> = g
-                .iter()
-                .filter(|(_, x)| *x == l)
-                .filter_map(|(r, _)| f(r))
-                .collect();
-            crate::stats::median(&v)
-        };
-        let open_loop = is_rate(&key);
-        let views = levels
-            .iter()
-            .map(|lv| {
-                let output_tps = med(lv.load, &|r| r.output_tps);
-                let achieved_ratio = (open_loop && lv.load > 0.0).then(|| lv.throughput / lv.load);
-                LevelView {
-                    load: lv.load,
-                    trials: lv.n,
-                    throughput_rps: lv.throughput,
-                    latency_p50_ms: lv.latency,
-                    latency_p99_ms: med(lv.load, &|r| r.latency_p99_ms),
-                    ttft_p99_ms: med(lv.load, &|r| r.ttft_p99_ms),
-                    goodput_rps: med(lv.load, &|r| r.goodput_rps),
-                    slo_attainment_pct: med(lv.load, &|r| r.slo_attainment_pct),
-                    meets: (!criteria.is_empty()).then(|| lv.failing(&criteria).is_empty()),
-                    output_tps: output_tps.map(|t| t / deployment.gpus.unwrap_or(1.0)),
-                    per_user_tps: med(lv.load, &|r| r.per_user_tps()),
-                    cost_per_mtok: output_tps.and_then(|t| deployment.cost_per_mtok(t)),
-                    achieved_ratio,
-                    behind: achieved_ratio.map(|r| r < BEHIND),
-                    littles_law_ratio: (!open_loop && lv.load > 0.0)
-                        .then(|| {
-                            med(lv.load, &|r| {
-                                let v = r.throughput_rps? * (r.latency_mean_ms? / 1000.0) / lv.load;
-                                v.is_finite().then_some(v)
-                            })
-                        })
-                        .flatten(),
-                    server: server
-                        .0
-                        .iter()
-                        .filter_map(|name| {
-                            let v = med(lv.load, &|r| {
-                                server.1.get(&r.trial_id).and_then(|m| m.get(name)).copied()
-                            })?;
-                            Some((name.clone(), v))
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
-        let tokens_per_request = crate::stats::median(
-            &g.iter()
-                .filter_map(|(r, _)| r.tokens_per_request())
-                .collect::<Vec<_>>(),
-        );
-        let mut draws = sweep::capacity_draws(&trials, &criteria, BOOTSTRAP, 0x5eed + i as u64);
-        let fewest = levels.iter().map(|l| l.n).min().unwrap_or(0);
-        let no_interval = (fewest < 2).then(|| {
-            format!("no interval: {fewest} repeat at a level, an interval needs at least 2")
-        });
-        if no_interval.is_some() {
-            // A shift against this arm has no interval either.
-            draws.clear();
-        }
-        let capacity = sweep::capacity(&levels, &criteria).map(|c| {
-            let ci = if c.throughput().is_some() && no_interval.is_none() {
-                sweep::interval(&mut draws.clone())
-            } else {
-                None
-            };
-            let no_interval = no_interval.clone().filter(|_| c.throughput().is_some());
-            let cost_per_mtok = c
-                .throughput()
-                .zip(tokens_per_request)
-                .and_then(|(rps, tpr)| deployment.cost_per_mtok(rps * tpr));
-            match c {
-                Capacity::Within {
-                    load,
-                    throughput,
-                    binding,
-                } => CapacityView {
-                    kind: CapacityKind::Within,
-                    load,
-                    throughput_rps: Some(throughput),
-                    binding: Some(binding),
-                    ci,
-                    no_interval,
-                    cost_per_mtok,
-                },
-                Capacity::AtLeast { load, throughput } => CapacityView {
-                    kind: CapacityKind::AtLeast,
-                    load,
-                    throughput_rps: Some(throughput),
-                    binding: None,
-                    ci,
-                    no_interval,
-                    cost_per_mtok,
-                },
-                Capacity::Below { load, binding } => CapacityView {
-                    kind: CapacityKind::Below,
-                    load,
-                    throughput_rps: None,
-                    binding: Some(binding),
-                    ci: None,
-                    no_interval: None,
-                    cost_per_mtok: None,
-                },
-            }
-        });
-        draws.sort_by(f64::total_cmp);
-        arms.push(ArmSweep {
-            arm: name.clone(),
-            levels: views,
-            knee: sweep::knee(&levels).map(
-                |Knee {
-                     load,
-                     throughput,
-                     efficiency,
-                 }| KneeView {
-                    load,
-                    throughput_rps: throughput,
-                    efficiency,
-                },
-            ),
-            capacity,
-            draws,
-        });
-    }
+    let cx = SweepCx {
+        key: &key,
+        slos,
+        criteria: &criteria,
+        deployment,
+        server,
+    };
+    let arms: Vec<ArmSweep> = series(rows, &key)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, g))| cx.arm_sweep(i, name, &g))
+        .collect();
     // Load varies, but no trial has a throughput (results without request records): no sweep
     // to analyse, rather than one of empty levels.
     if arms.iter().all(|a| a.levels.is_empty()) {
@@ -719,6 +556,222 @@ fn from_rows(
         cost_per_hour: deployment.cost_per_hour,
         server_figures: server.0.clone(),
     })
+}
+
+/// The rows in series, arm × the other parameters, in the order each first appears, each
+/// row with its load (`key`'s value; a row without a numeric one is left out).
+fn series<'a>(rows: &'a [SweepTrial], key: &str) -> Vec<(String, Vec<(&'a SweepTrial, f64)>)> {
+    let mut groups: BTreeMap<String, Vec<(&SweepTrial, f64)>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for r in rows {
+        let Some(l) = r.params.get(key).and_then(|v| v.parse::<f64>().ok()) else {
+            continue;
+        };
+        let mut others = r.params.clone();
+        others.remove(key);
+        let name = if others.is_empty() {
+            r.arm.clone()
+        } else {
+            format!("{} {}", r.arm, crate::model::params_text(&others))
+        };
+        if !groups.contains_key(&name) {
+            order.push(name.clone());
+        }
+        groups.entry(name).or_default().push((r, l));
+    }
+    order
+        .into_iter()
+        .map(|name| {
+            let g = groups.remove(&name).expect("grouped");
+            (name, g)
+        })
+        .collect()
+}
+
+/// What every series of a sweep is judged by: the load parameter, the SLOs and the criteria
+/// they make, the deployment and the server figures per trial.
+struct SweepCx<'a> {
+    key: &'a str,
+    slos: &'a Slos,
+    criteria: &'a [Criterion],
+    deployment: Deployment,
+    server: &'a ServerByTrial,
+}
+
+impl SweepCx<'_> {
+    /// One series (`i`-th, which seeds its bootstrap): its levels, knee and capacity.
+    fn arm_sweep(&self, i: usize, name: String, g: &[(&SweepTrial, f64)]) -> ArmSweep {
+        let trials = self.trials(g);
+        let levels = sweep::levels(&trials);
+        let views = levels.iter().map(|lv| self.level_view(lv, g)).collect();
+        let mut draws = sweep::capacity_draws(&trials, self.criteria, BOOTSTRAP, 0x5eed + i as u64);
+        let fewest = levels.iter().map(|l| l.n).min().unwrap_or(0);
+        let no_interval = (fewest < 2).then(|| {
+            format!("no interval: {fewest} repeat at a level, an interval needs at least 2")
+        });
+        if no_interval.is_some() {
+            // A shift against this arm has no interval either.
+            draws.clear();
+        }
+        let tokens_per_request = crate::stats::median(
+            &g.iter()
+                .filter_map(|(r, _)| r.tokens_per_request())
+                .collect::<Vec<_>>(),
+        );
+        let capacity = sweep::capacity(&levels, self.criteria)
+            .map(|c| self.capacity_view(c, &draws, no_interval.as_deref(), tokens_per_request));
+        draws.sort_by(f64::total_cmp);
+        ArmSweep {
+            arm: name,
+            levels: views,
+            knee: sweep::knee(&levels).map(
+                |Knee {
+                     load,
+                     throughput,
+                     efficiency,
+                 }| KneeView {
+                    load,
+                    throughput_rps: throughput,
+                    efficiency,
+                },
+            ),
+            capacity,
+            draws,
+        }
+    }
+
+    /// The series' trials with a throughput, each with its checks in [`criteria`]' order.
+    fn trials(&self, g: &[(&SweepTrial, f64)]) -> Vec<Trial> {
+        g.iter()
+            .filter_map(|(r, l)| {
+                let mut checks: Vec<Option<f64>> = self
+                    .slos
+                    .percentiles()
+                    .iter()
+                    .map(|(c, _)| {
+                        r.extra
+                            .get(&format!("check_{c}"))
+                            .and_then(serde_json::Value::as_f64)
+                    })
+                    .collect();
+                if self.slos.has_per_request() {
+                    checks.push(r.slo_attainment_pct);
+                }
+                Some(Trial {
+                    load: *l,
+                    throughput: r.throughput_rps?,
+                    latency: r.latency_p50_ms,
+                    checks,
+                })
+            })
+            .collect()
+    }
+
+    /// One level of a series as shown: the medians of its trials' figures.
+    fn level_view(&self, lv: &sweep::Level, g: &[(&SweepTrial, f64)]) -> LevelView {
+        let med = |f: &dyn Fn(&SweepTrial) -> Option<f64>| {
+            let v: Vec<f64> = g
+                .iter()
+                .filter(|(_, x)| *x == lv.load)
+                .filter_map(|(r, _)| f(r))
+                .collect();
+            crate::stats::median(&v)
+        };
+        let open_loop = is_rate(self.key);
+        let output_tps = med(&|r| r.output_tps);
+        let achieved_ratio = (open_loop && lv.load > 0.0).then(|| lv.throughput / lv.load);
+        let deployment = self.deployment;
+        LevelView {
+            load: lv.load,
+            trials: lv.n,
+            throughput_rps: lv.throughput,
+            latency_p50_ms: lv.latency,
+            latency_p99_ms: med(&|r| r.latency_p99_ms),
+            ttft_p99_ms: med(&|r| r.ttft_p99_ms),
+            goodput_rps: med(&|r| r.goodput_rps),
+            slo_attainment_pct: med(&|r| r.slo_attainment_pct),
+            meets: (!self.criteria.is_empty()).then(|| lv.failing(self.criteria).is_empty()),
+            output_tps: output_tps.map(|t| t / deployment.gpus.unwrap_or(1.0)),
+            per_user_tps: med(&|r| r.per_user_tps()),
+            cost_per_mtok: output_tps.and_then(|t| deployment.cost_per_mtok(t)),
+            achieved_ratio,
+            behind: achieved_ratio.map(|r| r < BEHIND),
+            littles_law_ratio: (!open_loop && lv.load > 0.0)
+                .then(|| {
+                    med(&|r| {
+                        let v = r.throughput_rps? * (r.latency_mean_ms? / 1000.0) / lv.load;
+                        v.is_finite().then_some(v)
+                    })
+                })
+                .flatten(),
+            server: self
+                .server
+                .0
+                .iter()
+                .filter_map(|name| {
+                    let by_trial = &self.server.1;
+                    let v = med(&|r| by_trial.get(&r.trial_id).and_then(|m| m.get(name)).copied())?;
+                    Some((name.clone(), v))
+                })
+                .collect(),
+        }
+    }
+
+    /// A series' capacity as shown, with its bootstrap interval from `draws` (none where
+    /// `no_interval` says why) and its cost per million tokens.
+    fn capacity_view(
+        &self,
+        c: Capacity,
+        draws: &[f64],
+        no_interval: Option<&str>,
+        tokens_per_request: Option<f64>,
+    ) -> CapacityView {
+        let ci = if c.throughput().is_some() && no_interval.is_none() {
+            sweep::interval(&mut draws.to_vec())
+        } else {
+            None
+        };
+        let no_interval = no_interval
+            .map(str::to_string)
+            .filter(|_| c.throughput().is_some());
+        let cost_per_mtok = c
+            .throughput()
+            .zip(tokens_per_request)
+            .and_then(|(rps, tpr)| self.deployment.cost_per_mtok(rps * tpr));
+        match c {
+            Capacity::Within {
+                load,
+                throughput,
+                binding,
+            } => CapacityView {
+                kind: CapacityKind::Within,
+                load,
+                throughput_rps: Some(throughput),
+                binding: Some(binding),
+                ci,
+                no_interval,
+                cost_per_mtok,
+            },
+            Capacity::AtLeast { load, throughput } => CapacityView {
+                kind: CapacityKind::AtLeast,
+                load,
+                throughput_rps: Some(throughput),
+                binding: None,
+                ci,
+                no_interval,
+                cost_per_mtok,
+            },
+            Capacity::Below { load, binding } => CapacityView {
+                kind: CapacityKind::Below,
+                load,
+                throughput_rps: None,
+                binding: Some(binding),
+                ci: None,
+                no_interval: None,
+                cost_per_mtok: None,
+            },
+        }
+    }
 }
 
 /// First arm (baseline) against the second: ratio of throughput at capacity, bootstrap interval

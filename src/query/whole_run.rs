@@ -233,7 +233,7 @@ fn judge(suite: &str, t: &Tally) -> Option<WholeRun> {
         regression,
         min: mags.iter().copied().fold(f64::INFINITY, f64::min),
         max: mags.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        geomean: super::alerts::geomean(&mags),
+        geomean: crate::stats::geomean(&mags),
         outcome,
         runs,
         recurs: 0,

@@ -12,7 +12,7 @@
 //! revision is checked out and built once (worktrees reused across steps, removed at the end).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{Result, bail};
@@ -21,7 +21,7 @@ use serde::Serialize;
 use super::plan::{Arm, Plan};
 use super::{RunOptions, decide, exec, git};
 use crate::query::Query;
-use crate::query::compare::{CompareOptions, Row};
+use crate::query::compare::{CompareOptions, MetricComparison};
 use crate::query::noise::NoiseModel;
 use crate::stats::verdict::Verdict;
 use crate::warehouse::Warehouse;
@@ -103,7 +103,7 @@ fn judge_step(
 }
 
 /// The worst verdict of rows (regressed first) and the ratio of that row.
-fn worst(rows: &[Row]) -> (Verdict, Option<f64>) {
+fn worst(rows: &[MetricComparison]) -> (Verdict, Option<f64>) {
     rows.iter()
         .min_by_key(|r| r.verdict)
         .map_or((Verdict::Inconclusive, None), |r| (r.verdict, r.ratio))
@@ -136,71 +136,43 @@ pub fn bisect(
         .next()
         .expect("arms() is never empty");
     let trees = std::env::temp_dir().join(format!("perfhouse-bisect-{}", uuid::Uuid::now_v7()));
-    let cancel: &AtomicBool = &super::INTERRUPTED;
-    let run = |step: usize, arms: &[(&str, &str)]| -> Result<String> {
-        let mut plan = base.clone();
-        plan.arms = arms
-            .iter()
-            .map(|(name, commit)| Arm {
-                name: name.to_string(),
-                git: Some(commit.to_string()),
-                ..template.clone()
-            })
-            .collect();
-        let mut labels = opts.labels.clone();
-        labels.insert("bisect.step".into(), step.to_string());
-        if let Some((_, c)) = arms.iter().find(|(n, _)| *n == "mid") {
-            labels.insert("bisect.commit".into(), c.to_string());
-        }
-        let ro = RunOptions {
-            plan: opts.plan.clone(),
-            labels,
-            git_arms: Vec::new(),
-            quiet: opts.quiet,
-            worktrees: Some(trees.clone()),
-            ..RunOptions::default()
-        };
-        let out = super::execute_with(wh, rt, plan, &ro, &exec::Processes::default(), cancel)?;
-        if out.failed > 0 {
-            bail!(
-                "bisect step {step}: {} of {} trials failed (run {} is stored)",
-                out.failed,
-                out.trials,
-                out.run_id.unwrap_or_default()
-            );
-        }
-        Ok(out.run_id.unwrap_or_default())
+    let b = Bisection {
+        wh,
+        rt,
+        opts,
+        base: &base,
+        template,
+        trees: &trees,
+        workdir: &workdir,
     };
-    // Each pair (baseline arm, candidate arm) of a step's run, judged in one read of the
-    // warehouse (its noise model includes the step's run).
-    let judge = |run_id: &str, pairs: &[(&str, &str)]| -> Result<Vec<(Verdict, Option<f64>)>> {
-        rt.block_on(async {
-            let q = Query::open(wh).await?;
-            let copts = CompareOptions {
-                noise: NoiseModel::load(&q).await?,
-                ..CompareOptions::default()
-            };
-            let mut out = Vec::new();
-            for (a, b) in pairs {
-                let rows = decide::arm_rows(&q, run_id, a, b, &opts.metric, &copts).await?;
-                if rows.is_empty() {
-                    bail!(
-                        "metric {:?} has no rows in run {run_id} (see `perfhouse compare`)",
-                        opts.metric
-                    );
-                }
-                out.push(worst(&rows));
-            }
-            Ok(out)
-        })
-    };
-    let result = (|| {
-        let ends_run = run(0, &[("good", &good), ("bad", &bad)])?;
-        let (ends, ends_ratio) = judge(&ends_run, &[("good", "bad")])?[0];
+    let result = b.search(&good, &bad, &candidates);
+    git::remove_all(&workdir, &trees);
+    result
+}
+
+/// A bisection under way: what each step's run is made of, and where.
+struct Bisection<'a> {
+    wh: &'a Warehouse,
+    rt: &'a tokio::runtime::Handle,
+    opts: &'a BisectOptions,
+    base: &'a Plan,
+    /// The plan's first arm, which every arm of a step copies but for its commit.
+    template: Arm,
+    /// The worktrees, one per commit, reused across steps.
+    trees: &'a Path,
+    workdir: &'a Path,
+}
+
+impl Bisection<'_> {
+    /// Runs the ends, then, where they regressed, halves `candidates` (the commits after
+    /// `good` up to `bad`) until the first bad one is found.
+    fn search(&self, good: &str, bad: &str, candidates: &[String]) -> Result<BisectOutcome> {
+        let ends_run = self.run(0, &[("good", good), ("bad", bad)])?;
+        let (ends, ends_ratio) = self.judge(&ends_run, &[("good", "bad")])?[0];
         let mut outcome = BisectOutcome {
-            good: good.clone(),
-            bad: bad.clone(),
-            metric: opts.metric.clone(),
+            good: good.to_string(),
+            bad: bad.to_string(),
+            metric: self.opts.metric.clone(),
             ends_run,
             ends,
             ends_ratio,
@@ -218,23 +190,8 @@ pub fn bisect(
         while hi - lo > 1 {
             let mid = (lo + hi) / 2;
             let commit = &candidates[mid as usize];
-            let step = outcome.steps.len() + 1;
-            let run_id = run(step, &[("good", &good), ("mid", commit), ("bad", &bad)])?;
-            let judged = judge(&run_id, &[("good", "mid"), ("mid", "bad")])?;
-            let ((vs_good, ratio_vs_good), (vs_bad, ratio_vs_bad)) = (judged[0], judged[1]);
-            let (is_bad, how) = judge_step(vs_good, ratio_vs_good, vs_bad, ratio_vs_bad);
-            outcome.steps.push(Step {
-                step,
-                commit: commit.clone(),
-                subject: git::subject(&workdir, commit),
-                run_id,
-                vs_good,
-                ratio_vs_good,
-                vs_bad,
-                ratio_vs_bad,
-                judged: if is_bad { "bad" } else { "good" }.to_string(),
-                how,
-            });
+            let (step, is_bad) = self.step(outcome.steps.len() + 1, good, commit, bad)?;
+            outcome.steps.push(step);
             if is_bad {
                 hi = mid;
             } else {
@@ -242,12 +199,95 @@ pub fn bisect(
             }
         }
         let first = candidates[hi as usize].clone();
-        outcome.first_bad_subject = Some(git::subject(&workdir, &first));
+        outcome.first_bad_subject = Some(git::subject(self.workdir, &first));
         outcome.first_bad = Some(first);
         Ok(outcome)
-    })();
-    git::remove_all(&workdir, &trees);
-    result
+    }
+
+    /// One step: `commit` run between the ends, and judged against each; true where it is
+    /// judged bad.
+    fn step(&self, step: usize, good: &str, commit: &str, bad: &str) -> Result<(Step, bool)> {
+        let run_id = self.run(step, &[("good", good), ("mid", commit), ("bad", bad)])?;
+        let judged = self.judge(&run_id, &[("good", "mid"), ("mid", "bad")])?;
+        let ((vs_good, ratio_vs_good), (vs_bad, ratio_vs_bad)) = (judged[0], judged[1]);
+        let (is_bad, how) = judge_step(vs_good, ratio_vs_good, vs_bad, ratio_vs_bad);
+        let step = Step {
+            step,
+            commit: commit.to_string(),
+            subject: git::subject(self.workdir, commit),
+            run_id,
+            vs_good,
+            ratio_vs_good,
+            vs_bad,
+            ratio_vs_bad,
+            judged: if is_bad { "bad" } else { "good" }.to_string(),
+            how,
+        };
+        Ok((step, is_bad))
+    }
+
+    /// Runs one step's plan: an arm per (name, commit), labelled with the step (and the
+    /// commit under test); a failed trial stops the bisection. Returns the run's id.
+    fn run(&self, step: usize, arms: &[(&str, &str)]) -> Result<String> {
+        let mut plan = self.base.clone();
+        plan.arms = arms
+            .iter()
+            .map(|(name, commit)| Arm {
+                name: name.to_string(),
+                git: Some(commit.to_string()),
+                ..self.template.clone()
+            })
+            .collect();
+        let mut labels = self.opts.labels.clone();
+        labels.insert("bisect.step".into(), step.to_string());
+        if let Some((_, c)) = arms.iter().find(|(n, _)| *n == "mid") {
+            labels.insert("bisect.commit".into(), c.to_string());
+        }
+        let ro = RunOptions {
+            plan: self.opts.plan.clone(),
+            labels,
+            git_arms: Vec::new(),
+            quiet: self.opts.quiet,
+            worktrees: Some(self.trees.to_path_buf()),
+            ..RunOptions::default()
+        };
+        let cancel: &AtomicBool = &super::INTERRUPTED;
+        let processes = exec::Processes::default();
+        let out = super::execute_with(self.wh, self.rt, plan, &ro, &processes, cancel)?;
+        if out.failed > 0 {
+            bail!(
+                "bisect step {step}: {} of {} trials failed (run {} is stored)",
+                out.failed,
+                out.trials,
+                out.run_id.unwrap_or_default()
+            );
+        }
+        Ok(out.run_id.unwrap_or_default())
+    }
+
+    /// Each pair (baseline arm, candidate arm) of a step's run, judged in one read of the
+    /// warehouse (its noise model includes the step's run).
+    fn judge(&self, run_id: &str, pairs: &[(&str, &str)]) -> Result<Vec<(Verdict, Option<f64>)>> {
+        let metric = &self.opts.metric;
+        self.rt.block_on(async {
+            let q = Query::open(self.wh).await?;
+            let copts = CompareOptions {
+                noise: NoiseModel::load(&q).await?,
+                ..CompareOptions::default()
+            };
+            let mut out = Vec::new();
+            for (a, b) in pairs {
+                let rows = decide::arm_rows(&q, run_id, a, b, metric, &copts).await?;
+                if rows.is_empty() {
+                    bail!(
+                        "metric {metric:?} has no rows in run {run_id} (see `perfhouse compare`)"
+                    );
+                }
+                out.push(worst(&rows));
+            }
+            Ok(out)
+        })
+    }
 }
 
 /// The outcome as text: the ends, every step's evidence, the first bad commit.

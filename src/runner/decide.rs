@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 
 use crate::model::{Run, RunData, params_text};
 use crate::query::Query;
-use crate::query::compare::{self, CompareOptions, Row, Selection};
+use crate::query::compare::{self, CompareOptions, MetricComparison, Selection};
 use crate::query::noise::NoiseModel;
 use crate::stats::verdict::{Verdict, VerdictOptions};
 use crate::warehouse::Warehouse;
@@ -104,7 +104,7 @@ pub async fn arm_rows(
     candidate: &str,
     metric: &str,
     opts: &CompareOptions,
-) -> Result<Vec<Row>> {
+) -> Result<Vec<MetricComparison>> {
     let base: Selection = compare::resolve(q, run_id).await?;
     let sel = |arm: &str| Selection {
         label: format!("{} @{arm}", base.label),

@@ -27,9 +27,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
-use crate::ingest::{self, Format};
+use crate::ingest;
 use crate::model::{
-    Better, Metric, Phase, Run, RunData, RunStatus, Trial, TrialStatus, now_us, params_text,
+    Metric, Phase, Run, RunData, RunStatus, Trial, TrialStatus, now_us, params_text,
 };
 use crate::warehouse::Warehouse;
 use plan::{Extract, MetricRule, MetricSource, Plan, Planned};
@@ -350,51 +350,136 @@ pub fn execute_with(
     // Held to the commit: `gc` removes nothing of a running writer (`Warehouse::writing`).
     let _writing = wh.writing()?;
     let run_id = uuid::Uuid::now_v7().to_string();
-    let workdir = match &plan.run.workdir {
-        Some(w) => plan.dir.join(w),
-        None => plan.dir.clone(),
-    };
-    let workdir = workdir
-        .canonicalize()
-        .with_context(|| format!("run.workdir {}", workdir.display()))?;
+    let workdir = workdir_of(&plan)?;
     let scratch = std::env::temp_dir().join(format!("perfhouse-run-{run_id}"));
     std::fs::create_dir_all(&scratch).with_context(|| scratch.display().to_string())?;
     let captured = env::capture(&workdir, &plan.env_allowlist);
     let mut warnings = captured.warnings.clone();
     let mut labels = opts.labels.clone();
-    // The commit's first line, as imports of other tools' histories keep it: the trend's
-    // hover and the alerts name the commit by what it did.
+    commit_message_label(&workdir, &captured, &mut labels);
+    let mut search = capacity_search(&plan, opts, &mut labels)?;
+    plan_labels(&plan, &mut labels);
+    // The plan as it was given: what `history` and `alerts` tell a user to run again to
+    // confirm a pending change (`query::history::attach_reruns`).
+    labels
+        .entry("plan".into())
+        .or_insert_with(|| opts.plan.display().to_string());
+    // Git arms: one worktree per revision, built once, before any trial.
+    let trees = opts
+        .worktrees
+        .clone()
+        .unwrap_or_else(|| scratch.join("worktrees"));
+    let arm_dirs = checkout_git_arms(&plan, &workdir, &trees, &mut labels)?;
+    let profiling = profiling_of(&plan, &mut warnings);
+    // Said once for the run (a warning and a note on its page), not per trial.
+    let mut run_notes = Vec::new();
+    let counting = counting_of(&plan, &mut warnings, &mut run_notes);
+    run_notes.extend(valgrind_note(&plan)?);
+    let schedule = match &mut search {
+        Some(d) => d.first_round(&plan),
+        None => plan.schedule(),
+    };
+    let base = base_run(&run_id, &plan, opts, &captured, labels);
+    let mut trials = Trials::new(schedule.len(), warnings, run_notes);
+    let rounds = Rounds {
+        cx: TrialContext {
+            wh,
+            rt,
+            plan: &plan,
+            scratch: &scratch,
+            run_id: &run_id,
+            profiling: profiling.as_ref(),
+            counters: counting.as_deref(),
+            exec,
+            cancel,
+        },
+        arm_dirs: &arm_dirs,
+        workdir: &workdir,
+        opts,
+        base: &base,
+    };
+    rounds.run(schedule, &mut search, &mut trials)?;
+    let interrupted = cancel.load(Ordering::SeqCst);
+    let capacity = closing_notes(&plan, &mut trials, search.as_ref(), interrupted);
+    let run = finished(&base, &trials.data, interrupted, trials.planned_total);
+    wh.append_run(&run, &trials.data)?;
+    if opts.worktrees.is_none() && !arm_dirs.is_empty() {
+        git::remove_all(&workdir, &trees);
+    }
+    if !opts.keep_scratch {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    Ok(RunOutcome {
+        run_id: Some(run_id),
+        suite: plan.suite,
+        trials: trials.data.trials.len(),
+        failed: trials.failed,
+        warnings: trials.warnings,
+        schedule: None,
+        capacity,
+    })
+}
+
+/// The directory the plan's commands run in (`run.workdir`, relative to the plan's).
+fn workdir_of(plan: &Plan) -> Result<PathBuf> {
+    let workdir = match &plan.run.workdir {
+        Some(w) => plan.dir.join(w),
+        None => plan.dir.clone(),
+    };
+    workdir
+        .canonicalize()
+        .with_context(|| format!("run.workdir {}", workdir.display()))
+}
+
+/// The commit's first line, as imports of other tools' histories keep it: the trend's hover
+/// and the alerts name the commit by what it did.
+fn commit_message_label(
+    workdir: &Path,
+    captured: &env::Captured,
+    labels: &mut BTreeMap<String, String>,
+) {
     if let Some(commit) = &captured.git_commit
         && !labels.contains_key("commit_message")
     {
-        let subject = git::subject(&workdir, commit);
+        let subject = git::subject(workdir, commit);
         if !subject.is_empty() {
             labels.insert("commit_message".into(), subject.chars().take(200).collect());
         }
     }
-    // --find-capacity judges levels by `[capacity]`'s SLOs: the run's `slo` label, so that
-    // `perfhouse sweep` and the site judge its probes by them too.
-    let mut search = if opts.find_capacity {
-        let d = find_capacity::Driver::new(&plan, &opts.plan)?;
-        labels
-            .entry("slo".into())
-            .or_insert_with(|| d.slos().to_string());
-        labels.insert(
-            "find_capacity".into(),
-            plan.capacity
-                .as_ref()
-                .map_or(String::new(), |c| c.load.clone()),
-        );
-        Some(d)
-    } else {
-        None
-    };
+}
+
+/// The capacity search of `--find-capacity`, if asked for. It judges levels by `[capacity]`'s
+/// SLOs: the run's `slo` label, so that `perfhouse sweep` and the site judge its probes by
+/// them too.
+fn capacity_search(
+    plan: &Plan,
+    opts: &RunOptions,
+    labels: &mut BTreeMap<String, String>,
+) -> Result<Option<find_capacity::Driver>> {
+    if !opts.find_capacity {
+        return Ok(None);
+    }
+    let d = find_capacity::Driver::new(plan, &opts.plan)?;
+    labels
+        .entry("slo".into())
+        .or_insert_with(|| d.slos().to_string());
+    labels.insert(
+        "find_capacity".into(),
+        plan.capacity
+            .as_ref()
+            .map_or(String::new(), |c| c.load.clone()),
+    );
+    Ok(Some(d))
+}
+
+/// The labels the plan gives every run: its SLOs, and the server figures compare and the
+/// sweep table show (`query::figures::ServerFigure`); labels given on the command line win.
+fn plan_labels(plan: &Plan, labels: &mut BTreeMap<String, String>) {
     if !plan.slo.is_empty() {
         labels
             .entry("slo".into())
             .or_insert_with(|| plan.slo.join(","));
     }
-    // The server figures compare and the sweep table show (`query::figures::ServerFigure`).
     let mut server_figures: Vec<&str> = Vec::new();
     for f in plan.scrape.iter().flat_map(|s| &s.figures) {
         if !server_figures.contains(&f.as_str()) {
@@ -406,96 +491,120 @@ pub fn execute_with(
             .entry(crate::query::figures::SERVER_FIGURES_LABEL.into())
             .or_insert_with(|| server_figures.join(","));
     }
-    // Git arms: one worktree per revision, built once, before any trial.
-    let trees = opts
-        .worktrees
-        .clone()
-        .unwrap_or_else(|| scratch.join("worktrees"));
+}
+
+/// Checks out each git arm's revision into a worktree under `trees` (built once, before any
+/// trial), labelling the run with the commit each arm ran; returns each arm's directory.
+fn checkout_git_arms(
+    plan: &Plan,
+    workdir: &Path,
+    trees: &Path,
+    labels: &mut BTreeMap<String, String>,
+) -> Result<BTreeMap<String, PathBuf>> {
     let mut arm_dirs: BTreeMap<String, PathBuf> = BTreeMap::new();
     for a in plan.arms() {
         if let Some(rev) = &a.git {
-            let commit = git::resolve(&workdir, rev)?;
-            let c = git::checkout(&workdir, &trees, rev, &commit, plan.run.build.as_deref())?;
+            let commit = git::resolve(workdir, rev)?;
+            let c = git::checkout(workdir, trees, rev, &commit, plan.run.build.as_deref())?;
             labels.insert(format!("git.{}", a.name), commit);
             arm_dirs.insert(a.name.clone(), c.workdir);
         }
     }
-    let profiling = match &plan.profile {
-        Some(p) => match profile::available() {
-            Ok(()) => Some(p.clone()),
-            Err(why) => {
-                warnings.push(format!(
-                    "profiling off for this run: {why}; trials run unprofiled"
-                ));
-                None
-            }
-        },
-        None => None,
+    Ok(arm_dirs)
+}
+
+/// The plan's `[profile]` where this machine can profile; else a warning, and the trials
+/// run unprofiled.
+fn profiling_of(plan: &Plan, warnings: &mut Vec<String>) -> Option<plan::Profile> {
+    let p = plan.profile.as_ref()?;
+    match profile::available() {
+        Ok(()) => Some(p.clone()),
+        Err(why) => {
+            warnings.push(format!(
+                "profiling off for this run: {why}; trials run unprofiled"
+            ));
+            None
+        }
+    }
+}
+
+/// The `[counters]` events perf counts on this machine, with a warning for those it does
+/// not and a note saying what was counted; `None` (never zeros) where perf cannot count.
+fn counting_of(
+    plan: &Plan,
+    warnings: &mut Vec<String>,
+    run_notes: &mut Vec<String>,
+) -> Option<Vec<String>> {
+    let c = plan.counters.as_ref()?;
+    let counted = match counters::probe(&c.events) {
+        Ok(counted) => counted,
+        Err(why) => {
+            let text = format!(
+                "hardware counters off for this run: {why}; no counter is recorded (never \
+                 zeros), and the commands run without perf"
+            );
+            warnings.push(text.clone());
+            run_notes.push(text);
+            return None;
+        }
     };
-    // Said once for the run (a warning and a note on its page), not per trial.
-    let mut run_notes = Vec::new();
-    let counting = match &plan.counters {
-        Some(c) => match counters::probe(&c.events) {
-            Ok(counted) => {
-                let missing: Vec<String> = c
-                    .events
-                    .iter()
-                    .filter(|e| !counted.contains(e))
-                    .map(|e| counters::user_space(e))
-                    .collect();
-                if !missing.is_empty() {
-                    warnings.push(format!(
-                        "hardware counters: perf stat does not count {} on this machine \
-                         (`<not supported>`); not recorded",
-                        missing.join(", ")
-                    ));
-                }
-                run_notes.push(format!(
-                    "hardware counters (perf stat, user space) per trial: {}{}",
-                    counted
-                        .iter()
-                        .map(|e| counters::user_space(e))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    if missing.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; not counted here: {}", missing.join(", "))
-                    }
-                ));
-                Some(counted)
-            }
-            Err(why) => {
-                let text = format!(
-                    "hardware counters off for this run: {why}; no counter is recorded (never \
-                     zeros), and the commands run without perf"
-                );
-                warnings.push(text.clone());
-                run_notes.push(text);
-                None
-            }
-        },
-        None => None,
-    };
-    if let Some(v) = &plan.valgrind {
-        let version =
-            valgrind::available().map_err(|why| anyhow::anyhow!("the plan's [valgrind]: {why}"))?;
-        run_notes.push(format!(
-            "under {version} {} (simulated caches {}): instructions and estimated cycles = L1 \
-             hits + 5·LL hits + 35·RAM hits per trial; the trials' wall time, CPU time and \
-             peak RSS are valgrind's",
-            v.tool.as_str(),
-            valgrind::CACHES.join(" ")
+    let missing: Vec<String> = c
+        .events
+        .iter()
+        .filter(|e| !counted.contains(e))
+        .map(|e| counters::user_space(e))
+        .collect();
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "hardware counters: perf stat does not count {} on this machine \
+             (`<not supported>`); not recorded",
+            missing.join(", ")
         ));
     }
-    let mut schedule = match &mut search {
-        Some(d) => d.first_round(&plan),
-        None => plan.schedule(),
+    run_notes.push(format!(
+        "hardware counters (perf stat, user space) per trial: {}{}",
+        counted
+            .iter()
+            .map(|e| counters::user_space(e))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if missing.is_empty() {
+            String::new()
+        } else {
+            format!("; not counted here: {}", missing.join(", "))
+        }
+    ));
+    Some(counted)
+}
+
+/// The run's note on `[valgrind]`: which tool and caches, and what its figures mean. A plan
+/// that asks for valgrind where there is none is an error.
+fn valgrind_note(plan: &Plan) -> Result<Option<String>> {
+    let Some(v) = &plan.valgrind else {
+        return Ok(None);
     };
-    let mut planned_total = schedule.len();
+    let version =
+        valgrind::available().map_err(|why| anyhow::anyhow!("the plan's [valgrind]: {why}"))?;
+    Ok(Some(format!(
+        "under {version} {} (simulated caches {}): instructions and estimated cycles = L1 \
+         hits + 5·LL hits + 35·RAM hits per trial; the trials' wall time, CPU time and \
+         peak RSS are valgrind's",
+        v.tool.as_str(),
+        valgrind::CACHES.join(" ")
+    )))
+}
+
+/// The run's row as it starts: its times are set again when it finishes ([`finished`]).
+fn base_run(
+    run_id: &str,
+    plan: &Plan,
+    opts: &RunOptions,
+    captured: &env::Captured,
+    labels: BTreeMap<String, String>,
+) -> Run {
     let started = now_us();
-    let base = Run {
-        run_id: run_id.clone(),
+    Run {
+        run_id: run_id.to_string(),
         suite: plan.suite.clone(),
         started_at_us: started,
         finished_at_us: started,
@@ -510,23 +619,135 @@ pub fn execute_with(
         labels,
         input_digest: hex::encode(Sha256::digest(format!("runner:{run_id}").as_bytes())),
         status: RunStatus::Ok,
-    };
-    // The warehouse's noise model, read once at the first --until-decided look.
-    let mut noise: Option<crate::query::noise::NoiseModel> = None;
-    let mut data = RunData::default();
-    data.notes.extend(run_notes);
-    // Per scrape target: scrapes and failures over the run (warned once, noted at the end).
-    let mut scrape_tally: BTreeMap<String, ScrapeTally> = BTreeMap::new();
-    let mut failed = 0;
-    let mut next_id = 0usize;
-    let mut repeats = plan.run.repeats;
-    let mut look = 0u32;
-    let mut stopped = false;
-    loop {
-        let progress = Progress::new(schedule.len(), opts.quiet);
+    }
+}
+
+/// What a run's trials produced so far.
+struct Trials {
+    data: RunData,
+    /// Per scrape target: scrapes and failures over the run (warned once, noted at the end).
+    scrape_tally: BTreeMap<String, ScrapeTally>,
+    failed: usize,
+    next_id: usize,
+    planned_total: usize,
+    warnings: Vec<String>,
+}
+
+impl Trials {
+    /// No trial run yet, `planned` planned; the run's warnings and notes so far.
+    fn new(planned: usize, warnings: Vec<String>, notes: Vec<String>) -> Trials {
+        Trials {
+            data: RunData {
+                notes,
+                ..RunData::default()
+            },
+            scrape_tally: BTreeMap::new(),
+            failed: 0,
+            next_id: 0,
+            planned_total: planned,
+            warnings,
+        }
+    }
+
+    /// Adds one trial's rows, warnings and scrape counts; a target's first failing scrapes
+    /// are warned about once for the run.
+    fn absorb(&mut self, r: TrialResult) {
+        self.warnings.extend(r.warnings);
+        for (target, t) in r.scrapes {
+            let run = self.scrape_tally.entry(target.clone()).or_default();
+            if t.failures > 0 && run.failures == 0 {
+                self.warnings.push(format!(
+                    "scrape `{target}`: {} of {} scrapes failed in trial {} ({}); the trial \
+                     goes on, and the run's notes count every failure",
+                    t.failures,
+                    t.scrapes,
+                    r.trial.trial_id,
+                    t.first_error.as_deref().unwrap_or("no reason")
+                ));
+            }
+            run.scrapes += t.scrapes;
+            run.failures += t.failures;
+            if run.first_error.is_none() {
+                run.first_error = t.first_error;
+            }
+        }
+        let data = &mut self.data;
+        data.trials.push(r.trial);
+        data.requests.extend(r.data.requests);
+        data.metrics.extend(r.data.metrics);
+        data.cpu_samples.extend(r.data.cpu_samples);
+        data.scrape_samples.extend(r.data.scrape_samples);
+        data.stacks.extend(r.data.stacks);
+        data.artifacts.extend(r.data.artifacts);
+    }
+}
+
+/// Everything the rounds of a run share: how to run a trial, where each arm runs, the
+/// options and the run's row as it started.
+struct Rounds<'a> {
+    cx: TrialContext<'a>,
+    arm_dirs: &'a BTreeMap<String, PathBuf>,
+    workdir: &'a Path,
+    opts: &'a RunOptions,
+    base: &'a Run,
+}
+
+/// Where `--until-decided` stands: the warehouse's noise model (read once, at the first
+/// look), the looks taken and the repeats per arm so far.
+struct Rerun {
+    noise: Option<crate::query::noise::NoiseModel>,
+    look: u32,
+    repeats: u32,
+}
+
+impl Rounds<'_> {
+    /// The rounds of trials: the plan's schedule, then, with --find-capacity, each round the
+    /// search asks for, or, with --until-decided, more repeats while the metric is open.
+    fn run(
+        &self,
+        mut schedule: Vec<Planned>,
+        search: &mut Option<find_capacity::Driver>,
+        t: &mut Trials,
+    ) -> Result<()> {
+        let plan = self.cx.plan;
+        let mut rerun = Rerun {
+            noise: None,
+            look: 0,
+            repeats: plan.run.repeats,
+        };
+        loop {
+            let stopped = self.run_schedule(&schedule, t)?;
+            if plan.run.discard_first {
+                mark_discarded(&mut t.data);
+            }
+            if stopped {
+                break;
+            }
+            let next = match (search.as_mut(), &self.opts.until_decided) {
+                // --find-capacity: judge the round, run the next.
+                (Some(d), _) => {
+                    let so_far = finished(self.base, &t.data, false, t.planned_total);
+                    Some(d.judge(self.cx.rt, self.cx.scratch, &so_far, &t.data, plan)?)
+                        .filter(|s| !s.is_empty())
+                }
+                (None, Some(u)) => self.until_decided(u, &mut rerun, t)?,
+                (None, None) => None,
+            };
+            let Some(next) = next else { break };
+            t.planned_total += next.len();
+            schedule = next;
+        }
+        Ok(())
+    }
+
+    /// Runs `schedule` in order; returns whether the run stopped early (interrupted, or
+    /// `--fail-fast` after a failed trial).
+    fn run_schedule(&self, schedule: &[Planned], t: &mut Trials) -> Result<bool> {
+        let progress = Progress::new(schedule.len(), self.opts.quiet);
+        let mut stopped = false;
         for (i, planned) in schedule.iter().enumerate() {
-            if cancel.load(Ordering::SeqCst) {
-                warnings.push(format!(
+            if self.cx.cancel.load(Ordering::SeqCst) {
+                t.warnings.push(format!(
                     "interrupted: {} of {} trials not run",
                     schedule.len() - i,
                     schedule.len()
@@ -536,91 +757,54 @@ pub fn execute_with(
             }
             progress.start(i, planned);
             let t0 = Instant::now();
-            let dir = arm_dirs.get(&planned.arm.name).unwrap_or(&workdir);
-            let cx = TrialContext {
-                wh,
-                rt,
-                plan: &plan,
-                scratch: &scratch,
-                run_id: &run_id,
-                profiling: profiling.as_ref(),
-                counters: counting.as_deref(),
-                exec,
-                cancel,
-            };
-            let r = run_trial(&cx, dir, next_id as i32, planned)?;
-            next_id += 1;
+            let dir = self
+                .arm_dirs
+                .get(&planned.arm.name)
+                .map_or(self.workdir, |d| d);
+            let r = run_trial(&self.cx, dir, t.next_id as i32, planned)?;
+            t.next_id += 1;
             progress.done(r.trial.status.as_str(), t0.elapsed().as_secs_f64());
             let trial_failed = r.trial.status != TrialStatus::Ok;
-            failed += usize::from(trial_failed);
-            warnings.extend(r.warnings);
-            for (target, t) in r.scrapes {
-                let run = scrape_tally.entry(target.clone()).or_default();
-                if t.failures > 0 && run.failures == 0 {
-                    warnings.push(format!(
-                        "scrape `{target}`: {} of {} scrapes failed in trial {} ({}); the trial \
-                         goes on, and the run's notes count every failure",
-                        t.failures,
-                        t.scrapes,
-                        r.trial.trial_id,
-                        t.first_error.as_deref().unwrap_or("no reason")
-                    ));
-                }
-                run.scrapes += t.scrapes;
-                run.failures += t.failures;
-                if run.first_error.is_none() {
-                    run.first_error = t.first_error;
-                }
-            }
-            data.trials.push(r.trial);
-            data.requests.extend(r.data.requests);
-            data.metrics.extend(r.data.metrics);
-            data.cpu_samples.extend(r.data.cpu_samples);
-            data.scrape_samples.extend(r.data.scrape_samples);
-            data.stacks.extend(r.data.stacks);
-            data.artifacts.extend(r.data.artifacts);
-            if trial_failed && opts.fail_fast {
-                warnings.push(format!("--fail-fast: stopped after trial {next_id} failed"));
+            t.failed += usize::from(trial_failed);
+            t.absorb(r);
+            if trial_failed && self.opts.fail_fast {
+                let text = format!("--fail-fast: stopped after trial {} failed", t.next_id);
+                t.warnings.push(text);
                 stopped = true;
                 break;
             }
         }
         progress.finish();
-        if plan.run.discard_first {
-            mark_discarded(&mut data);
-        }
-        // --find-capacity: judge the round, run the next.
-        if let Some(d) = &mut search {
-            if stopped {
-                break;
-            }
-            let so_far = finished(&base, &data, false, planned_total);
-            schedule = d.judge(rt, &scratch, &so_far, &data, &plan)?;
-            if schedule.is_empty() {
-                break;
-            }
-            planned_total += schedule.len();
-            continue;
-        }
-        // Confirm by rerun: while the chosen metric is inconclusive, double the repeats.
-        let Some(u) = &opts.until_decided else { break };
-        if stopped {
-            break;
-        }
-        look += 1;
+        Ok(stopped)
+    }
+
+    /// Confirm by rerun: while the chosen metric is inconclusive, the repeats double (up to
+    /// `--max-repeats`); returns the next round, `None` when decided or out of repeats.
+    fn until_decided(
+        &self,
+        u: &decide::UntilDecided,
+        rerun: &mut Rerun,
+        t: &mut Trials,
+    ) -> Result<Option<Vec<Planned>>> {
+        let plan = self.cx.plan;
+        rerun.look += 1;
+        let (look, repeats) = (rerun.look, rerun.repeats);
         let looks = u.looks(plan.run.repeats);
         let alpha = decide::ALPHA / f64::from(looks);
-        let noise = match &noise {
+        let noise = match &rerun.noise {
             Some(n) => n,
-            None => noise.insert(decide::noise_model(rt, wh)?),
+            None => rerun
+                .noise
+                .insert(decide::noise_model(self.cx.rt, self.cx.wh)?),
         };
-        let probe = finished(&base, &data, false, planned_total);
-        let verdicts = decide::verdicts(rt, noise, &scratch, &probe, &data, &u.metric, alpha)?;
+        let probe = finished(self.base, &t.data, false, t.planned_total);
+        let (rt, scratch) = (self.cx.rt, self.cx.scratch);
+        let verdicts = decide::verdicts(rt, noise, scratch, &probe, &t.data, &u.metric, alpha)?;
         let open = verdicts
             .iter()
             .filter(|(_, v)| *v == crate::stats::verdict::Verdict::Inconclusive)
             .count();
-        data.notes.push(format!(
+        t.data.notes.push(format!(
             "--until-decided {} look {look} of {looks} at {repeats} repeats (α {alpha:.4} per look): {}",
             u.metric,
             verdicts
@@ -630,62 +814,56 @@ pub fn execute_with(
                 .join(", ")
         ));
         if verdicts.is_empty() {
-            warnings.push(format!(
+            t.warnings.push(format!(
                 "--until-decided: no rows of metric {:?} to decide on (check its name with `perfhouse compare`)",
                 u.metric
             ));
-            break;
+            return Ok(None);
         }
         if open == 0 || repeats >= u.max_repeats {
-            break;
+            return Ok(None);
         }
         let more = repeats.min(u.max_repeats - repeats);
-        schedule = plan.more_repeats(repeats, more);
-        planned_total += schedule.len();
-        repeats += more;
+        rerun.repeats += more;
+        Ok(Some(plan.more_repeats(repeats, more)))
     }
-    data.notes.extend(plan.note.iter().cloned());
-    for (target, t) in &scrape_tally {
-        if t.failures > 0 {
-            data.notes.push(format!(
+}
+
+/// The notes a run ends with: the plan's own, scrape failures per target, the capacity
+/// search's answers (returned too) and an interruption; unscraped figures are warned about.
+fn closing_notes(
+    plan: &Plan,
+    t: &mut Trials,
+    search: Option<&find_capacity::Driver>,
+    interrupted: bool,
+) -> Option<find_capacity::CapacityReport> {
+    t.data.notes.extend(plan.note.iter().cloned());
+    for (target, s) in &t.scrape_tally {
+        if s.failures > 0 {
+            t.data.notes.push(format!(
                 "scrape `{target}`: {} of {} scrapes failed (first: {})",
-                t.failures,
-                t.scrapes,
-                t.first_error.as_deref().unwrap_or("no reason")
+                s.failures,
+                s.scrapes,
+                s.first_error.as_deref().unwrap_or("no reason")
             ));
         }
     }
-    warnings.extend(unscraped_figures(&plan, &data.scrape_samples));
-    let capacity = search.as_ref().map(|d| d.report(&data));
+    t.warnings
+        .extend(unscraped_figures(plan, &t.data.scrape_samples));
+    let capacity = search.map(|d| d.report(&t.data));
     if let Some(r) = &capacity {
-        data.notes
+        t.data
+            .notes
             .push(find_capacity::report_text(r).trim_end().to_string());
     }
-    let interrupted = cancel.load(Ordering::SeqCst);
     if interrupted {
-        data.notes.push(format!(
-            "interrupted (SIGINT/SIGTERM) after {} of {planned_total} trials",
-            data.trials.len()
+        t.data.notes.push(format!(
+            "interrupted (SIGINT/SIGTERM) after {} of {} trials",
+            t.data.trials.len(),
+            t.planned_total
         ));
     }
-    let run = finished(&base, &data, interrupted, planned_total);
-    let ran = data.trials.len();
-    wh.append_run(&run, &data)?;
-    if opts.worktrees.is_none() && !arm_dirs.is_empty() {
-        git::remove_all(&workdir, &trees);
-    }
-    if !opts.keep_scratch {
-        let _ = std::fs::remove_dir_all(&scratch);
-    }
-    Ok(RunOutcome {
-        run_id: Some(run_id),
-        suite: plan.suite,
-        trials: ran,
-        failed,
-        warnings,
-        schedule: None,
-        capacity,
-    })
+    capacity
 }
 
 /// Marks the first measured repeat of every arm × params as a discarded cold start.
@@ -1003,7 +1181,36 @@ impl<'a> TrialRun<'a> {
         });
         let profiler = self.start_profiler();
         let sampler = sampling.map(|cfg| sampler::start(self.cx.rt, cfg, trial_id));
-        let scrapers: Vec<(String, scrape::Running)> = plan
+        let scrapers = self.start_scrapers();
+        let command = self.measured_command();
+        self.trial.started_at_us = Some(now_us());
+        let logs = (&self.logs.stdout, &self.logs.stderr);
+        let r = self.step(
+            exec::Step::Command,
+            &command,
+            logs,
+            plan.run.timeout,
+            self.cx.cancel,
+        )?;
+        self.trial.finished_at_us = Some(now_us());
+        self.trial.wall_ns = Some(r.wall.as_nanos() as i64);
+        self.trial.usage = r.usage;
+        self.trial.exit_code = r.code;
+        if let Some(s) = sampler {
+            self.data.cpu_samples = s.stop(self.cx.rt);
+        }
+        self.stop_scrapers(scrapers);
+        if let Some(profiler) = profiler {
+            self.finish_profile(profiler)?;
+        }
+        self.judge_command(&r);
+        Ok(())
+    }
+
+    /// Starts a scraper for every `[[scrape]]` target with an endpoint.
+    fn start_scrapers(&self) -> Vec<(String, scrape::Running)> {
+        self.cx
+            .plan
             .scrape
             .iter()
             .enumerate()
@@ -1017,33 +1224,30 @@ impl<'a> TrialRun<'a> {
                         keep: s.keep_re.clone(),
                         raw: s.raw.then(|| self.dir.join(format!("scrape-{i}.prom"))),
                     },
-                    trial_id,
+                    self.trial_id(),
                 );
                 Some((s.target(), running))
             })
-            .collect();
+            .collect()
+    }
+
+    /// The arm's command line, under perf stat or valgrind where the plan asks, which start
+    /// it and count it (and every process it starts).
+    fn measured_command(&self) -> String {
+        let plan = self.cx.plan;
         let command = match &self.planned.arm.args {
             Some(a) => format!("{} {a}", plan.run.command),
             None => plan.run.command.clone(),
         };
-        // Under perf stat or valgrind, which start it and count it (and every process it
-        // starts).
-        let command = match (self.cx.counters, &plan.valgrind) {
+        match (self.cx.counters, &plan.valgrind) {
             (Some(events), _) => counters::wrap(&command, events, &self.dir.join(counters::OUT)),
             (None, Some(v)) => valgrind::wrap(&command, v.tool, &v.args, &self.dir),
             (None, None) => command,
-        };
-        let timeout = plan.run.timeout;
-        self.trial.started_at_us = Some(now_us());
-        let logs = (&self.logs.stdout, &self.logs.stderr);
-        let r = self.step(exec::Step::Command, &command, logs, timeout, self.cx.cancel)?;
-        self.trial.finished_at_us = Some(now_us());
-        self.trial.wall_ns = Some(r.wall.as_nanos() as i64);
-        self.trial.usage = r.usage;
-        self.trial.exit_code = r.code;
-        if let Some(s) = sampler {
-            self.data.cpu_samples = s.stop(self.cx.rt);
         }
+    }
+
+    /// Stops the scrapers, keeping their samples and each target's tally.
+    fn stop_scrapers(&mut self, scrapers: Vec<(String, scrape::Running)>) {
         for (target, running) in scrapers {
             let out = running.stop();
             self.data.scrape_samples.extend(out.samples);
@@ -1056,39 +1260,47 @@ impl<'a> TrialRun<'a> {
                 },
             ));
         }
-        if let Some((prof, p)) = profiler {
-            match prof.finish(&self.dir) {
-                Ok(folded) => {
-                    let f = ingest::folded::parse(&self.dir.join("perf.folded"), &folded[..])?;
-                    self.data.stacks.extend(f.stacks.into_iter().map(|mut s| {
-                        s.trial_id = trial_id;
-                        s.target = p.target.clone();
-                        s.kind = p.kind;
-                        s
-                    }));
-                }
-                Err(why) => self
-                    .warnings
-                    .push(format!("trial {trial_id}: profile lost: {why}")),
+    }
+
+    /// Stops the profiler and keeps its stacks as the trial's; a profile that is lost is a
+    /// warning, not a failed trial.
+    fn finish_profile(&mut self, (prof, p): (profile::Profiler, plan::Profile)) -> Result<()> {
+        let trial_id = self.trial_id();
+        match prof.finish(&self.dir) {
+            Ok(folded) => {
+                let f = ingest::folded::parse(&self.dir.join("perf.folded"), &folded[..])?;
+                self.data.stacks.extend(f.stacks.into_iter().map(|mut s| {
+                    s.trial_id = trial_id;
+                    s.target = p.target.clone();
+                    s.kind = p.kind;
+                    s
+                }));
             }
+            Err(why) => self
+                .warnings
+                .push(format!("trial {trial_id}: profile lost: {why}")),
         }
+        Ok(())
+    }
+
+    /// The trial's status from how its command ended: interrupted, timed out or failed.
+    fn judge_command(&mut self, r: &proc::Outcome) {
         if r.cancelled {
             self.interrupted("command");
         } else if r.timed_out {
             self.trial.status = TrialStatus::Timeout;
             self.failure = Some((
-                format!("command timed out after {timeout:?}"),
+                format!("command timed out after {:?}", self.cx.plan.run.timeout),
                 None,
                 self.dir.join("stderr.log"),
             ));
         } else if !r.ok() {
             self.failure = Some((
-                format!("command {}", describe(&r)),
+                format!("command {}", describe(r)),
                 r.code,
                 self.dir.join("stderr.log"),
             ));
         }
-        Ok(())
     }
 
     /// The plan's teardown, not cancellable (it runs to its end after an interruption), then
@@ -1148,7 +1360,7 @@ impl<'a> TrialRun<'a> {
                         name: m.name.clone(),
                         value: v,
                         unit: m.unit.clone(),
-                        better: m.direction.unwrap_or(Better::Lower),
+                        better: m.better,
                         origin: "runner".to_string(),
                         version: None,
                     }),
@@ -1257,12 +1469,7 @@ fn collect(
     data: &mut RunData,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
-    let format = if c.format == "auto" {
-        Format::AUTO
-    } else {
-        Format::from_name(&c.format)
-            .ok_or_else(|| anyhow::anyhow!("unknown format `{}`", c.format))?
-    };
+    let format = c.format;
     let base = if Path::new(&c.path).is_absolute() {
         PathBuf::new()
     } else {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::model::Params;
+use crate::model::{Better, Params};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -286,9 +286,10 @@ impl ValgrindTool {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Collect {
-    /// An ingest format (`aiperf`, `hyperfine`, `metrics-json`, `folded`, …) or `auto`.
-    #[serde(default = "auto")]
-    pub format: String,
+    /// An ingest format (`aiperf`, `hyperfine`, `metrics-json`, `folded`, …) or `auto`, by
+    /// the registry's name.
+    #[serde(default = "auto", deserialize_with = "ingest_format")]
+    pub format: crate::ingest::Format,
     /// Glob, relative to the trial's directory (`$PERFHOUSE_TRIAL_DIR`) or absolute.
     pub path: String,
 }
@@ -318,8 +319,9 @@ pub struct MetricRule {
     pub file: Option<String>,
     #[serde(default)]
     pub unit: String,
+    /// `lower` or `higher` (the stored words of [`Better`]).
     #[serde(default = "lower")]
-    pub better: String,
+    pub better: Better,
     /// Multiply the extracted number (unit conversion at the boundary).
     #[serde(default = "unit_scale")]
     pub scale: f64,
@@ -329,9 +331,6 @@ pub struct MetricRule {
     /// `from`/`file`, validated into one (filled by [`Plan::parse`]).
     #[serde(skip)]
     pub source: MetricSource,
-    /// `better`, validated (filled by [`Plan::parse`]).
-    #[serde(skip)]
-    pub direction: Option<crate::model::Better>,
 }
 
 /// How a metric's number is found in its source.
@@ -395,8 +394,20 @@ fn frequency() -> u32 {
 fn fp() -> String {
     "fp".to_string()
 }
-fn auto() -> String {
-    "auto".to_string()
+fn auto() -> crate::ingest::Format {
+    crate::ingest::Format::AUTO
+}
+
+/// A `collect.format` by the ingest registry's name (`Format::from_name`), read once here.
+fn ingest_format<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<crate::ingest::Format, D::Error> {
+    let name = String::deserialize(d)?;
+    crate::ingest::Format::from_name(&name).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "`collect.format` `{name}` is not an ingest format (`perfhouse ingest --help` lists them)"
+        ))
+    })
 }
 fn counter_events() -> Vec<String> {
     super::counters::DEFAULT_EVENTS
@@ -410,8 +421,8 @@ fn cachegrind() -> ValgrindTool {
 fn stdout() -> Source {
     Source::Stdout
 }
-fn lower() -> String {
-    "lower".to_string()
+fn lower() -> Better {
+    Better::Lower
 }
 fn unit_scale() -> f64 {
     1.0
@@ -532,29 +543,46 @@ impl Plan {
     pub fn parse(text: &str) -> Result<Plan, String> {
         let mut plan: Plan =
             toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
-        let line_of = |needle: &str| {
-            text.lines()
-                .position(|l| l.trim_start().starts_with(needle))
-                .map(|i| format!("line {}: ", i + 1))
-                .unwrap_or_default()
-        };
-        if plan.suite.trim().is_empty() {
+        plan.check_top(text)?;
+        if let Some(s) = &mut plan.sample {
+            s.validate(text)?;
+        }
+        if let Some(p) = &plan.profile {
+            p.validate(text)?;
+        }
+        for m in &mut plan.metrics {
+            m.validate(text)?;
+        }
+        if let Some(c) = &plan.counters {
+            c.validate(plan.valgrind.is_some(), text)?;
+        }
+        if let Some(c) = plan.capacity.as_mut() {
+            validate_capacity(c, &plan.slo, text)?;
+        }
+        validate_scrapes(&mut plan.scrape, text)?;
+        Ok(plan)
+    }
+
+    /// The top of the plan: a suite and a command, its SLOs, repeats, arm names and matrix.
+    fn check_top(&self, text: &str) -> Result<(), String> {
+        let line_of = |needle: &str| line_of(text, needle);
+        if self.suite.trim().is_empty() {
             return Err(format!("{}`suite` is empty", line_of("suite")));
         }
-        if plan.run.command.trim().is_empty() {
+        if self.run.command.trim().is_empty() {
             return Err(format!("{}`run.command` is empty", line_of("command")));
         }
-        if let Err(e) = crate::query::slo::Slos::parse(plan.slo.iter().map(String::as_str)) {
+        if let Err(e) = crate::query::slo::Slos::parse(self.slo.iter().map(String::as_str)) {
             return Err(format!("{}`slo`: {e}", line_of("slo")));
         }
-        if plan.run.repeats == 0 {
+        if self.run.repeats == 0 {
             return Err(format!(
                 "{}`run.repeats` must be at least 1",
                 line_of("repeats")
             ));
         }
         let mut names = std::collections::BTreeSet::new();
-        for a in &plan.arms {
+        for a in &self.arms {
             if a.name.trim().is_empty() || !names.insert(a.name.as_str()) {
                 return Err(format!(
                     "{}`arm.name` `{}` is empty or given twice",
@@ -563,7 +591,7 @@ impl Plan {
                 ));
             }
         }
-        for (k, v) in &plan.matrix {
+        for (k, v) in &self.matrix {
             if v.is_empty() {
                 return Err(format!("{}`matrix.{k}` has no values", line_of(k)));
             }
@@ -574,122 +602,7 @@ impl Plan {
                 ));
             }
         }
-        if let Some(s) = &mut plan.sample {
-            if let Some(c) = &s.cores {
-                s.core_set = Some(
-                    parse_cores(c)
-                        .map_err(|e| format!("{}`sample.cores`: {e}", line_of("cores")))?,
-                );
-            }
-            for (name, re) in &s.processes {
-                let re = regex::Regex::new(re)
-                    .map_err(|e| format!("{}`sample.processes.{name}`: {e}", line_of(name)))?;
-                s.matchers.push((name.clone(), re));
-            }
-            if s.interval < Duration::from_millis(1) {
-                return Err(format!(
-                    "{}`sample.interval` is below 1ms",
-                    line_of("interval")
-                ));
-            }
-        }
-        if let Some(p) = &plan.profile {
-            if p.call_graph != "fp" && p.call_graph != "dwarf" {
-                return Err(format!(
-                    "{}`profile.call_graph` must be `fp` or `dwarf`",
-                    line_of("call_graph")
-                ));
-            }
-            if p.frequency == 0 {
-                return Err(format!(
-                    "{}`profile.frequency` must be positive",
-                    line_of("frequency")
-                ));
-            }
-        }
-        for c in &plan.collect {
-            if c.format != "auto" && crate::ingest::Format::from_name(&c.format).is_none() {
-                return Err(format!(
-                    "{}`collect.format` `{}` is not an ingest format",
-                    line_of("format"),
-                    c.format
-                ));
-            }
-        }
-        for m in &mut plan.metrics {
-            m.extract = match (&m.regex, &m.json) {
-                (Some(r), None) => Extract::Regex(regex::Regex::new(r).map_err(|e| {
-                    format!("{}`metric.regex` of `{}`: {e}", line_of("regex"), m.name)
-                })?),
-                (None, Some(p)) if p.is_empty() || p.starts_with('/') => Extract::Json(p.clone()),
-                (None, Some(p)) => {
-                    return Err(format!(
-                        "{}`metric.json` of `{}`: `{p}` is not a JSON pointer (starts with `/`)",
-                        line_of("json"),
-                        m.name
-                    ));
-                }
-                _ => {
-                    return Err(format!(
-                        "{}metric `{}` needs exactly one of `regex` and `json`",
-                        line_of("name"),
-                        m.name
-                    ));
-                }
-            };
-            m.source = match (m.from, &m.file) {
-                (Source::Stdout, _) => MetricSource::Stdout,
-                (Source::Stderr, _) => MetricSource::Stderr,
-                (Source::File, Some(f)) => MetricSource::File(f.clone()),
-                (Source::File, None) => {
-                    return Err(format!(
-                        "{}metric `{}` reads `from = \"file\"` but names no `file`",
-                        line_of("from"),
-                        m.name
-                    ));
-                }
-            };
-            m.direction = Some(match m.better.as_str() {
-                "lower" => crate::model::Better::Lower,
-                "higher" => crate::model::Better::Higher,
-                _ => {
-                    return Err(format!(
-                        "{}metric `{}`: `better` is `lower` or `higher`",
-                        line_of("better"),
-                        m.name
-                    ));
-                }
-            });
-        }
-        if let Some(c) = &plan.counters {
-            if plan.valgrind.is_some() {
-                return Err(format!(
-                    "{}`[counters]` and `[valgrind]` together: perf would count valgrind's own \
-                     work, not the command's; run one plan with each",
-                    line_of("[counters]")
-                ));
-            }
-            if c.events.is_empty() {
-                return Err(format!("{}`counters.events` is empty", line_of("events")));
-            }
-            let name = |e: &str| {
-                e.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                    && e.chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c))
-            };
-            if let Some(bad) = c.events.iter().find(|e| !name(e)) {
-                return Err(format!(
-                    "{}`counters.events`: `{bad}` is not a perf event name (`instructions`, \
-                     `branch-misses`; no modifier: user space `:u` is added)",
-                    line_of("events")
-                ));
-            }
-        }
-        if let Some(c) = plan.capacity.as_mut() {
-            validate_capacity(c, &plan.slo, text)?;
-        }
-        validate_scrapes(&mut plan.scrape, text)?;
-        Ok(plan)
+        Ok(())
     }
 
     /// Arms, or one arm `default` when the plan names none.
@@ -801,6 +714,126 @@ impl Plan {
 }
 
 /// One pass over every unit (arms interleaved) per repeat number in `repeats`.
+/// `line N: ` of the first line of `text` that starts with `needle`, or nothing.
+fn line_of(text: &str, needle: &str) -> String {
+    text.lines()
+        .position(|l| l.trim_start().starts_with(needle))
+        .map(|i| format!("line {}: ", i + 1))
+        .unwrap_or_default()
+}
+
+impl Sample {
+    /// Reads `cores` and the process regexes into their parsed forms; a sane interval.
+    fn validate(&mut self, text: &str) -> Result<(), String> {
+        let line_of = |needle: &str| line_of(text, needle);
+        if let Some(c) = &self.cores {
+            self.core_set = Some(
+                parse_cores(c).map_err(|e| format!("{}`sample.cores`: {e}", line_of("cores")))?,
+            );
+        }
+        for (name, re) in &self.processes {
+            let re = regex::Regex::new(re)
+                .map_err(|e| format!("{}`sample.processes.{name}`: {e}", line_of(name)))?;
+            self.matchers.push((name.clone(), re));
+        }
+        if self.interval < Duration::from_millis(1) {
+            return Err(format!(
+                "{}`sample.interval` is below 1ms",
+                line_of("interval")
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Profile {
+    fn validate(&self, text: &str) -> Result<(), String> {
+        if self.call_graph != "fp" && self.call_graph != "dwarf" {
+            return Err(format!(
+                "{}`profile.call_graph` must be `fp` or `dwarf`",
+                line_of(text, "call_graph")
+            ));
+        }
+        if self.frequency == 0 {
+            return Err(format!(
+                "{}`profile.frequency` must be positive",
+                line_of(text, "frequency")
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl MetricRule {
+    /// Reads `regex`/`json` into one [`Extract`] and `from`/`file` into one [`MetricSource`].
+    fn validate(&mut self, text: &str) -> Result<(), String> {
+        let line_of = |needle: &str| line_of(text, needle);
+        self.extract = match (&self.regex, &self.json) {
+            (Some(r), None) => Extract::Regex(regex::Regex::new(r).map_err(|e| {
+                format!("{}`metric.regex` of `{}`: {e}", line_of("regex"), self.name)
+            })?),
+            (None, Some(p)) if p.is_empty() || p.starts_with('/') => Extract::Json(p.clone()),
+            (None, Some(p)) => {
+                return Err(format!(
+                    "{}`metric.json` of `{}`: `{p}` is not a JSON pointer (starts with `/`)",
+                    line_of("json"),
+                    self.name
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "{}metric `{}` needs exactly one of `regex` and `json`",
+                    line_of("name"),
+                    self.name
+                ));
+            }
+        };
+        self.source = match (self.from, &self.file) {
+            (Source::Stdout, _) => MetricSource::Stdout,
+            (Source::Stderr, _) => MetricSource::Stderr,
+            (Source::File, Some(f)) => MetricSource::File(f.clone()),
+            (Source::File, None) => {
+                return Err(format!(
+                    "{}metric `{}` reads `from = \"file\"` but names no `file`",
+                    line_of("from"),
+                    self.name
+                ));
+            }
+        };
+        Ok(())
+    }
+}
+
+impl Counters {
+    /// Perf event names without a modifier, and never under valgrind (`with_valgrind`).
+    fn validate(&self, with_valgrind: bool, text: &str) -> Result<(), String> {
+        let line_of = |needle: &str| line_of(text, needle);
+        if with_valgrind {
+            return Err(format!(
+                "{}`[counters]` and `[valgrind]` together: perf would count valgrind's own \
+                 work, not the command's; run one plan with each",
+                line_of("[counters]")
+            ));
+        }
+        if self.events.is_empty() {
+            return Err(format!("{}`counters.events` is empty", line_of("events")));
+        }
+        let name = |e: &str| {
+            e.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && e.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c))
+        };
+        if let Some(bad) = self.events.iter().find(|e| !name(e)) {
+            return Err(format!(
+                "{}`counters.events`: `{bad}` is not a perf event name (`instructions`, \
+                 `branch-misses`; no modifier: user space `:u` is added)",
+                line_of("events")
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn passes(units: &[(Arm, Params)], repeats: std::ops::Range<u32>, warmup: bool) -> Vec<Planned> {
     let mut out = Vec::new();
     for r in repeats {
@@ -1071,6 +1104,38 @@ SIZE = [1, 2]
         );
         let e = Plan::parse(&format!("{base}[valgrind]\ntool = \"massif\"\n")).unwrap_err();
         assert!(e.contains("massif"), "{e}");
+    }
+
+    /// `collect.format` and `metric.better` are read into the registry's `Format` and the
+    /// model's `Better` as the plan is parsed; a word neither knows fails the parse at its line.
+    #[test]
+    fn format_and_better_are_read_into_their_types() {
+        let base = "suite = \"s\"\n[run]\ncommand = \"x\"\n";
+        let p = Plan::parse(&format!(
+            "{base}[[collect]]\npath = \"a\"\n[[collect]]\nformat = \"HyperFine\"\npath = \"b\"\n\
+             [[metric]]\nname = \"m\"\nregex = \"x\"\n[[metric]]\nname = \"n\"\nregex = \"y\"\nbetter = \"higher\"\n"
+        ))
+        .unwrap();
+        let formats: Vec<&str> = p.collect.iter().map(|c| c.format.name()).collect();
+        assert_eq!(formats, ["auto", "hyperfine"]);
+        let better: Vec<Better> = p.metrics.iter().map(|m| m.better).collect();
+        assert_eq!(better, [Better::Lower, Better::Higher]);
+        let e = Plan::parse(&format!(
+            "{base}[[collect]]\nformat = \"nope\"\npath = \"a\"\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("line 5") && e.contains("`collect.format` `nope` is not an ingest format"),
+            "{e}"
+        );
+        let e = Plan::parse(&format!(
+            "{base}[[metric]]\nname = \"m\"\nregex = \"x\"\nbetter = \"up\"\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("line 7") && e.contains("`better` \"up\" is not one of higher, lower"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -140,24 +140,7 @@ pub fn run(
     let start = Instant::now();
     let mut command = Command::new("bash");
     if let Some(cg) = cgroup {
-        let procs = cg.procs.clone();
-        // SAFETY: the closure runs in the forked child before exec and calls only
-        // async-signal-safe functions (open, write, close) on memory prepared before the fork.
-        unsafe {
-            command.pre_exec(move || {
-                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                if fd < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // "0" moves the writing process itself.
-                let n = libc::write(fd, b"0".as_ptr().cast(), 1);
-                libc::close(fd);
-                if n != 1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        join_cgroup_at_exec(&mut command, cg);
     }
     let child = command
         .arg("-c")
@@ -184,34 +167,79 @@ pub fn run(
         let _ = tx.send(());
         status
     });
-    // Wait in short slices so Ctrl-C (which only perfhouse's own group receives) is noticed.
-    let deadline = start + timeout;
-    let mut timed_out = false;
-    let mut cancelled = false;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left.min(Duration::from_millis(100))) {
-            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                cancelled = cancel.load(std::sync::atomic::Ordering::SeqCst);
-                if cancelled || left.is_zero() {
-                    timed_out = !cancelled;
-                    kill_group(pid);
-                    break;
-                }
-            }
-        }
-    }
+    let ended = wait_bounded(&rx, pid, start + timeout, cancel);
     let (status, mut usage) = waiter.join().expect("waiter thread")?;
     let wall = start.elapsed();
     usage.cgroup_memory_peak_bytes = cgroup.and_then(Cgroup::memory_peak);
     Ok(Outcome {
         code: status.code(),
-        timed_out,
-        cancelled,
+        timed_out: ended == Ended::TimedOut,
+        cancelled: ended == Ended::Cancelled,
         wall,
         usage: Some(usage),
     })
+}
+
+/// Makes the child of `command` move itself into `cg` before it execs, so every process it
+/// starts is in the cgroup from its first instruction.
+fn join_cgroup_at_exec(command: &mut Command, cg: &Cgroup) {
+    let procs = cg.procs.clone();
+    // SAFETY: the closure runs in the forked child before exec and calls only
+    // async-signal-safe functions (open, write, close) on memory prepared before the fork.
+    unsafe {
+        command.pre_exec(move || {
+            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // "0" moves the writing process itself.
+            let n = libc::write(fd, b"0".as_ptr().cast(), 1);
+            libc::close(fd);
+            if n != 1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// How the wait for a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// It exited (whatever its status).
+    Exited,
+    /// Its deadline passed: its group was killed.
+    TimedOut,
+    /// `cancel` was set: its group was killed.
+    Cancelled,
+}
+
+/// Waits for the waiter thread's word on `done` until `deadline`, in short slices so Ctrl-C
+/// (which only perfhouse's own group receives) is noticed; kills the group `pid` leads when
+/// the deadline passes or `cancel` is set.
+fn wait_bounded(
+    done: &mpsc::Receiver<()>,
+    pid: i32,
+    deadline: Instant,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Ended {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match done.recv_timeout(left.min(Duration::from_millis(100))) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return Ended::Exited,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let cancelled = cancel.load(std::sync::atomic::Ordering::SeqCst);
+                if cancelled || left.is_zero() {
+                    kill_group(pid);
+                    return if cancelled {
+                        Ended::Cancelled
+                    } else {
+                        Ended::TimedOut
+                    };
+                }
+            }
+        }
+    }
 }
 
 /// Waits for child `pid` to end and reaps it, with the resource usage the kernel accounted to

@@ -154,31 +154,7 @@ impl State {
 
     pub fn sample(&mut self) {
         let t_ns = now_ns();
-        if let Ok(stat) = std::fs::read_to_string("/proc/stat") {
-            for line in stat.lines().take_while(|l| l.starts_with("cpu")) {
-                let Some((scope, user, system, idle, total)) = parse_stat_line(line) else {
-                    continue;
-                };
-                if let (Some(cores), Some(n)) = (
-                    &self.cfg.cores,
-                    scope
-                        .strip_prefix("cpu")
-                        .and_then(|n| n.parse::<u32>().ok()),
-                ) && !cores.contains(&n)
-                {
-                    continue;
-                }
-                self.samples.push(CpuSample {
-                    trial_id: self.trial_id,
-                    t_ns,
-                    scope,
-                    user_ticks: user,
-                    system_ticks: system,
-                    idle_ticks: idle,
-                    total_ticks: total,
-                });
-            }
-        }
+        self.sample_cores(t_ns);
         if self.cfg.processes.is_empty() {
             return;
         }
@@ -190,8 +166,48 @@ impl State {
         {
             self.scan();
         }
-        // Children of tracked processes join at once (a server forking workers, `taskset`
-        // exec'ing the real program), not at the next full scan.
+        self.track_children();
+        let tracked: BTreeMap<i32, String> =
+            self.tracked.iter().map(|(p, n)| (*p, n.clone())).collect();
+        for (pid, name) in tracked {
+            self.sample_process(t_ns, pid, &name);
+        }
+    }
+
+    /// One sample of every CPU line of `/proc/stat` (the total and each core the config
+    /// keeps).
+    fn sample_cores(&mut self, t_ns: i64) {
+        let Ok(stat) = std::fs::read_to_string("/proc/stat") else {
+            return;
+        };
+        for line in stat.lines().take_while(|l| l.starts_with("cpu")) {
+            let Some((scope, user, system, idle, total)) = parse_stat_line(line) else {
+                continue;
+            };
+            if let (Some(cores), Some(n)) = (
+                &self.cfg.cores,
+                scope
+                    .strip_prefix("cpu")
+                    .and_then(|n| n.parse::<u32>().ok()),
+            ) && !cores.contains(&n)
+            {
+                continue;
+            }
+            self.samples.push(CpuSample {
+                trial_id: self.trial_id,
+                t_ns,
+                scope,
+                user_ticks: user,
+                system_ticks: system,
+                idle_ticks: idle,
+                total_ticks: total,
+            });
+        }
+    }
+
+    /// Children of tracked processes join at once (a server forking workers, `taskset`
+    /// exec'ing the real program), not at the next full scan.
+    fn track_children(&mut self) {
         let mut frontier: Vec<(i32, String)> =
             self.tracked.iter().map(|(p, n)| (*p, n.clone())).collect();
         while let Some((pid, name)) = frontier.pop() {
@@ -209,43 +225,44 @@ impl State {
                 }
             }
         }
-        let tracked: BTreeMap<i32, String> =
-            self.tracked.iter().map(|(p, n)| (*p, n.clone())).collect();
-        for (pid, name) in tracked {
-            let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            let Some((_, ut, st)) = parse_pid_stat(&text) else {
-                continue;
-            };
-            // A process that started during the trial ran from its start: a zero sample there
-            // makes its Δ exact even when it was found a sample or two late.
-            if self.seen.insert(pid)
-                && let (Some(boot), Some(start)) = (self.boot_ns, start_ticks(&text))
-            {
-                let start_ns = boot + start * 10_000_000;
-                if start_ns > self.started_ns && start_ns < t_ns {
-                    self.samples.push(CpuSample {
-                        trial_id: self.trial_id,
-                        t_ns: start_ns,
-                        scope: format!("proc:{name}:{pid}"),
-                        user_ticks: 0,
-                        system_ticks: 0,
-                        idle_ticks: 0,
-                        total_ticks: 0,
-                    });
-                }
+    }
+
+    /// One sample of the tracked process `pid` (matched as `name`), from `/proc/<pid>/stat`;
+    /// nothing where it has ended.
+    fn sample_process(&mut self, t_ns: i64, pid: i32, name: &str) {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return;
+        };
+        let Some((_, ut, st)) = parse_pid_stat(&text) else {
+            return;
+        };
+        // A process that started during the trial ran from its start: a zero sample there
+        // makes its Δ exact even when it was found a sample or two late.
+        if self.seen.insert(pid)
+            && let (Some(boot), Some(start)) = (self.boot_ns, start_ticks(&text))
+        {
+            let start_ns = boot + start * 10_000_000;
+            if start_ns > self.started_ns && start_ns < t_ns {
+                self.samples.push(CpuSample {
+                    trial_id: self.trial_id,
+                    t_ns: start_ns,
+                    scope: format!("proc:{name}:{pid}"),
+                    user_ticks: 0,
+                    system_ticks: 0,
+                    idle_ticks: 0,
+                    total_ticks: 0,
+                });
             }
-            self.samples.push(CpuSample {
-                trial_id: self.trial_id,
-                t_ns,
-                scope: format!("proc:{name}:{pid}"),
-                user_ticks: ut,
-                system_ticks: st,
-                idle_ticks: 0,
-                total_ticks: 0,
-            });
         }
+        self.samples.push(CpuSample {
+            trial_id: self.trial_id,
+            t_ns,
+            scope: format!("proc:{name}:{pid}"),
+            user_ticks: ut,
+            system_ticks: st,
+            idle_ticks: 0,
+            total_ticks: 0,
+        });
     }
 }
 

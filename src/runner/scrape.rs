@@ -87,77 +87,102 @@ pub fn parse(text: &str) -> Result<Vec<Sample>, ParseError> {
         if line.is_empty() {
             continue;
         }
-        let err = |expected: &str, found: &str| ParseError {
-            line: i + 1,
-            expected: expected.to_string(),
-            found: shown(found),
-        };
+        let err = error_at(i + 1);
         if let Some(rest) = line.strip_prefix('#') {
-            let mut words = rest.split_whitespace();
-            match words.next() {
-                Some("TYPE") => {
-                    let name = words.next().unwrap_or("");
-                    if !is_metric_name(name) {
-                        return Err(err("a metric name after `# TYPE`", name));
-                    }
-                    let kind = words.next().unwrap_or("");
-                    let Some(k) = Kind::parse(kind) else {
-                        return Err(err(
-                            "a type (counter, gauge, histogram, summary or untyped)",
-                            kind,
-                        ));
-                    };
-                    if let Some(extra) = words.next() {
-                        return Err(err("the end of the `# TYPE` line", extra));
-                    }
-                    types.insert(name, k);
-                }
-                Some("HELP") => {
-                    let name = words.next().unwrap_or("");
-                    if !is_metric_name(name) {
-                        return Err(err("a metric name after `# HELP`", name));
-                    }
-                }
-                // Any other comment (`# EOF` of OpenMetrics among them).
-                _ => {}
-            }
-            continue;
+            comment_line(rest, &mut types, &err)?;
+        } else {
+            out.push(sample_line(line, &types, &err)?);
         }
-        let (name, labels, rest) = sample_head(line).map_err(|(e, f)| err(&e, f))?;
-        let mut fields = rest.split([' ', '\t']).filter(|f| !f.is_empty());
-        let value_text = fields.next().unwrap_or("");
-        let value = parse_value(value_text)
-            .ok_or_else(|| err("a value (a number, NaN, +Inf or -Inf)", value_text))?;
-        let timestamp_ms = match fields.next() {
-            None => None,
-            Some(t) => Some(
-                t.parse::<i64>()
-                    .map_err(|_| err("a timestamp in integer milliseconds", t))?,
-            ),
-        };
-        if let Some(extra) = fields.next() {
-            return Err(err("the end of the sample line", extra));
-        }
-        let (family, kind) = family_of(name, &types);
-        if kind == Kind::Histogram && name.ends_with("_bucket") {
-            match labels.iter().find(|(k, _)| k == "le") {
-                None => return Err(err("an `le` label on a histogram bucket", line)),
-                Some((_, v)) if parse_value(v).is_none() => {
-                    return Err(err("a number as the bucket's `le` label", v));
-                }
-                Some(_) => {}
-            }
-        }
-        out.push(Sample {
-            family: family.to_string(),
-            kind,
-            name: name.to_string(),
-            labels,
-            value,
-            timestamp_ms,
-        });
     }
     Ok(out)
+}
+
+/// The error of line `line` (1-based): what was expected there, and what was found.
+fn error_at(line: usize) -> impl Fn(&str, &str) -> ParseError {
+    move |expected: &str, found: &str| ParseError {
+        line,
+        expected: expected.to_string(),
+        found: shown(found),
+    }
+}
+
+/// A comment line (`rest` follows its `#`): a `# TYPE` declares its family's kind in
+/// `types`; `# HELP` and other comments (`# EOF` of OpenMetrics among them) carry nothing.
+fn comment_line<'a>(
+    rest: &'a str,
+    types: &mut BTreeMap<&'a str, Kind>,
+    err: &impl Fn(&str, &str) -> ParseError,
+) -> Result<(), ParseError> {
+    let mut words = rest.split_whitespace();
+    match words.next() {
+        Some("TYPE") => {
+            let name = words.next().unwrap_or("");
+            if !is_metric_name(name) {
+                return Err(err("a metric name after `# TYPE`", name));
+            }
+            let kind = words.next().unwrap_or("");
+            let Some(k) = Kind::parse(kind) else {
+                return Err(err(
+                    "a type (counter, gauge, histogram, summary or untyped)",
+                    kind,
+                ));
+            };
+            if let Some(extra) = words.next() {
+                return Err(err("the end of the `# TYPE` line", extra));
+            }
+            types.insert(name, k);
+        }
+        Some("HELP") => {
+            let name = words.next().unwrap_or("");
+            if !is_metric_name(name) {
+                return Err(err("a metric name after `# HELP`", name));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A sample line: name, labels, value and optional timestamp; a histogram bucket must
+/// carry a numeric `le`.
+fn sample_line(
+    line: &str,
+    types: &BTreeMap<&str, Kind>,
+    err: &impl Fn(&str, &str) -> ParseError,
+) -> Result<Sample, ParseError> {
+    let (name, labels, rest) = sample_head(line).map_err(|(e, f)| err(&e, f))?;
+    let mut fields = rest.split([' ', '\t']).filter(|f| !f.is_empty());
+    let value_text = fields.next().unwrap_or("");
+    let value = parse_value(value_text)
+        .ok_or_else(|| err("a value (a number, NaN, +Inf or -Inf)", value_text))?;
+    let timestamp_ms = match fields.next() {
+        None => None,
+        Some(t) => Some(
+            t.parse::<i64>()
+                .map_err(|_| err("a timestamp in integer milliseconds", t))?,
+        ),
+    };
+    if let Some(extra) = fields.next() {
+        return Err(err("the end of the sample line", extra));
+    }
+    let (family, kind) = family_of(name, types);
+    if kind == Kind::Histogram && name.ends_with("_bucket") {
+        match labels.iter().find(|(k, _)| k == "le") {
+            None => return Err(err("an `le` label on a histogram bucket", line)),
+            Some((_, v)) if parse_value(v).is_none() => {
+                return Err(err("a number as the bucket's `le` label", v));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(Sample {
+        family: family.to_string(),
+        kind,
+        name: name.to_string(),
+        labels,
+        value,
+        timestamp_ms,
+    })
 }
 
 /// At most 40 characters of `s`, quoted (`end of line` where empty).

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::query::history::PointRow;
+use crate::query::history::RunMedian;
 use crate::site::SiteError;
 use crate::stats::verdict::Direction;
 
@@ -35,7 +35,7 @@ pub(crate) struct Cache {
     /// Per run: the digest of its pages' inputs and the files they are.
     pub(crate) pages: BTreeMap<String, RunPages>,
     /// Per run: its history rows (empty for a run with none, e.g. a calibration).
-    pub(crate) points: BTreeMap<String, Vec<PointRow>>,
+    pub(crate) points: BTreeMap<String, Vec<RunMedian>>,
     /// What was read: the pages file's bytes and the runs `points.jsonl` holds.
     loaded_pages: Option<Vec<u8>>,
     loaded_runs: Option<std::collections::BTreeSet<String>>,
@@ -89,7 +89,7 @@ struct RunLine {
 }
 
 impl RunLine {
-    fn new(run_id: &str, rows: &[PointRow]) -> RunLine {
+    fn new(run_id: &str, rows: &[RunMedian]) -> RunLine {
         let first = rows.first();
         RunLine {
             run_id: run_id.to_string(),
@@ -117,12 +117,12 @@ impl RunLine {
         }
     }
 
-    fn rows(self) -> Vec<PointRow> {
+    fn rows(self) -> Vec<RunMedian> {
         let run = (self.run_id, self.run_no, self.started_at, self.git_commit);
         self.points
             .into_iter()
             .map(
-                |(suite, metric, unit, better, arm, params, value, lo, hi, version)| PointRow {
+                |(suite, metric, unit, better, arm, params, value, lo, hi, version)| RunMedian {
                     suite,
                     metric,
                     unit,
@@ -214,7 +214,7 @@ impl Cache {
     /// of the runs added since the load when runs were only added, else the whole file. After
     /// it the points may be moved out (the site builds its series from them).
     pub(crate) fn stage_points(&mut self) {
-        let line = |id: &str, rows: &[PointRow]| {
+        let line = |id: &str, rows: &[RunMedian]| {
             let mut l = serde_json::to_vec(&RunLine::new(id, rows)).expect("rows serialize");
             l.push(b'\n');
             l

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 use inferno::flamegraph::{self, Options, color::BasicPalette, color::Palette};
 
+use crate::model::StackKind;
+
 /// Folded lines (`stack weight`) sorted by stack, for inferno.
 fn folded(stacks: &[(String, f64)]) -> String {
     let mut merged: BTreeMap<&str, f64> = BTreeMap::new();
@@ -27,12 +29,12 @@ fn folded(stacks: &[(String, f64)]) -> String {
         .collect()
 }
 
-fn options(title: &str, kind: &str) -> Options<'static> {
+fn options(title: &str, kind: StackKind) -> Options<'static> {
     let mut o = Options::default();
     o.title = title.to_string();
     o.hash = true;
     o.deterministic = true;
-    if kind == "offcpu" {
+    if kind == StackKind::Offcpu {
         o.colors = Palette::Basic(BasicPalette::Io);
         o.count_name = "µs".to_string();
     } else {
@@ -57,7 +59,7 @@ fn mend_script(svg: Vec<u8>) -> Vec<u8> {
 }
 
 /// An inferno flamegraph of merged stacks.
-pub fn svg(title: &str, kind: &str, stacks: &[(String, f64)]) -> std::io::Result<Vec<u8>> {
+pub fn svg(title: &str, kind: StackKind, stacks: &[(String, f64)]) -> std::io::Result<Vec<u8>> {
     let text = folded(stacks);
     let mut out = Vec::new();
     flamegraph::from_lines(&mut options(title, kind), text.lines(), &mut out)?;
@@ -68,7 +70,7 @@ pub fn svg(title: &str, kind: &str, stacks: &[(String, f64)]) -> std::io::Result
 /// baseline (red grew, blue shrank).
 pub fn differential(
     title: &str,
-    kind: &str,
+    kind: StackKind,
     before: &[(String, f64)],
     after: &[(String, f64)],
 ) -> std::io::Result<Vec<u8>> {
@@ -235,8 +237,8 @@ mod tests {
     #[test]
     fn flamegraphs_are_deterministic_svg_with_search() {
         let s = st(&[("main;work", 3.0), ("main;idle", 1.0)]);
-        let a = svg("t", "oncpu", &s).unwrap();
-        assert_eq!(a, svg("t", "oncpu", &s).unwrap());
+        let a = svg("t", StackKind::Oncpu, &s).unwrap();
+        assert_eq!(a, svg("t", StackKind::Oncpu, &s).unwrap());
         let text = String::from_utf8(a).unwrap();
         assert!(text.starts_with("<?xml") && text.contains("search") && text.contains("work"));
         // The frames' width is never set negative (inferno's line is found and mended).
@@ -248,7 +250,7 @@ mod tests {
         );
         let d = differential(
             "d",
-            "oncpu",
+            StackKind::Oncpu,
             &s,
             &st(&[("main;work", 6.0), ("main;idle", 1.0)]),
         )

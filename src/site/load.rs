@@ -13,14 +13,14 @@ use crate::site::SiteError;
 // ---- rows read from the views -------------------------------------------------------------
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct RunRow {
+pub(crate) struct RunRecord {
     pub(crate) run_id: String,
     pub(crate) suite: String,
     pub(crate) run_no: u64,
     pub(crate) started_at: String,
     pub(crate) finished_at: String,
     pub(crate) source: String,
-    pub(crate) status: String,
+    pub(crate) status: crate::model::RunStatus,
     pub(crate) git_commit: Option<String>,
     pub(crate) git_branch: Option<String>,
     pub(crate) host: Option<String>,
@@ -30,14 +30,14 @@ pub(crate) struct RunRow {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct TrialRow {
+pub(crate) struct TrialSummary {
     pub(crate) trial_id: i64,
     pub(crate) seq: i64,
     pub(crate) arm: String,
     #[serde(with = "crate::model::params_as_json")]
     pub(crate) params: crate::model::Params,
     pub(crate) repeat: i64,
-    pub(crate) status: String,
+    pub(crate) status: crate::model::TrialStatus,
     pub(crate) discarded: bool,
     pub(crate) discard_reason: Option<String>,
     pub(crate) requests: Option<i64>,
@@ -52,7 +52,7 @@ pub(crate) struct TrialRow {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct MedianRow {
+pub(crate) struct ArmFigureMedians {
     pub(crate) arm: String,
     #[serde(with = "crate::model::params_as_json")]
     pub(crate) params: crate::model::Params,
@@ -63,7 +63,7 @@ pub(crate) struct MedianRow {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct MetricMedianRow {
+pub(crate) struct ArmMetricMedian {
     pub(crate) arm: String,
     #[serde(with = "crate::model::params_as_json")]
     pub(crate) params: crate::model::Params,
@@ -78,7 +78,7 @@ pub(crate) struct MetricMedianRow {
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct SloRow {
+pub(crate) struct SuiteSlo {
     pub(crate) suite: String,
     pub(crate) slo: String,
 }
@@ -86,9 +86,9 @@ pub(crate) struct SloRow {
 /// What the whole site shares, read once.
 pub(crate) struct Shared {
     /// Every run, by suite, newest first.
-    pub(crate) runs: Vec<RunRow>,
+    pub(crate) runs: Vec<RunRecord>,
     /// Annotations, by run and time.
-    pub(crate) notes: Vec<NoteRow>,
+    pub(crate) notes: Vec<RunNote>,
     /// History with change points (cached rows of runs seen before, queried for the rest).
     pub(crate) history: Vec<crate::query::history::Series>,
     /// Every alert (change points and triaged ones), open first.
@@ -98,7 +98,7 @@ pub(crate) struct Shared {
     /// Arms of each run in order of first execution.
     pub(crate) arms: BTreeMap<String, Vec<String>>,
     /// The SLOs in force (a label, or `--slo` for this build).
-    pub(crate) slos: Vec<SloRow>,
+    pub(crate) slos: Vec<SuiteSlo>,
 }
 
 impl Shared {
@@ -118,7 +118,7 @@ pub(crate) async fn shared(
     cache: &mut crate::site::cache::Cache,
 ) -> Result<Shared, SiteError> {
     let mut clock = std::time::Instant::now();
-    let runs: Vec<RunRow> = query
+    let runs: Vec<RunRecord> = query
         .rows(
             "SELECT r.run_id, r.suite, r.run_no, r.started_at, r.finished_at, r.source, r.status, \
              r.git_commit, r.git_branch, r.host, r.env_fingerprint, r.labels, t.n AS n_trials \
@@ -126,7 +126,7 @@ pub(crate) async fn shared(
              ON r.run_id = t.run_id ORDER BY r.suite, r.run_no DESC",
         )
         .await?;
-    let notes: Vec<NoteRow> = query
+    let notes: Vec<RunNote> = query
         .rows("SELECT run_id, at, text FROM annotations ORDER BY run_id, at, text")
         .await?;
     crate::query::trace_phase("runs and notes", &mut clock);
@@ -135,7 +135,7 @@ pub(crate) async fn shared(
     let alerts = crate::query::alerts::alerts(query, &history).await?;
     let noise = crate::query::noise::NoiseModel::from_series(query, &history).await?;
     let arms = run_arms(query).await?;
-    let slos: Vec<SloRow> = query.rows("SELECT suite, slo FROM slo").await?;
+    let slos: Vec<SuiteSlo> = query.rows("SELECT suite, slo FROM slo").await?;
     crate::query::trace_phase("alerts, noise model, arms and SLOs", &mut clock);
     Ok(Shared {
         runs,
@@ -161,7 +161,7 @@ const HISTORY_RUNS_PER_STATEMENT: usize = 500;
 /// of the others; the cache keeps exactly the runs of the warehouse.
 async fn cached_history(
     query: &Query,
-    runs: &[RunRow],
+    runs: &[RunRecord],
     cache: &mut crate::site::cache::Cache,
 ) -> Result<Vec<crate::query::history::Series>, SiteError> {
     use crate::query::history;
@@ -208,12 +208,13 @@ async fn cached_history(
     let mut series = history::series_from_rows(query, rows).await?;
     crate::query::trace_phase("history series from rows", &mut clock);
     history::find_all_changes(&mut series, &Default::default());
+    history::attach_reruns(query, &mut series).await?;
     crate::query::trace_phase("change points", &mut clock);
     Ok(series)
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct NoteRow {
+pub(crate) struct RunNote {
     pub(crate) run_id: String,
     pub(crate) at: String,
     pub(crate) text: String,
@@ -295,9 +296,9 @@ pub(crate) async fn latencies(
 /// What every run page needs, read in a few queries for the whole warehouse instead of a
 /// dozen per run (a 1,000-run asv history would otherwise cost ~10,000 queries).
 pub(crate) struct Prefetch {
-    pub(crate) medians: BTreeMap<String, Vec<MedianRow>>,
-    pub(crate) metric_medians: BTreeMap<String, Vec<MetricMedianRow>>,
-    pub(crate) trials: BTreeMap<String, Vec<TrialRow>>,
+    pub(crate) medians: BTreeMap<String, Vec<ArmFigureMedians>>,
+    pub(crate) metric_medians: BTreeMap<String, Vec<ArmMetricMedian>>,
+    pub(crate) trials: BTreeMap<String, Vec<TrialSummary>>,
     /// Arms of each run in order of first execution.
     pub(crate) arms: BTreeMap<String, Vec<String>>,
     pub(crate) with_requests: std::collections::HashSet<String>,
@@ -395,64 +396,48 @@ impl Prefetch {
                 .collect(),
         };
         for (f, runs) in &filters {
-            let from = |view| query.relation(view, *runs);
-            pre.medians.extend(
-                grouped(
-                    query,
-                    &format!(
-                        "SELECT * FROM {}{f} ORDER BY run_id, params, arm",
-                        from("arm_medians")
-                    ),
-                )
-                .await?,
-            );
-            pre.metric_medians.extend(
-                grouped(
-                    query,
-                    &format!(
-                        "SELECT * FROM {}{f} ORDER BY run_id, name, params, arm",
-                        from("metric_medians")
-                    ),
-                )
-                .await?,
-            );
-            pre.trials.extend(
-                grouped(
-                    query,
-                    &format!(
-                        "SELECT * FROM {}{f} ORDER BY run_id, seq, trial_id",
-                        from("trial_figures")
-                    ),
-                )
-                .await?,
-            );
-            pre.with_requests
-                .extend(ids(query, &format!("SELECT DISTINCT run_id FROM requests{f}")).await?);
-            pre.with_cpu.extend(
-                ids(
-                    query,
-                    &format!("SELECT DISTINCT run_id FROM cpu_samples{f}"),
-                )
-                .await?,
-            );
-            pre.with_stacks
-                .extend(ids(query, &format!("SELECT DISTINCT run_id FROM stacks{f}")).await?);
-            pre.with_scrape.extend(
-                ids(
-                    query,
-                    &format!("SELECT DISTINCT run_id FROM scrape_samples{f}"),
-                )
-                .await?,
-            );
+            pre.load_slice(query, f, *runs).await?;
         }
         Ok(pre)
+    }
+
+    /// Adds the rows of the runs filter `f` keeps (`runs`: those runs, where it names them).
+    async fn load_slice(
+        &mut self,
+        query: &Query,
+        f: &str,
+        runs: Option<&[&str]>,
+    ) -> Result<(), SiteError> {
+        let select = |view, order| {
+            format!(
+                "SELECT * FROM {}{f} ORDER BY run_id, {order}",
+                query.relation(view, runs)
+            )
+        };
+        let medians = select("arm_medians", "params, arm");
+        self.medians.extend(grouped(query, &medians).await?);
+        let metric_medians = select("metric_medians", "name, params, arm");
+        self.metric_medians
+            .extend(grouped(query, &metric_medians).await?);
+        let trials = select("trial_figures", "seq, trial_id");
+        self.trials.extend(grouped(query, &trials).await?);
+        for (table, runs) in [
+            ("requests", &mut self.with_requests),
+            ("cpu_samples", &mut self.with_cpu),
+            ("stacks", &mut self.with_stacks),
+            ("scrape_samples", &mut self.with_scrape),
+        ] {
+            let sql = format!("SELECT DISTINCT run_id FROM {table}{f}");
+            runs.extend(ids(query, &sql).await?);
+        }
+        Ok(())
     }
 }
 
 // ---- one run's rows ---------------------------------------------------------------------------
 
 #[derive(Deserialize)]
-pub(crate) struct CpuRow {
+pub(crate) struct CpuPoint {
     pub(crate) trial_id: i64,
     pub(crate) arm: String,
     #[serde(with = "crate::model::params_as_json")]
@@ -467,7 +452,7 @@ pub(crate) struct CpuRow {
 
 /// The view `cpu_over_time` of run `run_id`'s kept trials, each sample with its trial's first
 /// sample time (time 0 of its chart).
-pub(crate) async fn cpu_rows(query: &Query, run_id: &str) -> Result<Vec<CpuRow>, SiteError> {
+pub(crate) async fn cpu_rows(query: &Query, run_id: &str) -> Result<Vec<CpuPoint>, SiteError> {
     Ok(query
         .rows(&format!(
             "SELECT o.trial_id, t.arm, t.params, o.t_ns, o.series, o.cores, s.t0 \
@@ -482,7 +467,7 @@ pub(crate) async fn cpu_rows(query: &Query, run_id: &str) -> Result<Vec<CpuRow>,
 }
 
 #[derive(Deserialize)]
-pub(crate) struct ScrapeRow {
+pub(crate) struct ScrapePoint {
     pub(crate) trial_id: i64,
     pub(crate) arm: String,
     #[serde(with = "crate::model::params_as_json")]
@@ -500,7 +485,10 @@ pub(crate) struct ScrapeRow {
 /// The server metrics over time (view `scrape_over_time`) of run `run_id`'s kept trials, of
 /// the metrics its named server figures (`[[scrape]] figures`) are of; nothing where it names
 /// none.
-pub(crate) async fn scrape_rows(query: &Query, r: &RunRow) -> Result<Vec<ScrapeRow>, SiteError> {
+pub(crate) async fn scrape_rows(
+    query: &Query,
+    r: &RunRecord,
+) -> Result<Vec<ScrapePoint>, SiteError> {
     let named = crate::query::figures::server_figures(&crate::model::parse_params(&r.labels));
     let mut metrics: Vec<String> = named.iter().map(|f| crate::query::lit(&f.metric)).collect();
     metrics.dedup();
@@ -524,19 +512,19 @@ pub(crate) async fn scrape_rows(query: &Query, r: &RunRow) -> Result<Vec<ScrapeR
 }
 
 #[derive(Deserialize)]
-pub(crate) struct StackRow {
+pub(crate) struct MergedStack {
     pub(crate) arm: String,
     pub(crate) target: String,
-    pub(crate) kind: String,
+    pub(crate) kind: crate::model::StackKind,
     pub(crate) stack: String,
     pub(crate) weight: f64,
 }
 
 /// Stacks of a run's kept trials, merged across repeats: (arm, target, kind) → stacks.
-pub(crate) type Profiles = BTreeMap<(String, String, String), Vec<(String, f64)>>;
+pub(crate) type Profiles = BTreeMap<(String, String, crate::model::StackKind), Vec<(String, f64)>>;
 
 pub(crate) async fn profiles(query: &Query, run_id: &str) -> Result<Profiles, SiteError> {
-    let rows: Vec<StackRow> = query
+    let rows: Vec<MergedStack> = query
         .rows(&format!(
             "SELECT t.arm, s.target, s.kind, s.stack, sum(s.weight) AS weight FROM stacks s \
              JOIN trials t ON s.run_id = t.run_id AND s.trial_id = t.trial_id \
@@ -559,7 +547,7 @@ pub(crate) type ArmComparison = (String, String, crate::query::compare::Comparis
 
 /// Whether a run's trials vary a load parameter over three or more values (then it has a
 /// sweep page), from the parameters the site already read.
-pub(crate) fn sweeps_load(trials: &[TrialRow]) -> bool {
+pub(crate) fn sweeps_load(trials: &[TrialSummary]) -> bool {
     crate::query::sweep::load_param(trials.iter().map(|t| &t.params)).is_some()
 }
 
@@ -567,7 +555,7 @@ pub(crate) fn sweeps_load(trials: &[TrialRow]) -> bool {
 /// arm a candidate, through the same comparison as `perfhouse compare`.
 pub(crate) async fn comparisons(
     query: &Query,
-    r: &RunRow,
+    r: &RunRecord,
     arms: &[String],
     opts: &crate::query::compare::CompareOptions,
 ) -> Result<Vec<ArmComparison>, SiteError> {
@@ -600,8 +588,8 @@ pub(crate) async fn comparisons(
 /// rendering them issues no query.
 pub(crate) struct RunLoad {
     pub(crate) latencies: Latencies,
-    pub(crate) cpu: Vec<CpuRow>,
-    pub(crate) scrape: Vec<ScrapeRow>,
+    pub(crate) cpu: Vec<CpuPoint>,
+    pub(crate) scrape: Vec<ScrapePoint>,
     pub(crate) sweep: Option<crate::query::sweep::Sweep>,
     pub(crate) profiles: Profiles,
     pub(crate) comparisons: Vec<ArmComparison>,
@@ -610,7 +598,7 @@ pub(crate) struct RunLoad {
 /// Reads what run `r`'s pages show (each part only where the prefetch says the run has it).
 pub(crate) async fn run(
     query: &Query,
-    r: &RunRow,
+    r: &RunRecord,
     pre: &Prefetch,
     latencies: Latencies,
     opts: &crate::query::compare::CompareOptions,

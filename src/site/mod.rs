@@ -140,13 +140,13 @@ pub async fn build_with(
 /// Lookups over the shared data that several pages use.
 struct Indexes<'a> {
     /// Run id → its notes, oldest first.
-    notes: BTreeMap<&'a str, Vec<&'a NoteRow>>,
+    notes: BTreeMap<&'a str, Vec<&'a RunNote>>,
     /// Run id → its `commit_url` label.
     commit_urls: BTreeMap<&'a str, String>,
     /// Run id → its `commit_message` label (the commit's first line).
     messages: BTreeMap<&'a str, String>,
     /// Run id → (previous, next) run of its suite.
-    nav: BTreeMap<&'a str, (Option<&'a RunRow>, Option<&'a RunRow>)>,
+    nav: BTreeMap<&'a str, (Option<&'a RunRecord>, Option<&'a RunRecord>)>,
     /// Run id → its series' change from their previous run ([`RunNav::changes`]).
     changes: BTreeMap<&'a str, Vec<(u64, f64)>>,
     /// Run id → what history found about the run as a whole ([`RunNav::findings`]).
@@ -155,7 +155,7 @@ struct Indexes<'a> {
 
 impl<'a> Indexes<'a> {
     fn new(data: &'a Shared) -> Indexes<'a> {
-        let mut notes: BTreeMap<&str, Vec<&NoteRow>> = BTreeMap::new();
+        let mut notes: BTreeMap<&str, Vec<&RunNote>> = BTreeMap::new();
         for n in &data.notes {
             notes.entry(n.run_id.as_str()).or_default().push(n);
         }
@@ -178,7 +178,7 @@ impl<'a> Indexes<'a> {
         for (i, r) in data.runs.iter().enumerate() {
             let same = |j: Option<usize>| {
                 j.and_then(|j| data.runs.get(j))
-                    .filter(|o: &&RunRow| o.suite == r.suite)
+                    .filter(|o: &&RunRecord| o.suite == r.suite)
             };
             nav.insert(
                 r.run_id.as_str(),
@@ -248,7 +248,7 @@ fn render_overview(
     let open: Vec<crate::query::alerts::Alert> = data
         .alerts
         .iter()
-        .filter(|a| crate::query::alerts::is_open(&a.state))
+        .filter(|a| a.state.is_open())
         .cloned()
         .collect();
     let closed = data.alerts.len() - open.len();
@@ -320,7 +320,7 @@ fn suite_views(
             run_id: r.run_id.clone(),
             started: time(&r.started_at),
             source: r.source.clone(),
-            status: r.status.clone(),
+            status: r.status.to_string(),
             trials: r.n_trials.unwrap_or(0).to_string(),
             note: note.unwrap_or_default(),
             commit: crate::present::short_commit(&r.git_commit),
@@ -351,27 +351,7 @@ async fn build_runs(
     out: &Path,
 ) -> Result<(), SiteError> {
     let mut clock = std::time::Instant::now();
-    let mut stale: Vec<(&RunRow, String, RunNav)> = Vec::new();
-    for r in &data.runs {
-        let nav = run_nav(r, ix);
-        let key = page_key(
-            r,
-            ix.notes.get(r.run_id.as_str()),
-            css,
-            data.arms.get(&r.run_id).map_or(0, Vec::len),
-            &data.compare.noise,
-            data.slo_of(&r.suite),
-            &nav,
-        );
-        match cache.fresh(out, &r.run_id, &key) {
-            Some(cached) => {
-                w.report.unchanged += cached.files.len();
-                w.report.reused += 1;
-                w.report.runs += 1;
-            }
-            None => stale.push((r, key, nav)),
-        }
-    }
+    let stale = stale_runs(w, cache, data, ix, css, out);
     crate::query::trace_phase("page keys", &mut clock);
     let only: Vec<&str> = stale.iter().map(|(r, _, _)| r.run_id.as_str()).collect();
     let arms = only
@@ -405,24 +385,70 @@ async fn build_runs(
             render_run(r, notes, css, &pre, data, nav, hrefs)
         });
         for ((r, key, _), files) in slice.iter().zip(rendered) {
-            let first_file = w.files.len();
-            for (rel, bytes) in files? {
-                w.put(&rel, &bytes)?;
-            }
-            w.report.runs += 1;
-            let files = w.files[first_file..].to_vec();
-            cache.pages.insert(
-                r.run_id.clone(),
-                cache::RunPages {
-                    key: key.clone(),
-                    files,
-                },
-            );
+            write_run(w, cache, r, key, files?)?;
         }
     }
     let live: std::collections::HashSet<&str> =
         data.runs.iter().map(|r| r.run_id.as_str()).collect();
     cache.pages.retain(|id, _| live.contains(id.as_str()));
+    Ok(())
+}
+
+/// The runs whose pages must be rendered again (their inputs changed since the cached build),
+/// with each one's cache key and links; the rest count as reused.
+fn stale_runs<'a>(
+    w: &mut Writer,
+    cache: &cache::Cache,
+    data: &'a Shared,
+    ix: &Indexes<'_>,
+    css: &str,
+    out: &Path,
+) -> Vec<(&'a RunRecord, String, RunNav)> {
+    let mut stale = Vec::new();
+    for r in &data.runs {
+        let nav = run_nav(r, ix);
+        let key = page_key(
+            r,
+            ix.notes.get(r.run_id.as_str()),
+            css,
+            data.arms.get(&r.run_id).map_or(0, Vec::len),
+            &data.compare.noise,
+            data.slo_of(&r.suite),
+            &nav,
+        );
+        match cache.fresh(out, &r.run_id, &key) {
+            Some(cached) => {
+                w.report.unchanged += cached.files.len();
+                w.report.reused += 1;
+                w.report.runs += 1;
+            }
+            None => stale.push((r, key, nav)),
+        }
+    }
+    stale
+}
+
+/// Writes one run's rendered files and keeps them in the cache under its key.
+fn write_run(
+    w: &mut Writer,
+    cache: &mut cache::Cache,
+    r: &RunRecord,
+    key: &str,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<(), SiteError> {
+    let first_file = w.files.len();
+    for (rel, bytes) in files {
+        w.put(&rel, &bytes)?;
+    }
+    w.report.runs += 1;
+    let files = w.files[first_file..].to_vec();
+    cache.pages.insert(
+        r.run_id.clone(),
+        cache::RunPages {
+            key: key.to_string(),
+            files,
+        },
+    );
     Ok(())
 }
 
@@ -502,8 +528,8 @@ pub fn series_id(metric: &str, arm: &str, params: &crate::model::Params) -> u64 
     u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
 }
 
-fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
-    let link = |o: &RunRow| {
+fn run_nav(r: &RunRecord, ix: &Indexes) -> RunNav {
+    let link = |o: &RunRecord| {
         (
             format!("../{}/index.html", o.run_id),
             format!("#{}", o.run_no),
@@ -526,8 +552,8 @@ fn run_nav(r: &RunRow, ix: &Indexes) -> RunNav {
 /// The files of one run's pages (relative path, bytes), in the order they are written:
 /// rendered from what `load::run` read, no query issued.
 fn render_run(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
+    r: &RunRecord,
+    notes: Option<&Vec<&RunNote>>,
     css: &str,
     pre: &Prefetch,
     data: &load::RunLoad,
@@ -567,8 +593,7 @@ fn render_run(
             if *arm != compare.candidate {
                 continue;
             }
-            let Some(before) =
-                profiles.get(&(compare.baseline.clone(), target.clone(), kind.clone()))
+            let Some(before) = profiles.get(&(compare.baseline.clone(), target.clone(), *kind))
             else {
                 continue;
             };
@@ -576,7 +601,7 @@ fn render_run(
                 "{} → {} · {target} · {kind}",
                 compare.baseline, compare.candidate
             );
-            let svg = flame::differential(&title, kind, before, after).map_err(|source| {
+            let svg = flame::differential(&title, *kind, before, after).map_err(|source| {
                 SiteError::Io {
                     path: PathBuf::from(format!("flame/diff-{n}-{j}.svg")),
                     source,
@@ -601,8 +626,8 @@ fn render_run(
 
 /// The digest of what a run's pages are made of (see `site::cache`).
 fn page_key(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
+    r: &RunRecord,
+    notes: Option<&Vec<&RunNote>>,
     css: &str,
     arms: usize,
     noise: &crate::query::noise::NoiseModel,

@@ -201,7 +201,9 @@ pub fn default_from(t: &Trend) -> usize {
 pub const NEWEST_RUNS: usize = 5;
 
 /// The chart as an SVG string: a small multiple (240 × 72, no text), or the series page's
-/// chart (720 × 340, scaled to the page by the stylesheet).
+/// chart (720 × 340, scaled to the page by the stylesheet). Drawn in layers, back to front:
+/// the frame and axes, the min–max band, each level, unstable stretches, drifts, breaks,
+/// change points, the line and the notes.
 pub fn svg(t: &Trend) -> String {
     let (w, h) = if t.small {
         (240.0, 72.0)
@@ -210,18 +212,61 @@ pub fn svg(t: &Trend) -> String {
     };
     let all = t.points.len();
     let from = t.from.min(all.saturating_sub(1));
-    let pts = &t.points[from..];
-    let n = pts.len();
-    // Marks given by index into the whole series, shifted into the view.
-    let shown = |i: usize| (i >= from && i < all).then(|| i - from);
-    let finite = |v: &f64| v.is_finite();
+    let (lo, hi) = value_range(&t.points[from..]);
+    // The axis's unit step (ms, MiB) and its ticks, in that step.
+    let (factor, axis_unit) = crate::present::unit_step(t.unit, lo.abs().max(hi.abs()));
+    let tick_values = ticks(lo / factor, hi / factor, 5);
+    let labels = tick_labels(&tick_values);
+    let (ml, mr, mt, mb) = if t.small {
+        (4.0, 4.0, 4.0, 4.0)
+    } else {
+        (left_margin(&labels), 16.0, 16.0, 60.0)
+    };
+    let v = View {
+        t,
+        pts: &t.points[from..],
+        from,
+        all,
+        lo,
+        hi,
+        ml,
+        mt,
+        pw: w - ml - mr,
+        ph: h - mt - mb,
+    };
+    let mut s = String::new();
+    v.open(&mut s, w, h);
+    if !t.small {
+        let ticks: Vec<(f64, &String)> = tick_values
+            .iter()
+            .map(|v| v * factor)
+            .zip(&labels)
+            .collect();
+        v.y_axis(&mut s, &ticks, &axis_unit);
+        v.x_axis(&mut s, h);
+    }
+    v.band(&mut s);
+    v.levels(&mut s);
+    v.unstable(&mut s);
+    v.drifts(&mut s);
+    v.breaks(&mut s);
+    v.changes(&mut s);
+    v.line(&mut s);
+    v.notes(&mut s);
+    s.push_str("</svg>");
+    s
+}
+
+/// The value axis's range over the runs shown: their values and repeats' extremes, padded by
+/// 8 %, a flat series widened to a unit or 5 % around its value.
+fn value_range(pts: &[Point]) -> (f64, f64) {
     let mut lo = f64::MAX;
     let mut hi = f64::MIN;
     for p in pts {
         for v in [Some(p.value), p.lo, p.hi]
             .into_iter()
             .flatten()
-            .filter(finite)
+            .filter(|v| v.is_finite())
         {
             lo = lo.min(v);
             hi = hi.max(v);
@@ -237,61 +282,102 @@ pub fn svg(t: &Trend) -> String {
         (lo, hi) = (lo - around, hi + around);
     }
     let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.01).max(1e-12);
-    let (lo, hi) = super::charts::drawable(lo - pad, hi + pad);
-    // The axis's unit step (ms, MiB) and its ticks, in that step.
-    let (factor, axis_unit) = crate::present::unit_step(t.unit, lo.abs().max(hi.abs()));
-    let tick_values = ticks(lo / factor, hi / factor, 5);
-    let labels = tick_labels(&tick_values);
-    let (ml, mr, mt, mb) = if t.small {
-        (4.0, 4.0, 4.0, 4.0)
-    } else {
-        (left_margin(&labels), 16.0, 16.0, 60.0)
-    };
-    let (pw, ph) = (w - ml - mr, h - mt - mb);
-    let x = |i: f64| {
+    super::charts::drawable(lo - pad, hi + pad)
+}
+
+/// Where a chart draws: the runs in view and the plot area, shared by its layers.
+struct View<'t, 'a> {
+    t: &'t Trend<'a>,
+    /// The runs shown: `t.points[from..]`.
+    pts: &'t [Point<'a>],
+    from: usize,
+    /// Runs in the whole series.
+    all: usize,
+    /// The value axis's range.
+    lo: f64,
+    hi: f64,
+    /// The plot area: left and top margins, width and height.
+    ml: f64,
+    mt: f64,
+    pw: f64,
+    ph: f64,
+}
+
+impl View<'_, '_> {
+    /// The x of the `i`-th run shown (fractional: between runs).
+    fn x(&self, i: f64) -> f64 {
+        let n = self.pts.len();
         if n > 1 {
-            ml + i / (n - 1) as f64 * pw
+            self.ml + i / (n - 1) as f64 * self.pw
         } else {
-            ml + pw / 2.0
+            self.ml + self.pw / 2.0
         }
-    };
-    let y = |v: f64| mt + (hi - v.clamp(lo, hi)) / (hi - lo) * ph;
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trend{}\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\" data-left=\"{ml}\" data-plot=\"{pw}\" data-from=\"{from}\"><title>{}</title><desc>{}</desc>",
-        if t.small { " small" } else { "" },
-        esc(t.title),
-        esc(t.description)
-    );
-    let _ = write!(
-        s,
-        "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ddd\"/>"
-    );
-    if !t.small {
-        for (v, label) in tick_values.iter().copied().zip(&labels) {
-            let yy = y(v * factor);
+    }
+
+    fn y(&self, v: f64) -> f64 {
+        self.mt + (self.hi - v.clamp(self.lo, self.hi)) / (self.hi - self.lo) * self.ph
+    }
+
+    /// A mark given by index into the whole series, shifted into the view (None: out of it).
+    fn shown(&self, i: usize) -> Option<usize> {
+        (i >= self.from && i < self.all).then(|| i - self.from)
+    }
+
+    /// The bottom of the plot area.
+    fn bottom(&self) -> f64 {
+        self.mt + self.ph
+    }
+
+    /// The `<svg>` element, its title and description, and the plot area's frame.
+    fn open(&self, s: &mut String, w: f64, h: f64) {
+        let (t, ml, mt, pw, ph) = (self.t, self.ml, self.mt, self.pw, self.ph);
+        let _ = write!(
+            s,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trend{}\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\" data-left=\"{ml}\" data-plot=\"{pw}\" data-from=\"{}\"><title>{}</title><desc>{}</desc>",
+            if t.small { " small" } else { "" },
+            self.from,
+            esc(t.title),
+            esc(t.description)
+        );
+        let _ = write!(
+            s,
+            "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ddd\"/>"
+        );
+    }
+
+    /// The value axis: a grid line and label per tick (value in the series' unit, label in
+    /// the axis's step), and the step's name rotated beside them.
+    fn y_axis(&self, s: &mut String, ticks: &[(f64, &String)], axis_unit: &str) {
+        let ml = self.ml;
+        for &(v, label) in ticks {
+            let yy = self.y(v);
             let _ = write!(
                 s,
                 "<line x1=\"{ml}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{yy:.1}\" dy=\".35em\" text-anchor=\"end\" fill=\"#555\">{label}</text>",
-                ml + pw,
+                ml + self.pw,
                 ml - 6.0,
             );
         }
         let _ = write!(
             s,
             "<text transform=\"translate(2 {:.1}) rotate(-90)\" dy=\".8em\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
-            mt + ph / 2.0,
+            self.mt + self.ph / 2.0,
             esc(if axis_unit.is_empty() {
                 "value"
             } else {
-                &axis_unit
+                axis_unit
             })
         );
-        // x: five runs labelled with their number and date (a phone shows every other).
+    }
+
+    /// The run axis: five runs labelled with their number and date (a phone shows every
+    /// other), and the axis's title.
+    fn x_axis(&self, s: &mut String, h: f64) {
+        let n = self.pts.len();
+        let bottom = self.bottom();
         for (j, i) in x_ticks(n).into_iter().enumerate() {
-            let p = &pts[i];
-            let xx = x(i as f64);
+            let p = &self.pts[i];
+            let xx = self.x(i as f64);
             // The end labels stay inside the view box.
             let anchor = if i == 0 && n > 1 {
                 "start"
@@ -304,9 +390,9 @@ pub fn svg(t: &Trend) -> String {
                 s,
                 "<g{}><line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#999\"/><text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"#333\"><tspan dy=\"1em\">#{}</tspan><tspan x=\"{xx:.1}\" dy=\"1.2em\" fill=\"#777\">{}</tspan></text></g>",
                 if j % 2 == 1 { " class=\"minor\"" } else { "" },
-                mt + ph,
-                mt + ph + 4.0,
-                mt + ph + 4.0,
+                bottom,
+                bottom + 4.0,
+                bottom + 4.0,
                 p.run_no,
                 esc(p.date)
             );
@@ -314,189 +400,225 @@ pub fn svg(t: &Trend) -> String {
         let _ = write!(
             s,
             "<text class=\"minor\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">run (in order; number and date)</text>",
-            ml + pw / 2.0,
+            self.ml + self.pw / 2.0,
             h - 4.0
         );
     }
-    // Min–max band over repeats.
-    let band: Vec<(usize, f64, f64)> = pts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match (p.lo, p.hi) {
-            (Some(a), Some(b)) if a.is_finite() && b.is_finite() => Some((i, a, b)),
-            _ => None,
-        })
-        .collect();
-    // Drawn where some run has a spread (one repeat per run has none).
-    if band.len() >= 2 && !t.small && band.iter().any(|(_, a, b)| b > a) {
+
+    /// The min–max band over each run's repeats, where some run has a spread (one repeat per
+    /// run has none).
+    fn band(&self, s: &mut String) {
+        let band: Vec<(usize, f64, f64)> = self
+            .pts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match (p.lo, p.hi) {
+                (Some(a), Some(b)) if a.is_finite() && b.is_finite() => Some((i, a, b)),
+                _ => None,
+            })
+            .collect();
+        if band.len() < 2 || self.t.small || !band.iter().any(|(_, a, b)| b > a) {
+            return;
+        }
         let mut d = String::new();
         for (j, (i, _, b)) in band.iter().enumerate() {
             let _ = write!(
                 d,
                 "{}{:.1},{:.1}",
                 if j == 0 { "M" } else { "L" },
-                x(*i as f64),
-                y(*b)
+                self.x(*i as f64),
+                self.y(*b)
             );
         }
         for (i, a, _) in band.iter().rev() {
-            let _ = write!(d, "L{:.1},{:.1}", x(*i as f64), y(*a));
+            let _ = write!(d, "L{:.1},{:.1}", self.x(*i as f64), self.y(*a));
         }
         let _ = write!(
             s,
             "<path d=\"{d}Z\" fill=\"{BLUE}\" fill-opacity=\"0.15\"><title>min–max over each run's repeats</title></path>"
         );
     }
-    // Each level (its median) and its noise band, over the part of it in view.
-    for (a, b, level, band) in segments(t) {
-        if b <= from {
-            continue;
-        }
-        let (a, b) = (a.max(from) - from, b - from);
-        let (x0, x1) = (x(a as f64), x((b - 1) as f64));
-        let text = fmt_level(level, t.unit);
-        if let Some(band) = band {
-            let (top, bottom) = (y(level * (1.0 + band)), y(level * (1.0 - band)));
+
+    /// Each level (its median) and its noise band, over the part of it in view.
+    fn levels(&self, s: &mut String) {
+        let from = self.from;
+        for (a, b, level, band) in segments(self.t) {
+            if b <= from {
+                continue;
+            }
+            let (a, b) = (a.max(from) - from, b - from);
+            let (x0, x1) = (self.x(a as f64), self.x((b - 1) as f64));
+            let text = fmt_level(level, self.t.unit);
+            if let Some(band) = band {
+                let (top, bottom) = (self.y(level * (1.0 + band)), self.y(level * (1.0 - band)));
+                let _ = write!(
+                    s,
+                    "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{ORANGE}\" fill-opacity=\"0.10\"><title>noise band of this level: {text} ± {:.1}% (99% of unchanged runs fall inside)</title></rect>",
+                    (x1 - x0).max(1.0),
+                    (bottom - top).max(0.5),
+                    band * 100.0
+                );
+            }
             let _ = write!(
                 s,
-                "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{ORANGE}\" fill-opacity=\"0.10\"><title>noise band of this level: {text} ± {:.1}% (99% of unchanged runs fall inside)</title></rect>",
-                (x1 - x0).max(1.0),
-                (bottom - top).max(0.5),
-                band * 100.0
+                "<line x1=\"{x0:.1}\" x2=\"{x1:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#444\" stroke-width=\"1\" stroke-opacity=\"0.6\"><title>segment level (median) {text}</title></line>",
+                yy = self.y(level)
             );
         }
-        let _ = write!(
-            s,
-            "<line x1=\"{x0:.1}\" x2=\"{x1:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#444\" stroke-width=\"1\" stroke-opacity=\"0.6\"><title>segment level (median) {text}</title></line>",
-            yy = y(level)
-        );
     }
-    for &(a, b) in t.unstable.iter().filter(|u| u.1 > u.0 && u.1 > from) {
-        let a = a.max(from);
-        let Some(la) = shown(a) else { continue };
-        let (x0, x1) = (
-            x(la as f64 - 0.5).max(ml),
-            x((b.min(all) - from - 1) as f64 + 0.5).min(ml + pw),
-        );
-        let _ = write!(
-            s,
-            "<rect class=\"unstable\" x=\"{x0:.1}\" y=\"{mt}\" width=\"{:.1}\" height=\"{ph}\" fill=\"#7f7f7f\" fill-opacity=\"0.08\"><title>unstable from #{}: the series switches between two levels here; no change point is called inside</title></rect><line class=\"distribution-change\" x1=\"{x0:.1}\" x2=\"{x0:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"#cc79a7\" stroke-width=\"2\" stroke-dasharray=\"1 3\"><title>distribution change at #{}: unstable from here</title></line>",
-            (x1 - x0).max(1.0),
-            t.points[a].run_no,
-            mt + ph,
-            t.points[a].run_no
-        );
+
+    /// Unstable stretches: shaded, and marked at their start as a distribution change.
+    fn unstable(&self, s: &mut String) {
+        let (t, from, ml, mt, pw, ph) = (self.t, self.from, self.ml, self.mt, self.pw, self.ph);
+        for &(a, b) in t.unstable.iter().filter(|u| u.1 > u.0 && u.1 > from) {
+            let a = a.max(from);
+            let Some(la) = self.shown(a) else { continue };
+            let (x0, x1) = (
+                self.x(la as f64 - 0.5).max(ml),
+                self.x((b.min(self.all) - from - 1) as f64 + 0.5)
+                    .min(ml + pw),
+            );
+            let _ = write!(
+                s,
+                "<rect class=\"unstable\" x=\"{x0:.1}\" y=\"{mt}\" width=\"{:.1}\" height=\"{ph}\" fill=\"#7f7f7f\" fill-opacity=\"0.08\"><title>unstable from #{}: the series switches between two levels here; no change point is called inside</title></rect><line class=\"distribution-change\" x1=\"{x0:.1}\" x2=\"{x0:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"#cc79a7\" stroke-width=\"2\" stroke-dasharray=\"1 3\"><title>distribution change at #{}: unstable from here</title></line>",
+                (x1 - x0).max(1.0),
+                t.points[a].run_no,
+                mt + ph,
+                t.points[a].run_no
+            );
+        }
     }
-    // Drifts: the sloped line each is, over the part of it in view.
-    for &(a, b, from_v, to_v, regression) in t.drifts.iter().filter(|d| d.1 > d.0 && d.1 > from) {
-        let (first, last) = (a.max(from), b.min(all) - 1);
-        // The fitted line between its ends, cut at the view's first run.
-        let at =
-            |i: usize| from_v + (to_v - from_v) * (i - a) as f64 / (last.max(a + 1) - a) as f64;
-        let _ = write!(
-            s,
-            "<line class=\"drift\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\" stroke-opacity=\"0.8\"><title>drift {} from #{} to #{}: one finding, not a chain of change points</title></line>",
-            x((first - from) as f64),
-            x((last - from) as f64),
-            y(if first == a { from_v } else { at(first) }),
-            y(to_v),
-            if regression { VERMILION } else { GREEN },
-            crate::present::signed_pct(to_v / from_v - 1.0),
-            t.points[a].run_no,
-            t.points[last].run_no
-        );
+
+    /// Drifts: the sloped line each is, over the part of it in view.
+    fn drifts(&self, s: &mut String) {
+        let (t, from) = (self.t, self.from);
+        for &(a, b, from_v, to_v, regression) in t.drifts.iter().filter(|d| d.1 > d.0 && d.1 > from)
+        {
+            let (first, last) = (a.max(from), b.min(self.all) - 1);
+            // The fitted line between its ends, cut at the view's first run.
+            let at =
+                |i: usize| from_v + (to_v - from_v) * (i - a) as f64 / (last.max(a + 1) - a) as f64;
+            let _ = write!(
+                s,
+                "<line class=\"drift\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"3\" stroke-opacity=\"0.8\"><title>drift {} from #{} to #{}: one finding, not a chain of change points</title></line>",
+                self.x((first - from) as f64),
+                self.x((last - from) as f64),
+                self.y(if first == a { from_v } else { at(first) }),
+                self.y(to_v),
+                if regression { VERMILION } else { GREEN },
+                crate::present::signed_pct(to_v / from_v - 1.0),
+                t.points[a].run_no,
+                t.points[last].run_no
+            );
+        }
     }
-    // A break before the first run shown is where the view starts: no line.
-    for &i in t.breaks {
-        let Some(li) = shown(i).filter(|&li| li > 0) else {
-            continue;
+
+    /// Known breaks, dotted; one before the first run shown is where the view starts: no line.
+    fn breaks(&self, s: &mut String) {
+        let mt = self.mt;
+        for &i in self.t.breaks {
+            let Some(li) = self.shown(i).filter(|&li| li > 0) else {
+                continue;
+            };
+            let xx = self.x(li as f64 - 0.5);
+            let _ = write!(
+                s,
+                "<line class=\"break\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"#969696\" stroke-dasharray=\"2 3\"><title>known break before #{}: the benchmark's code or the machine changed (or a change was accepted as the new baseline)</title></line>",
+                self.bottom(),
+                self.t.points[i].run_no
+            );
+        }
+    }
+
+    /// Change points, dashed: vermilion for regressions, green for improvements.
+    fn changes(&self, s: &mut String) {
+        let mt = self.mt;
+        for &(i, regression, magnitude) in self.t.changes {
+            let Some(li) = self.shown(i) else { continue };
+            let xx = self.x(li as f64);
+            let p = &self.t.points[i];
+            let _ = write!(
+                s,
+                "<line class=\"change\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"6 4\"><title>{} {} at #{}{}</title></line>",
+                self.bottom(),
+                if regression { VERMILION } else { GREEN },
+                if regression {
+                    "regression"
+                } else {
+                    "improvement"
+                },
+                crate::present::signed_pct(magnitude),
+                p.run_no,
+                if p.commit.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (commit {})", esc(p.commit))
+                }
+            );
+        }
+    }
+
+    /// The line, lifted across breaks and missing values (a small multiple keeps at most
+    /// [`SMALL_POINTS`] of its runs: every k-th, and the last), and a dot per run where they
+    /// stay apart: one path of round caps, not a shape per run.
+    fn line(&self, s: &mut String) {
+        let (t, n) = (self.t, self.pts.len());
+        let stride = if t.small {
+            n.div_ceil(SMALL_POINTS).max(1)
+        } else {
+            1
         };
-        let xx = x(li as f64 - 0.5);
-        let _ = write!(
-            s,
-            "<line class=\"break\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"#969696\" stroke-dasharray=\"2 3\"><title>known break before #{}: the benchmark's code or the machine changed (or a change was accepted as the new baseline)</title></line>",
-            mt + ph,
-            t.points[i].run_no
-        );
-    }
-    for &(i, regression, magnitude) in t.changes {
-        let Some(li) = shown(i) else { continue };
-        let xx = x(li as f64);
-        let p = &t.points[i];
-        let _ = write!(
-            s,
-            "<line class=\"change\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{mt}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"6 4\"><title>{} {} at #{}{}</title></line>",
-            mt + ph,
-            if regression { VERMILION } else { GREEN },
-            if regression {
-                "regression"
-            } else {
-                "improvement"
-            },
-            crate::present::signed_pct(magnitude),
-            p.run_no,
-            if p.commit.is_empty() {
-                String::new()
-            } else {
-                format!(" (commit {})", esc(p.commit))
+        let mut d = String::new();
+        let mut dots = String::new();
+        let mut pen = false;
+        for (i, p) in self.pts.iter().enumerate() {
+            if stride > 1 && i % stride != 0 && i + 1 != n {
+                continue;
             }
-        );
-    }
-    // The line (a small multiple keeps at most SMALL_POINTS of them: every k-th run, and the
-    // last).
-    let stride = if t.small {
-        n.div_ceil(SMALL_POINTS).max(1)
-    } else {
-        1
-    };
-    let mut d = String::new();
-    let mut dots = String::new();
-    let mut pen = false;
-    for (i, p) in pts.iter().enumerate() {
-        if stride > 1 && i % stride != 0 && i + 1 != n {
-            continue;
+            if !p.value.is_finite() {
+                pen = false;
+                continue;
+            }
+            // No line across a known break: the runs on either side measure different things.
+            if t.breaks.contains(&(i + self.from)) {
+                pen = false;
+            }
+            let (xx, yy) = (self.x(i as f64), self.y(p.value));
+            let _ = write!(d, "{}{xx:.1},{yy:.1}", if pen { "L" } else { "M" });
+            let _ = write!(dots, "M{xx:.1},{yy:.1}h0");
+            pen = true;
         }
-        if !p.value.is_finite() {
-            pen = false;
-            continue;
-        }
-        // No line across a known break: the runs on either side measure different things.
-        if t.breaks.contains(&(i + from)) {
-            pen = false;
-        }
-        let (xx, yy) = (x(i as f64), y(p.value));
-        let _ = write!(d, "{}{xx:.1},{yy:.1}", if pen { "L" } else { "M" });
-        let _ = write!(dots, "M{xx:.1},{yy:.1}h0");
-        pen = true;
-    }
-    let _ = write!(
-        s,
-        "<path class=\"line\" d=\"{d}\" fill=\"none\" stroke=\"{BLUE}\" stroke-width=\"{}\"/>",
-        if t.small { 1.2 } else { 1.8 }
-    );
-    // A dot per run where they stay apart: one path of round caps, not a shape per run.
-    if !t.small && n <= DOTS {
         let _ = write!(
             s,
-            "<path class=\"dots\" d=\"{dots}\" stroke=\"{BLUE}\" stroke-width=\"{}\" stroke-linecap=\"round\"/>",
-            if n <= 60 { 7 } else { 5 }
+            "<path class=\"line\" d=\"{d}\" fill=\"none\" stroke=\"{BLUE}\" stroke-width=\"{}\"/>",
+            if t.small { 1.2 } else { 1.8 }
         );
+        if !t.small && n <= DOTS {
+            let _ = write!(
+                s,
+                "<path class=\"dots\" d=\"{dots}\" stroke=\"{BLUE}\" stroke-width=\"{}\" stroke-linecap=\"round\"/>",
+                if n <= 60 { 7 } else { 5 }
+            );
+        }
     }
-    for &i in t.notes {
-        let Some(li) = shown(i).filter(|_| t.points[i].value.is_finite()) else {
-            continue;
-        };
-        let (xx, yy) = (x(li as f64), y(t.points[i].value));
-        let _ = write!(
-            s,
-            "<path class=\"note\" d=\"M{:.1},{:.1}l5,9h-10z\" fill=\"{ORANGE}\"><title>#{} has a note</title></path>",
-            xx,
-            yy - 12.0,
-            t.points[i].run_no
-        );
+
+    /// A triangle above each run with a note.
+    fn notes(&self, s: &mut String) {
+        let t = self.t;
+        for &i in t.notes {
+            let Some(li) = self.shown(i).filter(|_| t.points[i].value.is_finite()) else {
+                continue;
+            };
+            let (xx, yy) = (self.x(li as f64), self.y(t.points[i].value));
+            let _ = write!(
+                s,
+                "<path class=\"note\" d=\"M{:.1},{:.1}l5,9h-10z\" fill=\"{ORANGE}\"><title>#{} has a note</title></path>",
+                xx,
+                yy - 12.0,
+                t.points[i].run_no
+            );
+        }
     }
-    s.push_str("</svg>");
-    s
 }
 
 /// The indices of the runs the x axis labels: five spread evenly, three under ten runs (the
@@ -602,32 +724,57 @@ pub fn runs_script(points: &[Point]) -> String {
 /// parameters, with every mark the chart has, and shows the nearest run on hover.
 pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
     let n = t.points.len();
-    let list = |s: &mut String, items: &mut dyn Iterator<Item = String>| {
-        s.push('[');
-        for (k, item) in items.enumerate() {
-            if k > 0 {
-                s.push(',');
-            }
-            s.push_str(&item);
-        }
-        s.push(']');
-    };
     let mut s = String::with_capacity(256 + n * 20);
     s.push_str("{\"unit\":");
     push_json_str(&mut s, t.unit);
     if let Some(steps) = crate::present::unit_ladder(t.unit) {
         s.push_str(",\"steps\":");
-        list(
+        json_list(
             &mut s,
-            &mut steps.iter().map(|(f, name)| format!("[{f:e},\"{name}\"]")),
+            steps.iter().map(|(f, name)| format!("[{f:e},\"{name}\"]")),
         );
     }
     let _ = write!(s, ",\"from\":{}", t.from.min(n.saturating_sub(1)));
+    data_values(&mut s, t);
+    data_marks(&mut s, t);
+    s.push_str(",\"overlay\":[");
+    for (k, o) in overlay.iter().enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        s.push_str("{\"label\":");
+        push_json_str(&mut s, &o.label);
+        s.push_str(",\"points\":");
+        json_list(
+            &mut s,
+            o.points
+                .iter()
+                .map(|(run_no, v)| format!("[{run_no},{}]", round5(*v))),
+        );
+        s.push('}');
+    }
+    s.push_str("]}");
+    s
+}
+
+/// `items` as a JSON array (each item already JSON).
+fn json_list(s: &mut String, items: impl Iterator<Item = String>) {
+    s.push('[');
+    for (k, item) in items.enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        s.push_str(&item);
+    }
+    s.push(']');
+}
+
+/// The script's `points`, and `range` where some run has repeats that differ.
+fn data_values(s: &mut String, t: &Trend) {
     s.push_str(",\"points\":");
-    list(
-        &mut s,
-        &mut t
-            .points
+    json_list(
+        s,
+        t.points
             .iter()
             .map(|p| format!("[{},{}]", p.run_no, round5(p.value))),
     );
@@ -637,9 +784,9 @@ pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
         .any(|p| matches!((p.lo, p.hi), (Some(a), Some(b)) if a.is_finite() && b > a));
     if spread {
         s.push_str(",\"range\":");
-        list(
-            &mut s,
-            &mut t.points.iter().map(|p| match (p.lo, p.hi) {
+        json_list(
+            s,
+            t.points.iter().map(|p| match (p.lo, p.hi) {
                 (Some(a), Some(b)) if a.is_finite() && b.is_finite() => {
                     format!("[{},{}]", round5(a), round5(b))
                 }
@@ -647,10 +794,16 @@ pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
             }),
         );
     }
+}
+
+/// The script's marks, by index into `points`: levels, changes, drifts, breaks, unstable
+/// stretches and notes (those past the last point left out).
+fn data_marks(s: &mut String, t: &Trend) {
+    let n = t.points.len();
     s.push_str(",\"levels\":");
-    list(
-        &mut s,
-        &mut segments(t).into_iter().map(|(a, b, level, band)| {
+    json_list(
+        s,
+        segments(t).into_iter().map(|(a, b, level, band)| {
             format!(
                 "[{a},{b},{},{}]",
                 round5(level),
@@ -659,19 +812,20 @@ pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
         }),
     );
     s.push_str(",\"changes\":");
-    list(
-        &mut s,
-        &mut t
-            .changes
+    json_list(
+        s,
+        t.changes
             .iter()
             .filter(|c| c.0 < n)
             .map(|&(i, regression, m)| format!("[{i},{},{}]", u8::from(regression), round5(m))),
     );
     s.push_str(",\"drifts\":");
-    list(
-        &mut s,
-        &mut t.drifts.iter().filter(|d| d.0 < n && d.1 > d.0).map(
-            |&(a, b, from, to, regression)| {
+    json_list(
+        s,
+        t.drifts
+            .iter()
+            .filter(|d| d.0 < n && d.1 > d.0)
+            .map(|&(a, b, from, to, regression)| {
                 format!(
                     "[{a},{},{},{},{}]",
                     b.min(n),
@@ -679,47 +833,23 @@ pub fn data(t: &Trend, overlay: &[Overlay]) -> String {
                     round5(to),
                     u8::from(regression)
                 )
-            },
-        ),
+            }),
     );
     s.push_str(",\"breaks\":");
-    list(
-        &mut s,
-        &mut t.breaks.iter().filter(|&&i| i < n).map(|i| i.to_string()),
+    json_list(
+        s,
+        t.breaks.iter().filter(|&&i| i < n).map(|i| i.to_string()),
     );
     s.push_str(",\"unstable\":");
-    list(
-        &mut s,
-        &mut t
-            .unstable
+    json_list(
+        s,
+        t.unstable
             .iter()
             .filter(|u| u.0 < n && u.1 > u.0)
             .map(|&(a, b)| format!("[{a},{}]", b.min(n))),
     );
     s.push_str(",\"notes\":");
-    list(
-        &mut s,
-        &mut t.notes.iter().filter(|&&i| i < n).map(|i| i.to_string()),
-    );
-    s.push_str(",\"overlay\":[");
-    for (k, o) in overlay.iter().enumerate() {
-        if k > 0 {
-            s.push(',');
-        }
-        s.push_str("{\"label\":");
-        push_json_str(&mut s, &o.label);
-        s.push_str(",\"points\":");
-        list(
-            &mut s,
-            &mut o
-                .points
-                .iter()
-                .map(|(run_no, v)| format!("[{run_no},{}]", round5(*v))),
-        );
-        s.push('}');
-    }
-    s.push_str("]}");
-    s
+    json_list(s, t.notes.iter().filter(|&&i| i < n).map(|i| i.to_string()));
 }
 
 /// Five significant digits (what a tooltip shows), as JSON: `null` where not finite.
@@ -971,6 +1101,41 @@ mod tests {
         });
         assert!(s.contains(">µs</text>"), "{s}");
         assert!(!s.contains("e-4"), "{s}");
+    }
+
+    /// A chart with every layer (the repeats' band, two levels with their noise bands, an
+    /// unstable stretch, a drift, a break, a change point, the line and a note), rendered in
+    /// memory as a golden (`src/site/snapshots/`; bless with `INSTA_UPDATE=always` after an
+    /// intended change and review the diff).
+    #[test]
+    fn golden_chart_with_every_layer() {
+        let ids: Vec<String> = (0..12).map(|i| format!("r{i}")).collect();
+        let values: Vec<f64> = (0..12)
+            .map(|i| if i < 6 { 10.0 } else { 12.0 } + (i % 3) as f64 * 0.1)
+            .collect();
+        let mut pts = points(&ids, &values);
+        for p in &mut pts {
+            (p.lo, p.hi) = (Some(p.value * 0.98), Some(p.value * 1.03));
+        }
+        let t = Trend {
+            changes: &[(6, true, 0.2)],
+            breaks: &[3],
+            notes: &[8],
+            bands: &[(3, 0.04), (6, 0.03)],
+            unstable: &[(9, 12)],
+            drifts: &[(0, 3, 10.0, 10.2, true)],
+            ..spec(&pts)
+        };
+        let s = svg(&t);
+        assert_eq!(s.matches("<path class=\"note\"").count(), 1);
+        assert_eq!(s.matches("<line class=\"change\"").count(), 1);
+        assert_eq!(s.matches("<line class=\"break\"").count(), 1);
+        assert_eq!(s.matches("<line class=\"drift\"").count(), 1);
+        assert_eq!(s.matches("<rect class=\"unstable\"").count(), 1);
+        // Three levels (cut at the break and the change), two with their own band.
+        assert_eq!(s.matches("segment level (median)").count(), 3);
+        assert_eq!(s.matches("noise band of this level").count(), 2);
+        insta::assert_snapshot!("trend_every_layer", s);
     }
 
     /// How long one chart and its data take (the book's comparison with plotters, design.md):

@@ -344,7 +344,6 @@ impl Chart {
         let (_, x_label) = self.x.step((x0, x1));
         let yt: Vec<f64> = ticks(y0 / y_factor, y1 / y_factor, Y_TICKS);
         let y_labels = tick_labels(&yt);
-        let yt: Vec<f64> = yt.into_iter().map(|v| v * y_factor).collect();
         // Room for the y labels at a phone's text size (24 units) and the rotated axis label.
         let chars = y_labels
             .iter()
@@ -352,9 +351,13 @@ impl Chart {
             .max()
             .unwrap_or(1);
         let left = (32.0 + chars as f64 * 13.5).max(64.0);
-        let (pw, ph) = (W - left - RIGHT, H - TOP - BOTTOM);
-        let px = |v: f64| left + (v - x0) / (x1 - x0) * pw;
-        let py = |v: f64| TOP + (y1 - v.clamp(y0, y1)) / (y1 - y0) * ph;
+        let p = Plot {
+            left,
+            pw: W - left - RIGHT,
+            ph: H - TOP - BOTTOM,
+            x: (x0, x1),
+            y: (y0, y1),
+        };
         let mut s = String::new();
         let _ = write!(
             s,
@@ -364,41 +367,40 @@ impl Chart {
         );
         let _ = write!(
             s,
-            "<rect x=\"{left}\" y=\"{TOP}\" width=\"{pw}\" height=\"{ph}\" fill=\"#fff\" stroke=\"#ccc\"/>"
+            "<rect x=\"{left}\" y=\"{TOP}\" width=\"{}\" height=\"{}\" fill=\"#fff\" stroke=\"#ccc\"/>",
+            p.pw, p.ph
         );
-        // y ticks and grid.
-        for (v, text) in yt.iter().copied().zip(y_labels) {
-            let yy = py(v);
+        let yt: Vec<(f64, String)> = yt.into_iter().map(|v| v * y_factor).zip(y_labels).collect();
+        p.axes(
+            &mut s,
+            &yt,
+            &self.x_ticks((x0, x1), X_TICKS),
+            (&x_label, &y_label),
+        );
+        self.rules(&mut s, &p);
+        for line in &self.lines {
+            self.line(&mut s, &p, line);
+        }
+        for m in &self.marks {
+            let Some(x) = self.x_pos(m.x) else { continue };
+            let (xx, yy) = (p.px(x), p.py(m.y));
             let _ = write!(
                 s,
-                "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{yy:.1}\" dy=\".35em\" text-anchor=\"end\" fill=\"#555\">{text}</text>",
-                left + pw,
-                left - 5.0,
+                "<path class=\"knee\" d=\"M{xx:.1},{:.1}l7,7l-7,7l-7,-7z\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title></path>",
+                yy - 7.0,
+                m.colour,
+                esc(&m.label)
             );
         }
-        // x ticks (a phone shows every other label).
-        for (k, (v, text)) in self.x_ticks((x0, x1), X_TICKS).into_iter().enumerate() {
-            let xx = px(v);
-            let _ = write!(
-                s,
-                "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{TOP}\" y2=\"{:.1}\" stroke=\"#eee\"/><text{} x=\"{xx:.1}\" y=\"{:.1}\" dy=\"1em\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
-                TOP + ph,
-                if k % 2 == 1 { " class=\"minor\"" } else { "" },
-                TOP + ph + 3.0,
-                esc(&text)
-            );
-        }
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">{}</text><text transform=\"translate(2 {:.1}) rotate(-90)\" dy=\".8em\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
-            left + pw / 2.0,
-            H - 6.0,
-            esc(&x_label),
-            TOP + ph / 2.0,
-            esc(&y_label)
-        );
+        s.push_str("</svg>");
+        s
+    }
+
+    /// The horizontal rules (bounds) across the plot and the vertical ones (marks) down it.
+    fn rules(&self, s: &mut String, p: &Plot) {
+        let (left, pw, ph) = (p.left, p.pw, p.ph);
         for r in &self.horizontal {
-            let yy = py(r.at);
+            let yy = p.py(r.at);
             let _ = write!(
                 s,
                 "<line class=\"bound\" x1=\"{}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"><title>{}</title></line>",
@@ -410,7 +412,7 @@ impl Chart {
         }
         for r in &self.vertical {
             let Some(x) = self.x_pos(r.at) else { continue };
-            let xx = px(x);
+            let xx = p.px(x);
             let _ = write!(
                 s,
                 "<line class=\"mark\" x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\"><title>{}</title></line>",
@@ -420,81 +422,131 @@ impl Chart {
                 esc(&r.label)
             );
         }
-        for line in &self.lines {
-            let pts: Vec<(f64, &Point)> = line
-                .points
-                .iter()
-                .filter(|p| p.y.is_finite())
-                .filter_map(|p| Some((self.x_pos(p.x)?, p)))
-                .collect();
-            // Error bars under the line.
-            for (x, p) in &pts {
-                if let (Some(lo), Some(hi)) = (p.lo, p.hi)
-                    && lo.is_finite()
-                    && hi.is_finite()
-                    && hi > lo
-                {
-                    let xx = px(*x);
-                    let _ = write!(
-                        s,
-                        "<path class=\"bar\" d=\"M{:.1},{:.1}h8M{xx:.1},{:.1}V{:.1}M{:.1},{:.1}h8\" stroke=\"{}\" stroke-width=\"1.2\" fill=\"none\"/>",
-                        xx - 4.0,
-                        py(hi),
-                        py(hi),
-                        py(lo),
-                        xx - 4.0,
-                        py(lo),
-                        line.colour
-                    );
-                }
-            }
-            let mut d = String::new();
-            for (i, (x, p)) in pts.iter().enumerate() {
-                let _ = write!(
-                    d,
-                    "{}{:.1},{:.1}",
-                    if i == 0 { "M" } else { "L" },
-                    px(*x),
-                    py(p.y)
-                );
-            }
-            if pts.len() > 1 {
+    }
+
+    /// One line: its error bars (under it), the path, and a marker per point with its tip.
+    fn line(&self, s: &mut String, plot: &Plot, line: &Line) {
+        let (px, py) = (|v| plot.px(v), |v| plot.py(v));
+        let pts: Vec<(f64, &Point)> = line
+            .points
+            .iter()
+            .filter(|p| p.y.is_finite())
+            .filter_map(|p| Some((self.x_pos(p.x)?, p)))
+            .collect();
+        for (x, p) in &pts {
+            if let (Some(lo), Some(hi)) = (p.lo, p.hi)
+                && lo.is_finite()
+                && hi.is_finite()
+                && hi > lo
+            {
+                let xx = px(*x);
                 let _ = write!(
                     s,
-                    "<path d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>",
-                    line.colour,
-                    if line.dashed {
-                        " stroke-dasharray=\"7 4\""
-                    } else {
-                        ""
-                    }
-                );
-            }
-            for (x, p) in pts.iter().filter(|_| line.markers) {
-                let _ = write!(
-                    s,
-                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{}\" stroke=\"#fff\" stroke-width=\"1\"><title>{}</title></circle>",
-                    px(*x),
-                    py(p.y),
-                    if line.dashed { 2.5 } else { 3.5 },
-                    line.colour,
-                    esc(&p.tip)
+                    "<path class=\"bar\" d=\"M{:.1},{:.1}h8M{xx:.1},{:.1}V{:.1}M{:.1},{:.1}h8\" stroke=\"{}\" stroke-width=\"1.2\" fill=\"none\"/>",
+                    xx - 4.0,
+                    py(hi),
+                    py(hi),
+                    py(lo),
+                    xx - 4.0,
+                    py(lo),
+                    line.colour
                 );
             }
         }
-        for m in &self.marks {
-            let Some(x) = self.x_pos(m.x) else { continue };
-            let (xx, yy) = (px(x), py(m.y));
+        let mut d = String::new();
+        for (i, (x, p)) in pts.iter().enumerate() {
             let _ = write!(
-                s,
-                "<path class=\"knee\" d=\"M{xx:.1},{:.1}l7,7l-7,7l-7,-7z\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title></path>",
-                yy - 7.0,
-                m.colour,
-                esc(&m.label)
+                d,
+                "{}{:.1},{:.1}",
+                if i == 0 { "M" } else { "L" },
+                px(*x),
+                py(p.y)
             );
         }
-        s.push_str("</svg>");
-        s
+        if pts.len() > 1 {
+            let _ = write!(
+                s,
+                "<path d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>",
+                line.colour,
+                if line.dashed {
+                    " stroke-dasharray=\"7 4\""
+                } else {
+                    ""
+                }
+            );
+        }
+        for (x, p) in pts.iter().filter(|_| line.markers) {
+            let _ = write!(
+                s,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{}\" stroke=\"#fff\" stroke-width=\"1\"><title>{}</title></circle>",
+                px(*x),
+                py(p.y),
+                if line.dashed { 2.5 } else { 3.5 },
+                line.colour,
+                esc(&p.tip)
+            );
+        }
+    }
+}
+
+/// Where an xy chart draws: the plot area (left margin, width, height) and the axes' ranges.
+struct Plot {
+    left: f64,
+    pw: f64,
+    ph: f64,
+    x: (f64, f64),
+    y: (f64, f64),
+}
+
+impl Plot {
+    fn px(&self, v: f64) -> f64 {
+        self.left + (v - self.x.0) / (self.x.1 - self.x.0) * self.pw
+    }
+
+    fn py(&self, v: f64) -> f64 {
+        let (y0, y1) = self.y;
+        TOP + (y1 - v.clamp(y0, y1)) / (y1 - y0) * self.ph
+    }
+
+    /// The y ticks and grid, the x ticks (a phone shows every other label) and both axes'
+    /// labels.
+    fn axes(
+        &self,
+        s: &mut String,
+        y_ticks: &[(f64, String)],
+        x_ticks: &[(f64, String)],
+        (x_label, y_label): (&str, &str),
+    ) {
+        let (left, pw, ph) = (self.left, self.pw, self.ph);
+        for (v, text) in y_ticks {
+            let yy = self.py(*v);
+            let _ = write!(
+                s,
+                "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{yy:.1}\" dy=\".35em\" text-anchor=\"end\" fill=\"#555\">{text}</text>",
+                left + pw,
+                left - 5.0,
+            );
+        }
+        for (k, (v, text)) in x_ticks.iter().enumerate() {
+            let xx = self.px(*v);
+            let _ = write!(
+                s,
+                "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{TOP}\" y2=\"{:.1}\" stroke=\"#eee\"/><text{} x=\"{xx:.1}\" y=\"{:.1}\" dy=\"1em\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
+                TOP + ph,
+                if k % 2 == 1 { " class=\"minor\"" } else { "" },
+                TOP + ph + 3.0,
+                esc(text)
+            );
+        }
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">{}</text><text transform=\"translate(2 {:.1}) rotate(-90)\" dy=\".8em\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
+            left + pw / 2.0,
+            H - 6.0,
+            esc(x_label),
+            TOP + ph / 2.0,
+            esc(y_label)
+        );
     }
 }
 

@@ -72,6 +72,15 @@ pub fn cliffs_delta(a: &[f64], b: &[f64]) -> Option<f64> {
     Some(s as f64 / (a.len() * b.len()) as f64)
 }
 
+/// Geometric mean of the ratios `1 + m`, minus 1 (0 when empty or a ratio is not positive).
+pub fn geomean(magnitudes: &[f64]) -> f64 {
+    if magnitudes.is_empty() || magnitudes.iter().any(|&m| m.is_nan() || m <= -1.0) {
+        return 0.0;
+    }
+    let logs: f64 = magnitudes.iter().map(|m| (1.0 + m).ln()).sum();
+    (logs / magnitudes.len() as f64).exp() - 1.0
+}
+
 /// Median (the mean of the two middle values for an even count). `None` when empty.
 pub fn median(values: &[f64]) -> Option<f64> {
     let mut v = values.to_vec();

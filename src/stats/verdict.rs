@@ -158,8 +158,6 @@ pub fn judge(
     } else {
         (Test::WelchLog, welch_log(baseline, candidate).map(|w| w.p))
     };
-    let t = opts.threshold;
-    let pct = change_pct;
     let (verdict, reason) = match (direction, ratio, ci) {
         (Direction::Info, _, _) => (Verdict::Info, "shown for context".to_string()),
         (_, None, _) => (
@@ -174,87 +172,15 @@ pub fn judge(
             Verdict::Inconclusive,
             format!("n = {na} vs {nb}: one run per side shows no spread to judge noise by"),
         ),
-        (_, Some(_), Some((lo, hi))) => {
-            if lo >= 1.0 - t && hi <= 1.0 + t {
-                (
-                    Verdict::Unchanged,
-                    format!(
-                        "{:.0}% CI {}…{} within ±{} noise",
-                        opts.level * 100.0,
-                        pct(lo),
-                        pct(hi),
-                        band_pct(t)
-                    ),
-                )
-            } else if lo > 1.0 + t || hi < 1.0 - t {
-                let up = lo > 1.0 + t;
-                let better = matches!(
-                    (direction, up),
-                    (Direction::HigherIsBetter, true) | (Direction::LowerIsBetter, false)
-                );
-                let judged = if better {
-                    Verdict::Improved
-                } else {
-                    Verdict::Regressed
-                };
-                let p = p_value.unwrap_or(1.0);
-                let test = test.as_str();
-                let why = if floor < opts.alpha {
-                    String::new()
-                } else {
-                    format!(
-                        " (n = {na} vs {nb}: no rank test can reach p < {}, smallest p {floor:.2})",
-                        opts.alpha
-                    )
-                };
-                if p < opts.alpha {
-                    (
-                        judged,
-                        format!(
-                            "CI {}…{} beyond ±{}, {test} {}{why}",
-                            pct(lo),
-                            pct(hi),
-                            band_pct(t),
-                            p_text(p)
-                        ),
-                    )
-                } else {
-                    (
-                        Verdict::Inconclusive,
-                        format!(
-                            "CI {}…{} beyond ±{} but {test} {} ≥ {}{why}: inconclusive, the test does not confirm the CI",
-                            pct(lo),
-                            pct(hi),
-                            band_pct(t),
-                            p_text(p),
-                            opts.alpha
-                        ),
-                    )
-                }
-            } else if lo > 1.0 || hi < 1.0 {
-                // The CI excludes no change but reaches inside the noise band: say why that is
-                // not a verdict, in the row.
-                (
-                    Verdict::Inconclusive,
-                    format!(
-                        "CI {}…{} excludes 0 but reaches inside the ±{} noise band (a change this \
-                         series' run-to-run noise can make): not called; more repeats would decide",
-                        pct(lo),
-                        pct(hi),
-                        band_pct(t)
-                    ),
-                )
-            } else {
-                (
-                    Verdict::Inconclusive,
-                    format!(
-                        "CI {}…{} straddles the ±{} noise band; more repeats would decide",
-                        pct(lo),
-                        pct(hi),
-                        band_pct(t)
-                    ),
-                )
-            }
+        (_, Some(_), Some(ci)) => {
+            let tested = Tested {
+                na,
+                nb,
+                floor,
+                test,
+                p_value,
+            };
+            judge_ci(ci, direction, &tested, opts)
         }
     };
     Judged {
@@ -268,6 +194,122 @@ pub fn judge(
         test,
         verdict,
         reason,
+    }
+}
+
+/// The test behind a verdict: the sample sizes, the smallest p-value they allow, the test
+/// run and its p-value.
+struct Tested {
+    na: usize,
+    nb: usize,
+    floor: f64,
+    test: Test,
+    p_value: Option<f64>,
+}
+
+/// The verdict from the ratio's CI `lo…hi` against the noise band (`opts.threshold`): within
+/// it, unchanged; beyond it, a change if the test confirms; else inconclusive, saying why.
+fn judge_ci(
+    (lo, hi): (f64, f64),
+    direction: Direction,
+    tested: &Tested,
+    opts: &VerdictOptions,
+) -> (Verdict, String) {
+    let t = opts.threshold;
+    let pct = change_pct;
+    if lo >= 1.0 - t && hi <= 1.0 + t {
+        (
+            Verdict::Unchanged,
+            format!(
+                "{:.0}% CI {}…{} within ±{} noise",
+                opts.level * 100.0,
+                pct(lo),
+                pct(hi),
+                band_pct(t)
+            ),
+        )
+    } else if lo > 1.0 + t || hi < 1.0 - t {
+        beyond_band((lo, hi), direction, tested, opts)
+    } else if lo > 1.0 || hi < 1.0 {
+        // The CI excludes no change but reaches inside the noise band: say why that is
+        // not a verdict, in the row.
+        (
+            Verdict::Inconclusive,
+            format!(
+                "CI {}…{} excludes 0 but reaches inside the ±{} noise band (a change this \
+                 series' run-to-run noise can make): not called; more repeats would decide",
+                pct(lo),
+                pct(hi),
+                band_pct(t)
+            ),
+        )
+    } else {
+        (
+            Verdict::Inconclusive,
+            format!(
+                "CI {}…{} straddles the ±{} noise band; more repeats would decide",
+                pct(lo),
+                pct(hi),
+                band_pct(t)
+            ),
+        )
+    }
+}
+
+/// A CI wholly beyond the noise band: improved or regressed (by `direction`) where the test
+/// confirms it at `opts.alpha`, else inconclusive; the reason says when the samples are too
+/// few for any rank test to reach α.
+fn beyond_band(
+    (lo, hi): (f64, f64),
+    direction: Direction,
+    tested: &Tested,
+    opts: &VerdictOptions,
+) -> (Verdict, String) {
+    let (t, pct) = (opts.threshold, change_pct);
+    let up = lo > 1.0 + t;
+    let better = matches!(
+        (direction, up),
+        (Direction::HigherIsBetter, true) | (Direction::LowerIsBetter, false)
+    );
+    let judged = if better {
+        Verdict::Improved
+    } else {
+        Verdict::Regressed
+    };
+    let p = tested.p_value.unwrap_or(1.0);
+    let test = tested.test.as_str();
+    let Tested { na, nb, floor, .. } = *tested;
+    let why = if floor < opts.alpha {
+        String::new()
+    } else {
+        format!(
+            " (n = {na} vs {nb}: no rank test can reach p < {}, smallest p {floor:.2})",
+            opts.alpha
+        )
+    };
+    if p < opts.alpha {
+        (
+            judged,
+            format!(
+                "CI {}…{} beyond ±{}, {test} {}{why}",
+                pct(lo),
+                pct(hi),
+                band_pct(t),
+                p_text(p)
+            ),
+        )
+    } else {
+        (
+            Verdict::Inconclusive,
+            format!(
+                "CI {}…{} beyond ±{} but {test} {} ≥ {}{why}: inconclusive, the test does not confirm the CI",
+                pct(lo),
+                pct(hi),
+                band_pct(t),
+                p_text(p),
+                opts.alpha
+            ),
+        )
     }
 }
 
@@ -322,6 +364,41 @@ mod tests {
 
     fn o() -> VerdictOptions {
         VerdictOptions::default()
+    }
+
+    /// Each case of a CI against the default ±2 % band (0.98…1.02) and a test at α 0.05,
+    /// worked out by hand.
+    #[test]
+    fn a_ci_is_judged_against_the_noise_band_and_then_the_test() {
+        let tested = |p| Tested {
+            na: 10,
+            nb: 10,
+            floor: 0.0001,
+            test: Test::MannWhitney,
+            p_value: Some(p),
+        };
+        let up = Direction::HigherIsBetter;
+        // 0.99…1.01 lies inside 0.98…1.02.
+        let (v, _) = judge_ci((0.99, 1.01), up, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Unchanged);
+        // 1.05…1.10 lies above 1.02, higher is better, and p 0.01 < 0.05 confirms it.
+        let (v, _) = judge_ci((1.05, 1.10), up, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Improved);
+        // The same CI where lower is better: a regression.
+        let (v, _) = judge_ci((1.05, 1.10), Direction::LowerIsBetter, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Regressed);
+        // Beyond the band, but p 0.2 ≥ 0.05: the test does not confirm it.
+        let (v, why) = judge_ci((1.05, 1.10), up, &tested(0.2), &o());
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.contains("p = 0.200 ≥ 0.05"), "{why}");
+        // 1.01…1.05 excludes 1 but starts inside the band.
+        let (v, why) = judge_ci((1.01, 1.05), up, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.contains("excludes 0"), "{why}");
+        // 0.97…1.03 reaches past both edges of the band.
+        let (v, why) = judge_ci((0.97, 1.03), up, &tested(0.01), &o());
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.contains("straddles"), "{why}");
     }
 
     #[test]

@@ -37,12 +37,10 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use datafusion::parquet::arrow::async_writer::AsyncFileWriter;
 use futures::TryStreamExt;
-use futures::stream::BoxStream;
 use object_store::path::Path as Key;
-use object_store::{
-    CopyOptions, GetOptions, GetResult, GetResultPayload, ListResult, MultipartUpload, ObjectMeta,
-    ObjectStore, PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
-};
+use object_store::{GetOptions, GetResultPayload, ObjectStore};
+
+use super::layered::{Layer, Layered};
 
 /// What sits between a file's stem and `.parquet` when it carries a checksum.
 const TAG: &str = ".xxh64-";
@@ -327,31 +325,39 @@ pub async fn digest_of_object(
 /// perfhouse's query engine reads a warehouse through, local (`file://`) or in a bucket. A
 /// mismatch is an error naming the object; DataFusion then stops the statement, so no answer
 /// is ever computed from a damaged file. Everything else passes through.
-#[derive(Debug)]
-pub struct VerifyingStore {
-    inner: Arc<dyn ObjectStore>,
+pub type VerifyingStore = Layered<Verifier>;
+
+/// The [`Layer`] of a [`VerifyingStore`]: what it has verified so far.
+#[derive(Debug, Default)]
+pub struct Verifier {
     /// Per object: `None` once verified, `Some(what is wrong)` once found damaged.
     seen: Mutex<HashMap<Key, Arc<tokio::sync::OnceCell<Option<String>>>>>,
 }
 
 impl VerifyingStore {
     pub fn new(inner: Arc<dyn ObjectStore>) -> VerifyingStore {
-        VerifyingStore {
-            inner,
-            seen: Mutex::default(),
-        }
+        Layered::with(inner, Verifier::default())
     }
 
     /// Records `location` as verified already (checked before the session opened).
     pub fn mark_verified(&self, location: Key) {
-        self.seen.lock().expect("not poisoned").insert(
+        self.layer().seen.lock().expect("not poisoned").insert(
             location,
             Arc::new(tokio::sync::OnceCell::new_with(Some(None))),
         );
     }
+}
+
+#[async_trait]
+impl Layer for Verifier {
+    const NAME: &'static str = "VerifyingStore";
 
     /// Ok where `location` matches its checksum (or carries none).
-    async fn verify(&self, location: &Key) -> object_store::Result<()> {
+    async fn before_read(
+        &self,
+        inner: &dyn ObjectStore,
+        location: &Key,
+    ) -> object_store::Result<()> {
         let Some(want) = location.filename().and_then(expected) else {
             return Ok(());
         };
@@ -364,7 +370,7 @@ impl VerifyingStore {
         );
         let outcome = cell
             .get_or_try_init(|| async {
-                let found = digest_of_object(self.inner.as_ref(), location).await?;
+                let found = digest_of_object(inner, location).await?;
                 Ok::<_, object_store::Error>((found != want).then(|| mismatch(found, want)))
             })
             .await?;
@@ -375,94 +381,6 @@ impl VerifyingStore {
                 source: format!("{location}: damaged ({what})").into(),
             }),
         }
-    }
-}
-
-impl std::fmt::Display for VerifyingStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "VerifyingStore({})", self.inner)
-    }
-}
-
-#[async_trait]
-#[deny(clippy::missing_trait_methods)]
-impl ObjectStore for VerifyingStore {
-    async fn put_opts(
-        &self,
-        location: &Key,
-        payload: PutPayload,
-        opts: PutOptions,
-    ) -> object_store::Result<PutResult> {
-        self.inner.put_opts(location, payload, opts).await
-    }
-
-    async fn put_multipart_opts(
-        &self,
-        location: &Key,
-        opts: PutMultipartOptions,
-    ) -> object_store::Result<Box<dyn MultipartUpload>> {
-        self.inner.put_multipart_opts(location, opts).await
-    }
-
-    async fn get_opts(
-        &self,
-        location: &Key,
-        options: GetOptions,
-    ) -> object_store::Result<GetResult> {
-        if !options.head {
-            self.verify(location).await?;
-        }
-        self.inner.get_opts(location, options).await
-    }
-
-    async fn get_ranges(
-        &self,
-        location: &Key,
-        ranges: &[std::ops::Range<u64>],
-    ) -> object_store::Result<Vec<Bytes>> {
-        self.verify(location).await?;
-        self.inner.get_ranges(location, ranges).await
-    }
-
-    fn delete_stream(
-        &self,
-        locations: BoxStream<'static, object_store::Result<Key>>,
-    ) -> BoxStream<'static, object_store::Result<Key>> {
-        self.inner.delete_stream(locations)
-    }
-
-    fn list(&self, prefix: Option<&Key>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.inner.list(prefix)
-    }
-
-    fn list_with_offset(
-        &self,
-        prefix: Option<&Key>,
-        offset: &Key,
-    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.inner.list_with_offset(prefix, offset)
-    }
-
-    async fn list_with_delimiter(&self, prefix: Option<&Key>) -> object_store::Result<ListResult> {
-        self.inner.list_with_delimiter(prefix).await
-    }
-
-    async fn copy_opts(
-        &self,
-        from: &Key,
-        to: &Key,
-        options: CopyOptions,
-    ) -> object_store::Result<()> {
-        self.inner.copy_opts(from, to, options).await
-    }
-
-    async fn rename_opts(
-        &self,
-        from: &Key,
-        to: &Key,
-        options: RenameOptions,
-    ) -> object_store::Result<()> {
-        self.inner.rename_opts(from, to, options).await
     }
 }
 

@@ -125,6 +125,71 @@ fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// The committed runs of `local`, each with the name of the `runs` file that lists it.
+fn local_runs(local: &Warehouse) -> Result<Vec<(RunEntry, String)>> {
+    let mut runs: Vec<(RunEntry, String)> = Vec::new();
+    for (suite, path) in local.table_files(Table::Runs)? {
+        let name = path
+            .file_name()
+            .expect("a file")
+            .to_string_lossy()
+            .into_owned();
+        let batches = read_parquet(
+            bytes::Bytes::from(std::fs::read(&path).map_err(super::io_err(&path))?),
+            &path,
+        )?;
+        for e in run_entries(&suite, &batches, &path)? {
+            runs.push((e, name.clone()));
+        }
+    }
+    Ok(runs)
+}
+
+/// One problem per input committed by more than one run (the claims should prevent it).
+fn inputs_committed_twice(runs: &[RunEntry]) -> Vec<String> {
+    let mut by_digest: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for r in runs {
+        by_digest
+            .entry(r.input_digest.as_str())
+            .or_default()
+            .push(r.run_id.as_str());
+    }
+    by_digest
+        .iter()
+        .filter(|(_, ids)| ids.len() > 1)
+        .map(|(digest, ids)| {
+            format!(
+                "input {digest} is committed {} times (runs {})",
+                ids.len(),
+                ids.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// What a push decided before its parts go up: the local runs (with their `runs` file), their
+/// ids, those it pushes (`keep`: all of them, or not), and the new names of the `runs` files
+/// rewritten without the others.
+struct Pushing<'a> {
+    runs: &'a [(RunEntry, String)],
+    ids: &'a HashSet<&'a str>,
+    keep: &'a HashSet<String>,
+    all_kept: bool,
+    renamed: &'a HashMap<String, String>,
+}
+
+impl Pushing<'_> {
+    /// The pushed runs that the `runs` object `name` commits.
+    fn committed_by<'a>(&'a self, name: &'a str) -> impl Iterator<Item = String> + 'a {
+        self.runs
+            .iter()
+            .filter(move |(r, file)| {
+                self.renamed.get(file).unwrap_or(file) == name && self.keep.contains(&r.run_id)
+            })
+            .map(|(r, _)| r.run_id.clone())
+    }
+}
+
 impl Remote {
     /// Connects to the store `url` names. Credentials and endpoints come from each cloud's
     /// standard environment: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
@@ -339,31 +404,45 @@ impl Remote {
     /// Files hold whole runs (a staging warehouse, or a bundle), as for `import`.
     pub async fn push(&self, local: &Warehouse) -> Result<PushReport> {
         let mut report = PushReport::default();
-        let mut runs: Vec<(RunEntry, String)> = Vec::new();
-        for (suite, path) in local.table_files(Table::Runs)? {
-            let name = path
-                .file_name()
-                .expect("a file")
-                .to_string_lossy()
-                .into_owned();
-            let batches = read_parquet(
-                bytes::Bytes::from(std::fs::read(&path).map_err(super::io_err(&path))?),
-                &path,
-            )?;
-            for e in run_entries(&suite, &batches, &path)? {
-                runs.push((e, name.clone()));
-            }
+        let runs = local_runs(local)?;
+        let keep = self.claim_runs(&runs, &mut report).await?;
+        if keep.is_empty() {
+            return Ok(report);
         }
-        // Claims: the input of each run, to this run or to whoever has it. Runs held by
-        // another writer are waited for up to `PERFHOUSE_CLAIM_WAIT` seconds (default 60), all
-        // of them together.
+        let ids: HashSet<&str> = runs.iter().map(|(r, _)| r.run_id.as_str()).collect();
+        let all_kept = keep.len() == ids.len();
+        let renamed = if all_kept {
+            HashMap::new()
+        } else {
+            self.reclaim_rewritten(local, &runs, &keep).await?
+        };
+        self.push_blobs(local, &mut report).await?;
+        let pushing = Pushing {
+            runs: &runs,
+            ids: &ids,
+            keep: &keep,
+            all_kept,
+            renamed: &renamed,
+        };
+        self.push_parts(local, &pushing, &mut report).await?;
+        Ok(report)
+    }
+
+    /// Claims the input of each of `runs`, to that run or to whoever has it; returns the runs
+    /// to push (the others are listed in `report` as duplicates). Runs held by another writer
+    /// are waited for up to `PERFHOUSE_CLAIM_WAIT` seconds (default 60), all of them together.
+    async fn claim_runs(
+        &self,
+        runs: &[(RunEntry, String)],
+        report: &mut PushReport,
+    ) -> Result<HashSet<String>> {
         let wait = std::env::var("PERFHOUSE_CLAIM_WAIT")
             .ok()
             .and_then(|v| v.parse::<f64>().ok())
             .unwrap_or(60.0);
         let deadline = std::time::Instant::now() + Duration::from_secs_f64(wait.max(0.0));
         let mut keep: HashSet<String> = HashSet::new();
-        for (r, runs_object) in &runs {
+        for (r, runs_object) in runs {
             let key = self.key(&format!("_claims/{}", r.input_digest));
             let claim = Claim {
                 run_id: r.run_id.clone(),
@@ -392,49 +471,57 @@ impl Remote {
                 });
             }
         }
-        if keep.is_empty() {
-            return Ok(report);
-        }
-        let ids: HashSet<&str> = runs.iter().map(|(r, _)| r.run_id.as_str()).collect();
-        let all_kept = keep.len() == ids.len();
-        // A `runs` file rewritten without the runs left out has other bytes, so another
-        // checksum in its name: the claims of the runs it commits are put again naming it
-        // (they are ours: no other writer reads a name from them before it exists).
+        Ok(keep)
+    }
+
+    /// A `runs` file rewritten without the runs left out has other bytes, so another
+    /// checksum in its name: the claims of the runs it commits are put again naming it
+    /// (they are ours: no other writer reads a name from them before it exists). Returns the
+    /// new name of each rewritten `runs` file, by its local name.
+    async fn reclaim_rewritten(
+        &self,
+        local: &Warehouse,
+        runs: &[(RunEntry, String)],
+        keep: &HashSet<String>,
+    ) -> Result<HashMap<String, String>> {
         let mut renamed: HashMap<String, String> = HashMap::new();
-        if !all_kept {
-            for (suite, path) in local.table_files(Table::Runs)? {
-                let name = path.file_name().expect("a file").to_string_lossy();
-                if let Some(bytes) = self.part_bytes(&path, &keep, false)? {
-                    renamed.insert(
-                        name.to_string(),
-                        super::checksum::name_with(&name, super::checksum::digest_of(&bytes)),
-                    );
+        for (suite, path) in local.table_files(Table::Runs)? {
+            let name = path.file_name().expect("a file").to_string_lossy();
+            if let Some(bytes) = self.part_bytes(&path, keep, false)? {
+                renamed.insert(
+                    name.to_string(),
+                    super::checksum::name_with(&name, super::checksum::digest_of(&bytes)),
+                );
+            }
+            for (r, runs_object) in runs {
+                let Some(new) = renamed.get(runs_object.as_str()) else {
+                    continue;
+                };
+                if r.suite != suite || !keep.contains(&r.run_id) {
+                    continue;
                 }
-                for (r, runs_object) in &runs {
-                    let Some(new) = renamed.get(runs_object.as_str()) else {
-                        continue;
-                    };
-                    if r.suite != suite || !keep.contains(&r.run_id) {
-                        continue;
-                    }
-                    let claim = Claim {
-                        run_id: r.run_id.clone(),
-                        suite: r.suite.clone(),
-                        runs_object: new.clone(),
-                        claimed_at: now_rfc3339(),
-                    };
-                    let key = self.key(&format!("_claims/{}", r.input_digest));
-                    self.store
-                        .put(
-                            &key,
-                            PutPayload::from(serde_json::to_vec(&claim).expect("plain strings")),
-                        )
-                        .await
-                        .map_err(store_err(format!("writing {}", self.show(&key))))?;
-                }
+                let claim = Claim {
+                    run_id: r.run_id.clone(),
+                    suite: r.suite.clone(),
+                    runs_object: new.clone(),
+                    claimed_at: now_rfc3339(),
+                };
+                let key = self.key(&format!("_claims/{}", r.input_digest));
+                self.store
+                    .put(
+                        &key,
+                        PutPayload::from(serde_json::to_vec(&claim).expect("plain strings")),
+                    )
+                    .await
+                    .map_err(store_err(format!("writing {}", self.show(&key))))?;
             }
         }
-        // Kept inputs: content-addressed, so one already there is the same bytes.
+        Ok(renamed)
+    }
+
+    /// Uploads `local`'s kept inputs: content-addressed, so one already there is the same
+    /// bytes.
+    async fn push_blobs(&self, local: &Warehouse, report: &mut PushReport) -> Result<()> {
         let blobs = local.root().join("artifacts").join("blobs");
         for entry in walkdir::WalkDir::new(&blobs).into_iter().flatten() {
             if !entry.file_type().is_file() || entry.path().extension().is_some() {
@@ -451,15 +538,25 @@ impl Remote {
             report.files += 1;
             self.create(&self.key(&rel), bytes).await?;
         }
-        // Parts, table by table; `Table::ALL` ends with `runs`, which lands last.
+        Ok(())
+    }
+
+    /// Uploads the parts of the runs pushed, table by table; `Table::ALL` ends with `runs`,
+    /// which lands last, once every other part is verified in place.
+    async fn push_parts(
+        &self,
+        local: &Warehouse,
+        p: &Pushing<'_>,
+        report: &mut PushReport,
+    ) -> Result<()> {
         let mut landed: Vec<Key> = Vec::new();
         for table in Table::ALL {
-            let files = local.files_of_runs(table, |id| ids.contains(id))?;
+            let files = local.files_of_runs(table, |id| p.ids.contains(id))?;
             for (suite, path, name) in files {
-                let bytes = self.part_bytes(&path, &keep, all_kept)?;
+                let bytes = self.part_bytes(&path, p.keep, p.all_kept)?;
                 let Some(bytes) = bytes else { continue };
                 // Rewritten without the runs left out: other bytes, another checksum.
-                let name = if all_kept {
+                let name = if p.all_kept {
                     name
                 } else {
                     super::checksum::name_with(&name, super::checksum::digest_of(&bytes))
@@ -478,34 +575,33 @@ impl Remote {
                 }
                 report.bytes += bytes.len() as u64;
                 report.files += 1;
-                let len = bytes.len() as u64;
-                if !self.create(&key, bytes).await? {
-                    // Put by an earlier push of these same files (a retry): the same object
-                    // only if the same size; anything else is not ours to replace.
-                    let there = self
-                        .store
-                        .head(&key)
-                        .await
-                        .map_err(store_err(format!("reading {key}")))?;
-                    if there.size != len {
-                        return Err(WarehouseError::Exists(PathBuf::from(key.to_string())));
-                    }
-                }
+                self.create_or_same(&key, bytes).await?;
                 if table == Table::Runs {
-                    report.committed.extend(
-                        runs.iter()
-                            .filter(|(r, file)| {
-                                renamed.get(file).unwrap_or(file) == &name
-                                    && keep.contains(&r.run_id)
-                            })
-                            .map(|(r, _)| r.run_id.clone()),
-                    );
+                    report.committed.extend(p.committed_by(&name));
                 } else {
                     landed.push(key);
                 }
             }
         }
-        Ok(report)
+        Ok(())
+    }
+
+    /// Puts `bytes` at `key` create-only. Already there from an earlier push of these same
+    /// files (a retry): the same object only if the same size; anything else is not ours to
+    /// replace.
+    async fn create_or_same(&self, key: &Key, bytes: Vec<u8>) -> Result<()> {
+        let len = bytes.len() as u64;
+        if !self.create(key, bytes).await? {
+            let there = self
+                .store
+                .head(key)
+                .await
+                .map_err(store_err(format!("reading {key}")))?;
+            if there.size != len {
+                return Err(WarehouseError::Exists(PathBuf::from(key.to_string())));
+            }
+        }
+        Ok(())
     }
 
     /// Puts the claim `body` at `key` create-only: `None` where it went in, else the claim
@@ -845,47 +941,13 @@ impl Remote {
             .count();
         // Every other visible part read whole and checked against its name's digest (the
         // `runs` and `artifacts` parts were read by the scan, through the same check).
-        for meta in objects.iter().filter(|m| !view.hides(&m.location)) {
-            let Some((table, _, name)) = self.part_of(&meta.location) else {
-                continue;
-            };
-            let Some(want) = super::checksum::expected(&name) else {
-                continue;
-            };
-            if matches!(table, Table::Runs | Table::Artifacts) {
-                continue;
-            }
-            match super::checksum::digest_of_object(self.store.as_ref(), &meta.location).await {
-                Ok(found) if found == want => {}
-                Ok(found) => report.problems.push(format!(
-                    "{}: damaged ({})",
-                    self.show(&meta.location),
-                    super::checksum::mismatch(found, want)
-                )),
-                Err(e) => report.problems.push(format!(
-                    "{}: cannot be read to verify it: {e}",
-                    self.show(&meta.location)
-                )),
-            }
-        }
+        self.verify_parts(&objects, &view, &mut report.problems)
+            .await;
         let keys: HashSet<&Key> = objects.iter().map(|m| &m.location).collect();
         report
             .problems
             .extend(self.record_problems(&records, &keys, &view));
-        let mut by_digest: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for r in &runs {
-            by_digest
-                .entry(r.input_digest.as_str())
-                .or_default()
-                .push(r.run_id.as_str());
-        }
-        for (digest, ids) in by_digest.iter().filter(|(_, ids)| ids.len() > 1) {
-            report.problems.push(format!(
-                "input {digest} is committed {} times (runs {})",
-                ids.len(),
-                ids.join(", ")
-            ));
-        }
+        report.problems.extend(inputs_committed_twice(&runs));
         let present: HashMap<String, u64> = objects
             .iter()
             .filter_map(|m| Some((self.rel(&m.location)?, m.size)))
@@ -907,5 +969,38 @@ impl Remote {
                 .push(format!("{}: {why}", self.show(&meta.location)));
         }
         Ok(report)
+    }
+
+    /// Reads every visible part but `runs` and `artifacts` whole and checks it against the
+    /// digest its name carries, each mismatch or unreadable part pushed to `problems`.
+    async fn verify_parts(
+        &self,
+        objects: &[object_store::ObjectMeta],
+        view: &View,
+        problems: &mut Vec<String>,
+    ) {
+        for meta in objects.iter().filter(|m| !view.hides(&m.location)) {
+            let Some((table, _, name)) = self.part_of(&meta.location) else {
+                continue;
+            };
+            let Some(want) = super::checksum::expected(&name) else {
+                continue;
+            };
+            if matches!(table, Table::Runs | Table::Artifacts) {
+                continue;
+            }
+            match super::checksum::digest_of_object(self.store.as_ref(), &meta.location).await {
+                Ok(found) if found == want => {}
+                Ok(found) => problems.push(format!(
+                    "{}: damaged ({})",
+                    self.show(&meta.location),
+                    super::checksum::mismatch(found, want)
+                )),
+                Err(e) => problems.push(format!(
+                    "{}: cannot be read to verify it: {e}",
+                    self.show(&meta.location)
+                )),
+            }
+        }
     }
 }

@@ -115,7 +115,7 @@ fn every_table(dir: &Path) -> PathBuf {
         git_commit: None,
         magnitude: 0.1,
         regression: false,
-        state: "acknowledged".into(),
+        state: perfhouse::model::TriageState::Acknowledged,
         note: "seen".into(),
         at_us: 1_700_000_000_000_000,
     })

@@ -59,6 +59,41 @@ fn completions_name_every_subcommand_in_each_shell() {
     );
 }
 
+/// `triage`'s STATE is a closed list: `-h` lists it, `--help` says what each does, the
+/// completions offer it, and a word outside it is a usage error that names the list.
+#[test]
+fn triage_lists_its_states_in_help_and_completions() {
+    let short = perfhouse_out(&["triage", "-h"]);
+    assert!(
+        short.contains("[possible values: new, acknowledged, invalid, fixed, accepted]"),
+        "{short}"
+    );
+    let long = perfhouse_out(&["triage", "--help"]);
+    for line in [
+        "- new:          Detected, nobody has looked",
+        "- acknowledged: Someone is on it (still open)",
+        "- accepted:     The new level is the new baseline",
+    ] {
+        assert!(long.contains(line), "no {line:?} in {long}");
+    }
+    let bash = perfhouse_out(&["completions", "bash"]);
+    assert!(
+        bash.contains("new acknowledged invalid fixed accepted"),
+        "{bash}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_perfhouse"))
+        .args(["triage", "abc", "wontfix"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "a usage error");
+    let err = stderr(&o);
+    assert!(
+        err.contains("invalid value 'wontfix' for '<STATE>'")
+            && err.contains("[possible values: new, acknowledged, invalid, fixed, accepted]"),
+        "{err}"
+    );
+}
+
 #[test]
 fn the_man_page_is_roff_with_every_subcommand() {
     let man = perfhouse_out(&["man"]);

@@ -29,6 +29,12 @@ fn every_registered_figure_appears_in_compare_history_the_site_and_arm_medians()
     )
     .unwrap();
     ok(&wh, &["run", "--quiet", plan.to_str().unwrap()]);
+    // The run keeps the plan it ran, as given: what `history` says to run again to confirm a
+    // pending change.
+    let labels = query(&wh, "select labels from raw_runs where suite = 'usage'");
+    let labels: serde_json::Value =
+        serde_json::from_str(labels[0]["labels"].as_str().unwrap()).unwrap();
+    assert_eq!(labels["plan"].as_str(), plan.to_str(), "{labels}");
 
     let mut compared: Vec<String> = Vec::new();
     for (base, cand) in [

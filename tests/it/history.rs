@@ -189,7 +189,14 @@ fn triage_states_are_kept_and_accepting_starts_a_new_baseline() {
     // Bad input is refused by name; nothing is written.
     let o = perfhouse(dir.path(), &["triage", &id, "bogus"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("expected one of new, acknowledged, invalid, fixed, accepted"));
+    // (clap refuses it now, from `TriageState`'s value list.)
+    assert!(
+        stderr(&o).contains("invalid value 'bogus' for '<STATE>'")
+            && stderr(&o)
+                .contains("[possible values: new, acknowledged, invalid, fixed, accepted]"),
+        "{}",
+        stderr(&o)
+    );
     let o = perfhouse(dir.path(), &["triage", "ffffffffffff", "fixed"]);
     assert!(stderr(&o).contains("no such alert"), "{}", stderr(&o));
 
@@ -427,6 +434,54 @@ fn a_suite_sets_its_own_change_rule_and_noise_shows_the_effective_one() {
 /// `history` (JSON and table) and `alerts` (kind `pending`, its evidence and what confirms
 /// it). Two more runs at the new level confirm it: a change point at run 41 with the same
 /// alert id, nothing pending. Two at the old level instead drop it: no change, no alert.
+/// A pending change in a suite the runner measured says how to confirm it now: the plan its
+/// newest run ran (the run's `plan` label), at that run's commit, as many more times as it
+/// needs. Series without a plan (ingested results) say nothing of the kind.
+#[test]
+fn a_pending_change_of_a_planned_suite_says_which_plan_to_run_again_and_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    let mut rng = Rng::new(4);
+    let plan = [("plan", "plans/transfer.toml")];
+    for i in 0..40 {
+        run_labelled(
+            &wh,
+            i,
+            &[("gbps", 12.0 * (1.0 + 0.005 * rng.normal()))],
+            &plan,
+        );
+    }
+    run_labelled(&wh, 40, &[("gbps", 10.8)], &plan);
+    let h: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["history", "--format", "json"])).unwrap();
+    let commit = format!("{:040x}", 40);
+    assert_eq!(
+        h[0]["pending"]["rerun"],
+        serde_json::json!({"plan": "plans/transfer.toml", "git_commit": commit, "runs": 2})
+    );
+    let table = ok(dir.path(), &["history", "--changes-only"]);
+    assert!(
+        table.contains(
+            "; confirm now: run `perfhouse run plans/transfer.toml` at 000000000000 2 more times"
+        ),
+        "{table}"
+    );
+    // The same history without the label: no rerun.
+    let dir = tempfile::tempdir().unwrap();
+    let wh = Warehouse::open(dir.path()).unwrap();
+    let mut rng = Rng::new(4);
+    for i in 0..40 {
+        run_with_metrics(&wh, i, &[("gbps", 12.0 * (1.0 + 0.005 * rng.normal()))]);
+    }
+    run_with_metrics(&wh, 40, &[("gbps", 10.8)]);
+    let h: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["history", "--format", "json"])).unwrap();
+    assert!(
+        h[0]["pending"]["run_no"].is_u64() && h[0]["pending"]["rerun"].is_null(),
+        "{h}"
+    );
+}
+
 #[test]
 fn a_pending_change_is_confirmed_by_two_more_runs_and_dropped_by_two_at_the_old_level() {
     let quiet = |wh: &Warehouse| {

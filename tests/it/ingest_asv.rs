@@ -6,6 +6,16 @@ use std::fs;
 
 use common::*;
 
+/// One expected trial row: (params, status, metric, value, unit), as `trial_rows` gives it.
+fn trial_row(p: &str, s: &str, m: &str, v: f64, u: &str) -> (String, String, String, f64, String) {
+    (
+        p.to_string(),
+        s.to_string(),
+        m.to_string(),
+        v,
+        u.to_string(),
+    )
+}
 #[test]
 fn asv_results_become_one_run_per_commit() {
     let wh = tempfile::tempdir().unwrap();
@@ -152,15 +162,7 @@ fn asv_console_output_lands_a_run_with_the_series_of_its_results() {
     assert_eq!(run["git_branch"], "main");
     assert_eq!(run["status"], "partial");
     assert_eq!(run["source"], "ingest:asv-console");
-    let t = |p: &str, s: &str, m: &str, v: f64, u: &str| {
-        (
-            p.to_string(),
-            s.to_string(),
-            m.to_string(),
-            v,
-            u.to_string(),
-        )
-    };
+    let t = trial_row;
     let rows = trial_rows(wh.path());
     assert_eq!(rows.len(), 6);
     assert_eq!(
@@ -278,15 +280,7 @@ fn asv_console_tables_with_column_parameters_failures_and_skips() {
         "{}",
         stderr(&o)
     );
-    let t = |p: &str, s: &str, m: &str, v: f64, u: &str| {
-        (
-            p.to_string(),
-            s.to_string(),
-            m.to_string(),
-            v,
-            u.to_string(),
-        )
-    };
+    let t = trial_row;
     let rows = trial_rows(wh.path());
     let grid: Vec<_> = rows
         .iter()

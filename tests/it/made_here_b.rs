@@ -293,23 +293,14 @@ fn made_here_asv_0_6_6_one_run_failed_benchmark_left_out() {
     );
 }
 
-#[test]
-fn made_here_perf_script_cpu_clock_collapses_to_three_stacks() {
-    // 98 samples of period 1001001 (awk over the file: 16 end in hash_loop, 70 in mix, 12 in
-    // sum_loop; offsets dropped, the comm first, as inferno-collapse-perf does).
+/// The stacks a fixture lands as, by `format`: (stack, weight, kind), ordered by stack.
+fn landed_stacks(format: &str, file: &str) -> Vec<(String, f64, String)> {
     let wh = tempfile::tempdir().unwrap();
     ok(
         wh.path(),
-        &[
-            "ingest",
-            "--format",
-            "perf-script",
-            &fixture("samples/perf-script/made-here_perf6.1_cpu-clock_spin.txt"),
-            "--suite",
-            "s",
-        ],
+        &["ingest", "--format", format, &fixture(file), "--suite", "s"],
     );
-    let got: Vec<(String, f64, String)> = query(
+    query(
         wh.path(),
         "select stack, weight, kind from stacks order by stack",
     )
@@ -321,53 +312,38 @@ fn made_here_perf_script_cpu_clock_collapses_to_three_stacks() {
             r["kind"].as_str().unwrap().to_string(),
         )
     })
-    .collect();
-    let want = [
-        ("spin;__libc_start_call_main;main;hash_loop", 16016016.0),
-        ("spin;__libc_start_call_main;main;mix", 70070070.0),
-        ("spin;__libc_start_call_main;main;sum_loop", 12012012.0),
-    ];
+    .collect()
+}
+
+/// 98 samples of period 1001001 (awk over the perf script: 16 end in hash_loop, 70 in mix, 12
+/// in sum_loop; offsets dropped, the comm first, as inferno-collapse-perf does).
+const SPIN_STACKS: [(&str, f64); 3] = [
+    ("spin;__libc_start_call_main;main;hash_loop", 16016016.0),
+    ("spin;__libc_start_call_main;main;mix", 70070070.0),
+    ("spin;__libc_start_call_main;main;sum_loop", 12012012.0),
+];
+
+#[test]
+fn made_here_perf_script_cpu_clock_collapses_to_three_stacks() {
+    let got = landed_stacks(
+        "perf-script",
+        "samples/perf-script/made-here_perf6.1_cpu-clock_spin.txt",
+    );
     assert_eq!(
         got,
-        want.map(|(s, w)| (s.to_string(), w, "oncpu".to_string()))
+        SPIN_STACKS.map(|(s, w)| (s.to_string(), w, "oncpu".to_string()))
     );
 }
 
 #[test]
 fn made_here_inferno_collapse_perf_folded_matches_the_perf_script() {
     // inferno-collapse-perf 0.12.8 of the same perf script text: the same three stacks.
-    let wh = tempfile::tempdir().unwrap();
-    ok(
-        wh.path(),
-        &[
-            "ingest",
-            "--format",
-            "folded",
-            &fixture("samples/folded/made-here_inferno0.12.8_collapse-perf_spin.folded"),
-            "--suite",
-            "s",
-        ],
+    let got = landed_stacks(
+        "folded",
+        "samples/folded/made-here_inferno0.12.8_collapse-perf_spin.folded",
     );
-    let got: Vec<(String, f64, String)> = query(
-        wh.path(),
-        "select stack, weight, kind from stacks order by stack",
-    )
-    .iter()
-    .map(|r| {
-        (
-            r["stack"].as_str().unwrap().to_string(),
-            r["weight"].as_f64().unwrap(),
-            r["kind"].as_str().unwrap().to_string(),
-        )
-    })
-    .collect();
     assert_eq!(
         got,
-        [
-            ("spin;__libc_start_call_main;main;hash_loop", 16016016.0),
-            ("spin;__libc_start_call_main;main;mix", 70070070.0),
-            ("spin;__libc_start_call_main;main;sum_loop", 12012012.0),
-        ]
-        .map(|(s, w)| (s.to_string(), w, "oncpu".to_string()))
+        SPIN_STACKS.map(|(s, w)| (s.to_string(), w, "oncpu".to_string()))
     );
 }

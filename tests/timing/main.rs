@@ -4,6 +4,9 @@
 //! rest of the suite in one process, the other tests' load made a slow commit look like
 //! noise (2 cores). Everything else is in `tests/it`.
 
+// A test is one scenario, read top to bottom: the 80-line rule is for production code.
+#![allow(clippy::too_many_lines)]
+
 #[path = "../it/common/mod.rs"]
 mod common;
 

@@ -4,6 +4,7 @@
 
 use askama::Template;
 
+use crate::model::TriageState;
 use crate::query::alerts::{Alert, CommitAlert};
 use crate::site::pages::Chrome;
 use crate::site::pages::series::SeriesHrefs;
@@ -18,7 +19,7 @@ pub struct EntrySeriesView {
     /// How sure (× local σ, runs on each side, p), in the one short form.
     pub evidence: String,
     pub class: String,
-    pub state: String,
+    pub state: TriageState,
     pub note: String,
     /// The alert's id (`perfhouse triage ID STATE`).
     pub id: String,
@@ -117,11 +118,11 @@ fn key(a: &Alert) -> (String, String, String, crate::model::Params) {
     )
 }
 
-/// A commit entry's view. `hrefs`: each series' page and label; `commit_href`: the commit's
-/// page (the run's `commit_url` label + the commit), or empty.
-pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) -> CommitEntryView {
+/// An entry's kind and its verdict class: a whole-run move and a suspected change of the
+/// environment first, then pending, regression, improvement or mixed.
+fn entry_kind(c: &CommitAlert) -> (&'static str, &'static str) {
     let all_pending = c.pending > 0 && c.pending == c.series;
-    let (kind, class) = match (c.regressions, c.improvements) {
+    match (c.regressions, c.improvements) {
         _ if c.whole_run.is_some() => ("whole run moved", "verdict-inconclusive"),
         _ if c.suspected_environment => ("suspected environment change", "verdict-info"),
         (_, 0) if all_pending => ("pending regression", "verdict-inconclusive"),
@@ -131,7 +132,11 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
         (_, 0) => ("regression", "verdict-regressed"),
         (0, _) => ("improvement", "verdict-improved"),
         _ => ("mixed", "verdict-info"),
-    };
+    }
+}
+
+/// "17 series: 17 regressed" (+ minor ones under the floor, + a whole run's move).
+fn moved_text(c: &CommitAlert) -> String {
     let minor = if c.minor.is_empty() {
         String::new()
     } else {
@@ -145,11 +150,16 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
     };
     // A whole-run move: its own words say what moved (the entry's evidence); the members
     // listed are the series whose move is also beyond their own noise.
-    let moved = match &c.whole_run {
+    match &c.whole_run {
         Some(_) => format!("{moved}, beyond their own noise, in a whole run that moved"),
         None => moved,
-    };
-    let change = if c.whole_run.is_some() {
+    }
+}
+
+/// The entry's change: its one series' change, or the geometric mean and range of several;
+/// none for a whole run's move (its evidence says what moved).
+fn change_text(c: &CommitAlert) -> String {
+    if c.whole_run.is_some() {
         String::new()
     } else if c.series == 1 {
         pct(c.geomean)
@@ -160,7 +170,24 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
             pct(c.min),
             pct(c.max)
         )
-    };
+    }
+}
+
+/// A series' change in an entry: its magnitude, said to be pending where it is.
+fn alert_change(a: &Alert) -> String {
+    if a.kind == crate::query::alerts::AlertKind::Pending {
+        format!("{} (pending)", pct(a.magnitude))
+    } else {
+        pct(a.magnitude)
+    }
+}
+
+/// A commit entry's view. `hrefs`: each series' page and label; `commit_href`: the commit's
+/// page (the run's `commit_url` label + the commit), or empty.
+pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) -> CommitEntryView {
+    let (kind, class) = entry_kind(&c);
+    let moved = moved_text(&c);
+    let change = change_text(&c);
     let mut states: Vec<&str> = c.alerts.iter().map(|a| a.state.as_str()).collect();
     states.sort_unstable();
     states.dedup();
@@ -191,19 +218,10 @@ pub fn commit_entry(c: CommitAlert, hrefs: &SeriesHrefs, commit_href: String) ->
                 href,
                 name,
                 suite: a.suite.clone(),
-                change: if a.kind == crate::query::alerts::AlertKind::Pending {
-                    format!("{} (pending)", pct(a.magnitude))
-                } else {
-                    pct(a.magnitude)
-                },
+                change: alert_change(a),
                 evidence: a.evidence.clone(),
-                class: if a.regression {
-                    "verdict-regressed"
-                } else {
-                    "verdict-improved"
-                }
-                .into(),
-                state: a.state.clone(),
+                class: crate::site::pages::verdict_class(a.regression).into(),
+                state: a.state,
                 note: a.note.clone(),
                 id: a.alert_id.clone(),
             }
@@ -302,7 +320,7 @@ pub fn alerts_page(entries: Vec<CommitEntryView>, css: &str, closed: usize) -> A
 mod tests {
     use super::*;
 
-    fn alert(metric: &str, magnitude: f64, state: &str) -> Alert {
+    fn alert(metric: &str, magnitude: f64, state: TriageState) -> Alert {
         Alert {
             alert_id: format!("id-{metric}"),
             suite: "s".into(),
@@ -316,7 +334,7 @@ mod tests {
             git_commit: Some("abcdef0123456789".into()),
             magnitude,
             regression: magnitude > 0.0,
-            state: state.into(),
+            state,
             note: String::new(),
             updated_at: String::new(),
             detected: true,
@@ -330,7 +348,10 @@ mod tests {
 
     #[test]
     fn an_entry_names_its_series_change_age_and_anchor() {
-        let alerts = vec![alert("a", 0.25, "new"), alert("b", 0.04, "acknowledged")];
+        let alerts = vec![
+            alert("a", 0.25, TriageState::New),
+            alert("b", 0.04, TriageState::Acknowledged),
+        ];
         let mut c = crate::query::alerts::by_commit(&alerts, &[]);
         assert_eq!(c.len(), 1);
         let mut c = c.remove(0);
@@ -356,10 +377,49 @@ mod tests {
         assert_eq!(e.run_href, "runs/r2/index.html");
     }
 
+    /// A commit that moved one series each way is mixed, with the geometric mean and range;
+    /// one whose only series is pending says so, and its series' change is marked pending.
+    #[test]
+    fn an_entry_says_mixed_or_pending_by_its_series() {
+        let mixed = crate::query::alerts::by_commit(
+            &[
+                alert("a", 0.21, TriageState::New),
+                alert("b", -0.10, TriageState::New),
+            ],
+            &[],
+        )
+        .remove(0);
+        let e = commit_entry(mixed, &SeriesHrefs::new(), String::new());
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("mixed", "verdict-info")
+        );
+        assert_eq!(e.moved, "2 series: 1 regressed, 1 improved");
+        // (1.21 × 0.90)^½ − 1 = +4.36 %
+        assert_eq!(e.change, "+4.4% geometric mean, -10.0% … +21.0%");
+        let classes: Vec<&str> = e.series.iter().map(|s| s.class.as_str()).collect();
+        assert_eq!(classes, ["verdict-regressed", "verdict-improved"]);
+        assert_eq!(
+            e.triage,
+            "perfhouse triage commit:abcdef0123456789 STATE --note TEXT"
+        );
+        let mut a = alert("a", 0.3, TriageState::New);
+        a.kind = crate::query::alerts::AlertKind::Pending;
+        let pending = crate::query::alerts::by_commit(&[a], &[]).remove(0);
+        let e = commit_entry(pending, &SeriesHrefs::new(), String::new());
+        assert_eq!(
+            (e.kind.as_str(), e.class.as_str()),
+            ("pending regression", "verdict-inconclusive")
+        );
+        assert_eq!(e.change, "+30.0%");
+        assert_eq!(e.series[0].change, "+30.0% (pending)");
+    }
+
     #[test]
     fn stale_and_irrelevant_entries_do_not_lead() {
         let mk = |anchor: &str, started: &str, relevant: bool, stale: bool| {
-            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, "new")], &[]).remove(0);
+            let c = crate::query::alerts::by_commit(&[alert("a", 0.2, TriageState::New)], &[])
+                .remove(0);
             let mut e = commit_entry(c, &SeriesHrefs::new(), String::new());
             e.anchor = anchor.into();
             e.started = started.into();

@@ -187,3 +187,52 @@ pub fn glossary_page(css: &str) -> GlossaryPage {
         terms: TERMS,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each term has one anchor, and every `glossary.html#…` link of the templates and the
+    /// pages' code lands on one of them.
+    #[test]
+    fn every_glossary_link_has_its_term() {
+        let html = glossary_page("c.css").render().unwrap();
+        assert_eq!(html.matches("<dt id=").count(), TERMS.len());
+        for (anchor, _, _) in TERMS {
+            assert_eq!(
+                html.matches(&format!("<dt id=\"{anchor}\">")).count(),
+                1,
+                "{anchor}"
+            );
+        }
+        assert!(html.contains("<dt id=\"change-point\">change point</dt>"));
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut linked = 0;
+        for dir in ["templates", "src/site", "src/site/pages"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                for (at, _) in text.match_indices("glossary.html#") {
+                    let rest = &text[at + 14..];
+                    let end = rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                        .unwrap_or(rest.len());
+                    let anchor = &rest[..end];
+                    // This test's own pattern names no term.
+                    if anchor.is_empty() {
+                        continue;
+                    }
+                    assert!(
+                        TERMS.iter().any(|t| t.0 == anchor),
+                        "{}: glossary.html#{anchor} has no term",
+                        path.display()
+                    );
+                    linked += 1;
+                }
+            }
+        }
+        assert!(linked >= 10, "{linked} links found");
+    }
+}

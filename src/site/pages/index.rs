@@ -60,3 +60,66 @@ pub struct IndexPage {
     /// Closed alerts (not listed; counted).
     pub closed: usize,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index rendered from hand-built views: a suite's headline (its link, value, change
+    /// and verdict with why), its newest run and the link to its older ones.
+    #[test]
+    fn the_index_lists_headlines_runs_and_older_runs() {
+        let run = RunLink {
+            href: "runs/r9/index.html".into(),
+            number: "#9".into(),
+            run_id: "r9".into(),
+            started: "2026-12-01 10:00 UTC".into(),
+            source: "asv".into(),
+            status: "ok".into(),
+            trials: "3".into(),
+            note: String::new(),
+            commit: String::new(),
+            commit_href: String::new(),
+        };
+        let page = IndexPage {
+            chrome: crate::site::pages::Chrome::new(0, "c.css", "perfhouse"),
+            suites: vec![SuiteView {
+                name: "kv".into(),
+                href: "suites/kv/index.html".into(),
+                headlines: vec![HeadlineView {
+                    name: "get".into(),
+                    href: "suites/kv/get.html".into(),
+                    latest: "11.0 ms".into(),
+                    change: "+10.0%".into(),
+                    verdict: "regressed".into(),
+                    class: "verdict-regressed".into(),
+                    why: "±2% floor: too few runs for a noise model".into(),
+                    spark: "<svg class=\"spark\"></svg>".into(),
+                }],
+                other_series: 2,
+                runs: vec![run],
+                runs_href: "suites/kv/runs.html".into(),
+                more: 1,
+            }],
+            latest: Vec::new(),
+            entries: 0,
+            more: 0,
+            closed: 0,
+        };
+        let html = page.render().unwrap();
+        assert!(
+            html.contains("<td data-label=\"series\"><a href=\"suites/kv/get.html\">get</a></td>")
+        );
+        assert!(html.contains("data-label=\"vs previous run\">+10.0%</td>"));
+        assert!(html.contains(
+            "<td class=\"verdict-regressed\" title=\"±2% floor: too few runs for a noise model\" data-label=\"verdict\">regressed</td>"
+        ));
+        // The sparkline is the chart's markup, not escaped text.
+        assert!(html.contains("<svg class=\"spark\"></svg>"));
+        assert!(html.contains("<a href=\"runs/r9/index.html\" title=\"run r9\">#9</a>"));
+        assert!(html.contains("2 more series in the latest run"));
+        assert!(html.contains("1 older run: <a href=\"suites/kv/runs.html\">all runs of kv</a>"));
+        // No alerts: no lead section.
+        assert!(!html.contains("id=\"alerts\""));
+    }
+}

@@ -108,6 +108,15 @@ pub fn run_href(run_id: &str) -> String {
     format!("runs/{run_id}/index.html")
 }
 
+/// The class of a change's verdict: regressed or improved.
+pub(crate) fn verdict_class(regression: bool) -> &'static str {
+    if regression {
+        "verdict-regressed"
+    } else {
+        "verdict-improved"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
+use crate::model::StackKind;
+
 use crate::site::charts::{self, Series};
 use crate::site::format::*;
 use crate::site::load::*;
@@ -130,7 +132,7 @@ pub struct RunPage {
 /// Cores busy over time (sum over sampled cores) and each sampled process's cores, for the
 /// last kept trial of every arm, one chart per parameter set. The figures are the view
 /// `cpu_over_time`'s; this only picks trials and draws.
-pub(crate) fn cpu_charts(rows: &[CpuRow]) -> Result<Vec<ChartView>, SiteError> {
+pub(crate) fn cpu_charts(rows: &[CpuPoint]) -> Result<Vec<ChartView>, SiteError> {
     // The last kept trial of each arm × params.
     let mut chosen: BTreeMap<(crate::model::Params, String), i64> = BTreeMap::new();
     for r in rows {
@@ -203,7 +205,10 @@ const SERVER_CHART_LINES: usize = 12;
 /// (gauges) per scrape interval, one line per arm × parameter set (its last kept trial), on
 /// the time axis of the CPU charts. The figures are the view `scrape_over_time`'s; this only
 /// picks trials and draws.
-pub(crate) fn server_charts(r: &RunRow, rows: &[ScrapeRow]) -> Result<Vec<ChartView>, SiteError> {
+pub(crate) fn server_charts(
+    r: &RunRecord,
+    rows: &[ScrapePoint],
+) -> Result<Vec<ChartView>, SiteError> {
     let mut last: BTreeMap<(crate::model::Params, String), i64> = BTreeMap::new();
     for row in rows {
         let e = last
@@ -229,62 +234,70 @@ pub(crate) fn server_charts(r: &RunRow, rows: &[ScrapeRow]) -> Result<Vec<ChartV
             }
         }
     }
-    let mut out = Vec::new();
-    for (metric, stat) in charts {
-        let mut series = Vec::new();
-        let mut lines: Vec<(&(crate::model::Params, String), &i64)> = last.iter().collect();
-        lines
-            .sort_by(|a, b| cmp_params(&a.0.0, &b.0.0).then_with(|| xy::arm_order(&a.0.1, &b.0.1)));
-        for ((params, arm), trial) in lines.into_iter().take(SERVER_CHART_LINES) {
-            let points: Vec<(f64, f64)> = rows
-                .iter()
-                .filter(|x| x.trial_id == *trial && x.metric == metric && x.stat == stat)
-                .filter_map(|x| Some(((x.t_ns - x.t0) as f64 / 1e9, x.value?)))
-                .collect();
-            if points.is_empty() {
-                continue;
-            }
-            let at = layout.varying(params);
-            series.push(Series {
-                label: if at.is_empty() || at == "—" {
-                    arm.clone()
-                } else {
-                    format!("{arm} · {at}")
-                },
-                points,
-            });
-        }
-        if series.is_empty() {
+    let mut lines: Vec<(&(crate::model::Params, String), &i64)> = last.iter().collect();
+    lines.sort_by(|a, b| cmp_params(&a.0.0, &b.0.0).then_with(|| xy::arm_order(&a.0.1, &b.0.1)));
+    lines.truncate(SERVER_CHART_LINES);
+    Ok(charts
+        .into_iter()
+        .filter_map(|(metric, stat)| server_chart(&metric, &stat, &lines, rows, &layout))
+        .collect())
+}
+
+/// The chart of one server metric's `stat`: a line per (params, arm) of `lines` (its last
+/// kept trial) that has points; None where none has.
+fn server_chart(
+    metric: &str,
+    stat: &str,
+    lines: &[(&(crate::model::Params, String), &i64)],
+    rows: &[ScrapePoint],
+    layout: &ParamLayout,
+) -> Option<ChartView> {
+    let mut series = Vec::new();
+    for &((params, arm), trial) in lines {
+        let points: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|x| x.trial_id == *trial && x.metric == metric && x.stat == stat)
+            .filter_map(|x| Some(((x.t_ns - x.t0) as f64 / 1e9, x.value?)))
+            .collect();
+        if points.is_empty() {
             continue;
         }
-        let (what, unit) = match stat.as_str() {
-            "rate" => ("per second", "/s".to_string()),
-            "mean" => ("mean observation", unit_of(&metric)),
-            _ => ("value", unit_of(&metric)),
-        };
-        let title = format!("{metric} · {what}");
-        let desc = format!(
-            "The server's {metric} ({what}) per scrape interval, for the last kept trial of each arm and parameter set."
-        );
-        let y = if unit.is_empty() {
-            what.to_string()
+        let at = layout.varying(params);
+        let label = if at.is_empty() || at == "—" {
+            arm.clone()
         } else {
-            format!("{what} ({unit})")
+            format!("{arm} · {at}")
         };
-        let series = series.into_iter().map(|s| (s.label, s.points)).collect();
-        out.push(ChartView {
-            svg: xy::lines(
-                &title,
-                &desc,
-                "seconds into the trial",
-                &y,
-                series,
-                &|i, _| xy::arm_colour(i),
-            )
-            .html(),
-        });
+        series.push((label, points));
     }
-    Ok(out)
+    if series.is_empty() {
+        return None;
+    }
+    let (what, unit) = match stat {
+        "rate" => ("per second", "/s".to_string()),
+        "mean" => ("mean observation", unit_of(metric)),
+        _ => ("value", unit_of(metric)),
+    };
+    let title = format!("{metric} · {what}");
+    let desc = format!(
+        "The server's {metric} ({what}) per scrape interval, for the last kept trial of each arm and parameter set."
+    );
+    let y = if unit.is_empty() {
+        what.to_string()
+    } else {
+        format!("{what} ({unit})")
+    };
+    Some(ChartView {
+        svg: xy::lines(
+            &title,
+            &desc,
+            "seconds into the trial",
+            &y,
+            series,
+            &|i, _| xy::arm_colour(i),
+        )
+        .html(),
+    })
 }
 
 /// The unit a metric's values are in, as its server figures say (`_seconds` → s).
@@ -304,7 +317,7 @@ pub struct ShareView {
 pub struct ProfileView {
     pub title: String,
     pub href: String,
-    pub kind: String,
+    pub kind: StackKind,
     pub unit: String,
     /// On-CPU: top self frames. Off-CPU: innermost user frames.
     pub top: Vec<ShareView>,
@@ -334,17 +347,17 @@ pub(crate) fn profile_views(
     for (i, ((arm, target, kind), stacks)) in profiles.iter().enumerate() {
         let title = format!(
             "{arm} · {target} · {}",
-            if kind == "offcpu" {
+            if *kind == StackKind::Offcpu {
                 "off-CPU"
             } else {
                 "on-CPU"
             }
         );
-        let bytes = flame::svg(&title, kind, stacks).map_err(|source| SiteError::Io {
+        let bytes = flame::svg(&title, *kind, stacks).map_err(|source| SiteError::Io {
             path: PathBuf::from(format!("flame/{i}.svg")),
             source,
         })?;
-        let (top, categories) = if kind == "offcpu" {
+        let (top, categories) = if *kind == StackKind::Offcpu {
             let (c, f) = flame::offcpu_breakdown(stacks, 15);
             (f, c)
         } else {
@@ -357,8 +370,8 @@ pub(crate) fn profile_views(
             ProfileView {
                 title,
                 href: file,
-                kind: kind.clone(),
-                unit: if kind == "offcpu" {
+                kind: *kind,
+                unit: if *kind == StackKind::Offcpu {
                     "µs".into()
                 } else {
                     "samples".into()
@@ -372,7 +385,7 @@ pub(crate) fn profile_views(
 }
 
 /// The run's facts at the top of its page: id, times, source, status, commit, branch, host.
-fn run_meta(r: &RunRow) -> Vec<KeyValue> {
+fn run_meta(r: &RunRecord) -> Vec<KeyValue> {
     let once = time(&r.finished_at) == time(&r.started_at);
     let mut meta = vec![
         KeyValue {
@@ -399,7 +412,7 @@ fn run_meta(r: &RunRow) -> Vec<KeyValue> {
         },
         KeyValue {
             key: "status".into(),
-            value: r.status.clone(),
+            value: r.status.to_string(),
         },
     ];
     if once {
@@ -472,16 +485,17 @@ fn latency_charts(latencies: Latencies, layout: &ParamLayout) -> Result<Vec<Char
 }
 
 pub(crate) fn run_page(
-    r: &RunRow,
-    notes: Option<&Vec<&NoteRow>>,
+    r: &RunRecord,
+    notes: Option<&Vec<&RunNote>>,
     css: &str,
     pre: &Prefetch,
     latencies: Latencies,
     hrefs: &crate::site::pages::series::SeriesHrefs,
     nav: &crate::site::RunNav,
 ) -> Result<RunPage, SiteError> {
-    let medians: Vec<MedianRow> = pre.medians.get(&r.run_id).cloned().unwrap_or_default();
-    let mut metric_medians: Vec<MetricMedianRow> = pre
+    let mut medians: Vec<ArmFigureMedians> =
+        pre.medians.get(&r.run_id).cloned().unwrap_or_default();
+    let mut metric_medians: Vec<ArmMetricMedian> = pre
         .metric_medians
         .get(&r.run_id)
         .cloned()
@@ -490,9 +504,82 @@ pub(crate) fn run_page(
     let before = metric_medians.len();
     metric_medians.retain(|m| !m.restates_requests);
     let summary_hidden = before - metric_medians.len();
-    let trials: Vec<TrialRow> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
-    let mut meta = run_meta(r);
+    let trials: Vec<TrialSummary> = pre.trials.get(&r.run_id).cloned().unwrap_or_default();
     let layout = ParamLayout::new(trials.iter().map(|t| &t.params));
+    let meta = page_meta(r, &layout);
+    medians.sort_by(|a, b| cmp_params(&a.params, &b.params).then_with(|| a.arm.cmp(&b.arm)));
+    metric_medians.sort_by(|a, b| {
+        a.name
+            .cmp(&b.name)
+            .then_with(|| cmp_params(&a.params, &b.params))
+            .then_with(|| a.arm.cmp(&b.arm))
+    });
+    let charts = latency_charts(latencies, &layout)?;
+    // Per-arm figures no row has (an LLM figure in a compressor's run) are no column.
+    let shown: Vec<&crate::query::figures::Figure> = run_page_figures()
+        .filter(|f| medians.iter().any(|m| figure(m, f).is_some()))
+        .collect();
+    let columns = MetricColumns::of(&metric_medians, &layout, nav);
+    Ok(RunPage {
+        chrome: crate::site::pages::Chrome::new(2, css, format!("{} #{}", r.suite, r.run_no))
+            .suite(&r.suite)
+            .here(format!("#{}", r.run_no)),
+        suite: r.suite.clone(),
+        number: format!("#{}", r.run_no),
+        suite_href: format!("../../{}", crate::site::pages::suite_href(&r.suite)),
+        nav: nav.clone(),
+        meta,
+        notes: notes.map_or(Vec::new(), |v| note_views(v)),
+        medians: median_views(medians, &shown, &layout),
+        figure_labels: shown.iter().map(|f| f.label).collect(),
+        summary_hidden,
+        metric_arms: columns.arms,
+        metric_params: columns.params,
+        metric_cards: columns.arms || columns.params || columns.spread || columns.better,
+        metric_spread: columns.spread,
+        metric_change: columns.change,
+        metric_better: columns.better,
+        better_all: metric_medians
+            .first()
+            .map_or(String::new(), |m| m.better.as_str().to_string()),
+        findings: nav.findings.clone(),
+        metric_medians: metric_median_views(r, metric_medians, &layout, hrefs, nav),
+        request_columns: trials.iter().any(|t| t.requests.is_some_and(|n| n > 0)),
+        // One successful trial (an ingested asv or criterion result) has nothing to list that
+        // the metadata and medians do not say.
+        show_trials: trials.len() > 1
+            || trials
+                .iter()
+                .any(|t| t.status != crate::model::TrialStatus::Ok),
+        trials: trials.into_iter().map(|t| trial_view(t, &layout)).collect(),
+        charts,
+        compares: Vec::new(),
+        profiles: Vec::new(),
+        cpu_charts: Vec::new(),
+        server_charts: Vec::new(),
+        transfer: false,
+        sweep: false,
+    })
+}
+
+/// A row's value of a registry figure, where it has one.
+fn figure(m: &ArmFigureMedians, f: &crate::query::figures::Figure) -> Option<f64> {
+    m.figures.get(f.name).and_then(|v| v.as_f64())
+}
+
+fn note_views(notes: &[&RunNote]) -> Vec<NoteView> {
+    notes
+        .iter()
+        .map(|n| NoteView {
+            at: time(&n.at),
+            text: n.text.clone(),
+        })
+        .collect()
+}
+
+/// The run's facts ([`run_meta`]), the params every trial shares and the run's labels.
+fn page_meta(r: &RunRecord, layout: &ParamLayout) -> Vec<KeyValue> {
+    let mut meta = run_meta(r);
     if !layout.fixed.is_empty() {
         let fixed: Vec<String> = layout
             .fixed
@@ -504,167 +591,311 @@ pub(crate) fn run_page(
             value: fixed.join(" "),
         });
     }
-    let mut medians = medians;
-    medians.sort_by(|a, b| cmp_params(&a.params, &b.params).then_with(|| a.arm.cmp(&b.arm)));
-    metric_medians.sort_by(|a, b| {
-        a.name
-            .cmp(&b.name)
-            .then_with(|| cmp_params(&a.params, &b.params))
-            .then_with(|| a.arm.cmp(&b.arm))
-    });
     if r.labels != "{}" {
         meta.push(KeyValue {
             key: "labels".into(),
             value: params_text(&crate::model::parse_params(&r.labels)),
         });
     }
+    meta
+}
 
-    let charts = latency_charts(latencies, &layout)?;
-    // Per-arm figures no row has (an LLM figure in a compressor's run) are no column.
-    let shown: Vec<&crate::query::figures::Figure> = run_page_figures()
-        .filter(|f| {
-            medians
+/// The columns of the metric medians table beside name and median. Columns that would say
+/// the same on every row (one arm, params that do not vary, one trial per metric, one
+/// direction) are left out: 1,000 asv runs' pages stay small. A table of names and figures
+/// alone (`table.figures`: the stylesheet aligns its columns, no class per cell) fits a phone;
+/// any other column makes it one card per row.
+struct MetricColumns {
+    arms: bool,
+    params: bool,
+    spread: bool,
+    change: bool,
+    better: bool,
+}
+
+impl MetricColumns {
+    fn of(rows: &[ArmMetricMedian], layout: &ParamLayout, nav: &crate::site::RunNav) -> Self {
+        MetricColumns {
+            arms: rows.iter().any(|m| m.arm != "default"),
+            params: rows.iter().any(|m| layout.varying(&m.params) != "—"),
+            spread: rows.iter().any(|m| m.n_trials > 1),
+            change: !nav.changes.is_empty(),
+            better: rows
+                .windows(2)
+                .any(|w| w[0].better.as_str() != w[1].better.as_str()),
+        }
+    }
+}
+
+/// The per-arm medians table: rows without any load-test figure (an asv or criterion run:
+/// scalar metrics only) say nothing the metric medians below do not.
+fn median_views(
+    medians: Vec<ArmFigureMedians>,
+    shown: &[&crate::query::figures::Figure],
+    layout: &ParamLayout,
+) -> Vec<MedianView> {
+    medians
+        .into_iter()
+        .filter(|m| run_page_figures().any(|f| figure(m, f).is_some()))
+        .map(|m| MedianView {
+            arm: arm_label(&m.arm),
+            params: layout.varying(&m.params),
+            n: m.n_trials.to_string(),
+            figures: shown
                 .iter()
-                .any(|m| m.figures.get(f.name).and_then(|v| v.as_f64()).is_some())
+                .map(|f| {
+                    let v = figure(&m, f);
+                    // Bytes as KiB/MiB/GiB: 268435456 is read as 256 MiB.
+                    if f.unit == "B" {
+                        crate::present::fmt_quantity(v, f.unit)
+                    } else {
+                        num(v, f.decimals)
+                    }
+                })
+                .collect(),
         })
-        .collect();
-    // Columns that would say the same on every row (one arm, params that do not vary, one
-    // trial per metric, one direction) are left out: 1,000 asv runs' pages stay small. A
-    // table of names and figures alone (`table.figures`: the stylesheet aligns its columns, no
-    // class per cell) fits a phone; any other column makes it one card per row.
-    let metric_arms = metric_medians.iter().any(|m| m.arm != "default");
-    let metric_params = metric_medians
-        .iter()
-        .any(|m| layout.varying(&m.params) != "—");
-    let metric_spread = metric_medians.iter().any(|m| m.n_trials > 1);
-    let metric_change = !nav.changes.is_empty();
-    let metric_better = metric_medians
-        .windows(2)
-        .any(|w| w[0].better.as_str() != w[1].better.as_str());
-    let metric_cards = metric_arms || metric_params || metric_spread || metric_better;
+        .collect()
+}
 
-    Ok(RunPage {
-        chrome: crate::site::pages::Chrome::new(2, css, format!("{} #{}", r.suite, r.run_no))
-            .suite(&r.suite)
-            .here(format!("#{}", r.run_no)),
-        suite: r.suite.clone(),
-        number: format!("#{}", r.run_no),
-        suite_href: format!("../../{}", crate::site::pages::suite_href(&r.suite)),
-        nav: nav.clone(),
-        meta,
-        notes: notes
-            .map(|v| {
-                v.iter()
-                    .map(|n| NoteView {
-                        at: time(&n.at),
-                        text: n.text.clone(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        // Rows without any load-test figure (an asv or criterion run: scalar metrics only) say
-        // nothing the metric medians below do not.
-        medians: medians
-            .into_iter()
-            .filter(|m| {
-                run_page_figures().any(|f| m.figures.get(f.name).and_then(|v| v.as_f64()).is_some())
-            })
-            .map(|m| MedianView {
-                arm: arm_label(&m.arm),
-                params: layout.varying(&m.params),
-                n: m.n_trials.to_string(),
-                figures: shown
-                    .iter()
-                    .map(|f| {
-                        let v = m.figures.get(f.name).and_then(|v| v.as_f64());
-                        // Bytes as KiB/MiB/GiB: 268435456 is read as 256 MiB.
-                        if f.unit == "B" {
-                            crate::present::fmt_quantity(v, f.unit)
-                        } else {
-                            num(v, f.decimals)
-                        }
-                    })
-                    .collect(),
-            })
-            .collect(),
-        figure_labels: shown.iter().map(|f| f.label).collect(),
-        summary_hidden,
-        metric_arms,
-        metric_params,
-        metric_cards,
-        metric_spread,
-        metric_change,
-        metric_better,
-        better_all: metric_medians
-            .first()
-            .map_or(String::new(), |m| m.better.as_str().to_string()),
-        findings: nav.findings.clone(),
-        metric_medians: metric_medians
-            .into_iter()
-            .map(|m| MetricMedianView {
-                href: hrefs
-                    .get(&(
-                        r.suite.clone(),
-                        m.name.clone(),
-                        m.arm.clone(),
-                        m.params.clone(),
-                    ))
-                    .map_or(String::new(), |(h, _)| format!("../../{h}")),
-                change: nav.change(&m.name, &m.arm, &m.params).unwrap_or_default(),
-                arm: arm_label(&m.arm),
-                params: layout.varying(&m.params),
-                name_html: crate::present::wrap_name(&m.name),
-                name: m.name,
-                unit: m.unit.clone(),
-                better: m.better.as_str().to_string(),
-                n: m.n_trials.to_string(),
-                median: fmt_quantity(Some(m.median), &m.unit),
-                // One trial has no range to show.
-                range: if m.n_trials > 1 {
-                    format!(
-                        "{} – {}",
-                        fmt_quantity(Some(m.min), &m.unit),
-                        fmt_quantity(Some(m.max), &m.unit)
-                    )
-                } else {
-                    String::new()
-                },
-            })
-            .collect(),
-        request_columns: trials.iter().any(|t| t.requests.is_some_and(|n| n > 0)),
-        // One successful trial (an ingested asv or criterion result) has nothing to list that
-        // the metadata and medians do not say.
-        show_trials: trials.len() > 1 || trials.iter().any(|t| t.status != "ok"),
-        trials: trials
-            .into_iter()
-            .map(|t| TrialView {
-                seq: t.seq.to_string(),
-                trial_id: t.trial_id.to_string(),
-                arm: arm_label(&t.arm),
-                params: layout.varying(&t.params),
-                repeat: t.repeat.to_string(),
-                status: t.status,
-                discarded: if t.discarded {
-                    t.discard_reason.unwrap_or_else(|| "yes".into())
-                } else {
-                    String::new()
-                },
-                requests: int(t.requests),
-                completed: int(t.completed),
-                failed: format!("{} / {}", int(t.errors), int(t.cancelled)),
-                throughput_rps: num(t.throughput_rps, 2),
-                latency_p50_ms: num(t.latency_p50_ms, 2),
-                latency_p99_ms: num(t.latency_p99_ms, 2),
-                ttft_p50_ms: num(t.ttft_p50_ms, 2),
-                littles_law_ratio: num(t.littles_law_ratio, 3),
-            })
-            .collect(),
-        charts,
-        compares: Vec::new(),
-        profiles: Vec::new(),
-        cpu_charts: Vec::new(),
-        server_charts: Vec::new(),
-        transfer: false,
-        sweep: false,
-    })
+/// The metric medians table: each row links its series' page and says its change from the
+/// series' previous run.
+fn metric_median_views(
+    r: &RunRecord,
+    rows: Vec<ArmMetricMedian>,
+    layout: &ParamLayout,
+    hrefs: &crate::site::pages::series::SeriesHrefs,
+    nav: &crate::site::RunNav,
+) -> Vec<MetricMedianView> {
+    rows.into_iter()
+        .map(|m| MetricMedianView {
+            href: hrefs
+                .get(&(
+                    r.suite.clone(),
+                    m.name.clone(),
+                    m.arm.clone(),
+                    m.params.clone(),
+                ))
+                .map_or(String::new(), |(h, _)| format!("../../{h}")),
+            change: nav.change(&m.name, &m.arm, &m.params).unwrap_or_default(),
+            arm: arm_label(&m.arm),
+            params: layout.varying(&m.params),
+            name_html: crate::present::wrap_name(&m.name),
+            name: m.name,
+            unit: m.unit.clone(),
+            better: m.better.as_str().to_string(),
+            n: m.n_trials.to_string(),
+            median: fmt_quantity(Some(m.median), &m.unit),
+            // One trial has no range to show.
+            range: if m.n_trials > 1 {
+                format!(
+                    "{} – {}",
+                    fmt_quantity(Some(m.min), &m.unit),
+                    fmt_quantity(Some(m.max), &m.unit)
+                )
+            } else {
+                String::new()
+            },
+        })
+        .collect()
+}
+
+/// One row of the trials table.
+fn trial_view(t: TrialSummary, layout: &ParamLayout) -> TrialView {
+    TrialView {
+        seq: t.seq.to_string(),
+        trial_id: t.trial_id.to_string(),
+        arm: arm_label(&t.arm),
+        params: layout.varying(&t.params),
+        repeat: t.repeat.to_string(),
+        status: t.status.to_string(),
+        discarded: if t.discarded {
+            t.discard_reason.unwrap_or_else(|| "yes".into())
+        } else {
+            String::new()
+        },
+        requests: int(t.requests),
+        completed: int(t.completed),
+        failed: format!("{} / {}", int(t.errors), int(t.cancelled)),
+        throughput_rps: num(t.throughput_rps, 2),
+        latency_p50_ms: num(t.latency_p50_ms, 2),
+        latency_p99_ms: num(t.latency_p99_ms, 2),
+        ttft_p50_ms: num(t.ttft_p50_ms, 2),
+        littles_law_ratio: num(t.littles_law_ratio, 3),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::RunNav;
+    use crate::stats::verdict::Direction;
+
+    fn run_row() -> RunRecord {
+        RunRecord {
+            run_id: "r7".into(),
+            suite: "kv".into(),
+            run_no: 7,
+            started_at: "2026-12-01T10:00:00Z".into(),
+            finished_at: "2026-12-01T10:00:00Z".into(),
+            source: "asv".into(),
+            status: crate::model::RunStatus::Ok,
+            git_commit: Some("abc1234def".into()),
+            git_branch: None,
+            host: None,
+            env_fingerprint: None,
+            labels: "{}".into(),
+            n_trials: Some(2),
+        }
+    }
+
+    fn metric(name: &str, median: f64, (min, max): (f64, f64), restates: bool) -> ArmMetricMedian {
+        ArmMetricMedian {
+            arm: "default".into(),
+            params: Default::default(),
+            name: name.into(),
+            unit: "ms".into(),
+            better: Direction::LowerIsBetter,
+            n_trials: 2,
+            median,
+            min,
+            max,
+            restates_requests: restates,
+        }
+    }
+
+    fn empty_prefetch() -> Prefetch {
+        Prefetch {
+            medians: BTreeMap::new(),
+            metric_medians: BTreeMap::new(),
+            trials: BTreeMap::new(),
+            arms: BTreeMap::new(),
+            with_requests: Default::default(),
+            with_cpu: Default::default(),
+            with_scrape: Default::default(),
+            with_stacks: Default::default(),
+        }
+    }
+
+    fn trial(seq: i64, status: &str) -> TrialSummary {
+        TrialSummary {
+            trial_id: seq,
+            seq,
+            arm: "default".into(),
+            params: Default::default(),
+            repeat: seq,
+            status: status.parse().expect("a trial status"),
+            discarded: false,
+            discard_reason: None,
+            requests: None,
+            completed: None,
+            errors: None,
+            cancelled: None,
+            throughput_rps: None,
+            latency_p50_ms: None,
+            latency_p99_ms: None,
+            ttft_p50_ms: None,
+            littles_law_ratio: None,
+        }
+    }
+
+    /// The page of a run of one metric over two trials, with a summary median the page
+    /// leaves off, whose series moved +3.2 % from its previous run.
+    fn one_metric_page() -> RunPage {
+        let r = run_row();
+        let mut pre = empty_prefetch();
+        pre.metric_medians.insert(
+            "r7".into(),
+            vec![
+                metric("get_latency", 1.5, (1.4, 1.6), false),
+                metric("aiperf.request_latency", 9.0, (9.0, 9.0), true),
+            ],
+        );
+        pre.trials
+            .insert("r7".into(), vec![trial(1, "ok"), trial(2, "ok")]);
+        let params = crate::model::Params::default();
+        let mut hrefs = crate::site::pages::series::SeriesHrefs::new();
+        hrefs.insert(
+            (
+                "kv".into(),
+                "get_latency".into(),
+                "default".into(),
+                params.clone(),
+            ),
+            ("suites/kv/get.html".into(), "get_latency · default".into()),
+        );
+        let nav = RunNav {
+            changes: vec![(
+                crate::site::series_id("get_latency", "default", &params),
+                0.032,
+            )],
+            ..RunNav::default()
+        };
+        run_page(&r, None, "c.css", &pre, Latencies::new(), &hrefs, &nav).unwrap()
+    }
+
+    /// The metric links its series, says its change from the previous run and its range.
+    #[test]
+    fn a_run_page_links_its_series_and_says_the_change() {
+        let page = one_metric_page();
+        let keys: Vec<&str> = page.meta.iter().map(|kv| kv.key.as_str()).collect();
+        // One time for start and finish: said once.
+        assert_eq!(
+            keys,
+            [
+                "run id",
+                "started and finished",
+                "source",
+                "status",
+                "git commit"
+            ]
+        );
+        assert_eq!(page.summary_hidden, 1);
+        assert_eq!(page.metric_medians.len(), 1);
+        let m = &page.metric_medians[0];
+        assert_eq!(m.href, "../../suites/kv/get.html");
+        assert_eq!(m.change, "+3.2%");
+        assert_eq!(m.median, "1.5 ms");
+        assert_eq!(m.range, "1.4 ms – 1.6 ms");
+        // Two trials: n and the range are columns, so each row is a card on a phone; one arm
+        // and one direction are not.
+        assert!(page.metric_spread && page.metric_cards && page.metric_change);
+        assert!(!page.metric_arms && !page.metric_params && !page.metric_better);
+        assert_eq!(page.better_all, "lower");
+        assert!(page.show_trials && !page.request_columns);
+        assert!(
+            page.medians.is_empty(),
+            "no load-test figure: no per-arm table"
+        );
+        let html = page.render().unwrap();
+        assert!(html.contains("<a href=\"../../suites/kv/get.html\">get_latency</a>"));
+        assert!(
+            html.contains("data-label=\"vs previous run\">+3.2%</td>"),
+            "{html}"
+        );
+        assert!(!html.contains("aiperf.request_latency"));
+    }
+
+    /// The page's HTML, rendered in memory, as a golden (`src/site/pages/snapshots/`; bless
+    /// with `INSTA_UPDATE=always` after an intended change and review the diff).
+    #[test]
+    fn golden_run_page_in_memory() {
+        insta::assert_snapshot!("run_page", one_metric_page().render().unwrap());
+    }
+
+    /// One successful trial lists no trials table; a failed one does.
+    #[test]
+    fn the_trials_table_shows_only_what_the_medians_do_not() {
+        let r = run_row();
+        let mut pre = empty_prefetch();
+        let hrefs = crate::site::pages::series::SeriesHrefs::new();
+        let nav = RunNav::default();
+        pre.trials.insert("r7".into(), vec![trial(1, "ok")]);
+        let page = run_page(&r, None, "c.css", &pre, Latencies::new(), &hrefs, &nav).unwrap();
+        assert!(!page.show_trials && !page.metric_change);
+        pre.trials.insert("r7".into(), vec![trial(1, "failed")]);
+        let page = run_page(&r, None, "c.css", &pre, Latencies::new(), &hrefs, &nav).unwrap();
+        assert!(page.show_trials);
+        assert_eq!(page.trials[0].status, "failed");
+        assert_eq!(page.trials[0].failed, "— / —");
+    }
 }

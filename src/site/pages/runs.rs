@@ -122,4 +122,22 @@ mod tests {
         assert!(one[0].1.pages.is_empty());
         assert_eq!(one[0].1.span, "#3 … #1");
     }
+
+    /// The second of three pages, rendered: its runs link two levels up, the other pages are
+    /// links and this one is marked current.
+    #[test]
+    fn a_runs_page_links_its_runs_and_the_other_pages() {
+        let runs: Vec<RunLink> = (1..=450).rev().map(link).collect();
+        let html = runs_pages("kv", runs, "c.css")
+            .remove(1)
+            .1
+            .render()
+            .unwrap();
+        assert!(html.contains("<a href=\"../../runs/r250/index.html\">#250</a>"));
+        assert_eq!(html.matches("href=\"../../runs/r").count(), 200);
+        assert!(html.contains(
+            "pages: <a href=\"runs.html\">1</a> <span aria-current=\"page\">2</span> <a href=\"runs-3.html\">3</a>"
+        ));
+        assert!(html.contains("450 runs, newest first; this page: #250 … #51."));
+    }
 }

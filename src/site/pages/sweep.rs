@@ -112,13 +112,46 @@ pub(crate) fn sweep_page(s: &Sweep, css: &str) -> Result<SweepPage, SiteError> {
 /// capacity of each arm as dotted verticals, and percentile SLO bounds as dashed horizontals
 /// on the chart of the figure they bound.
 pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
-    let load = s.load.as_str();
     let mut order: Vec<&str> = s.arms.iter().map(|a| a.arm.as_str()).collect();
     order.sort_by(|a, b| xy::arm_order(a, b));
-    let colour = |arm: &str| xy::arm_colour(order.iter().position(|a| *a == arm).unwrap_or(0));
-    let slos = Slos::parse([s.slo.as_str()]).unwrap_or_default();
-    let bound = |metric: SloMetric| -> Vec<Rule> {
-        slos.0
+    let d = Draw {
+        s,
+        load: s.load.as_str(),
+        order,
+        slos: Slos::parse([s.slo.as_str()]).unwrap_or_default(),
+    };
+    let mut out = d.load_charts();
+    let any = |f: &dyn Fn(&LevelView) -> bool| s.arms.iter().any(|a| a.levels.iter().any(f));
+    if any(&|l| l.goodput_rps.is_some()) {
+        out.push(d.goodput());
+    }
+    if any(&|l| l.slo_attainment_pct.is_some()) {
+        out.push(d.attainment());
+    }
+    if !s.frontier.is_empty() {
+        out.push(d.frontier());
+    }
+    out
+}
+
+/// What every chart of a sweep shares: the sweep, its load's name, the arms in colour order
+/// and the SLOs.
+struct Draw<'a> {
+    s: &'a Sweep,
+    load: &'a str,
+    order: Vec<&'a str>,
+    slos: Slos,
+}
+
+impl Draw<'_> {
+    fn colour(&self, arm: &str) -> &'static str {
+        xy::arm_colour(self.order.iter().position(|a| *a == arm).unwrap_or(0))
+    }
+
+    /// The p99 bounds the SLOs set on `metric`, as dashed horizontals.
+    fn bound(&self, metric: SloMetric) -> Vec<Rule> {
+        self.slos
+            .0
             .iter()
             .filter(|o| o.metric == metric && o.percentile == Some(99))
             .map(|o| Rule {
@@ -127,14 +160,21 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
                 colour: xy::BOUND,
             })
             .collect()
-    };
-    let load_axis = || Axis::log2(format!("{load} (log₂ scale)"), TickText::Number);
-    let lines = |f: &dyn Fn(&LevelView) -> Option<(f64, f64)>, unit: &str| -> Vec<Line> {
-        s.arms
+    }
+
+    fn load_axis(&self) -> Axis {
+        Axis::log2(format!("{} (log₂ scale)", self.load), TickText::Number)
+    }
+
+    /// One line per arm of the (x, y) `f` gives at each level, its tips in `unit`.
+    fn lines(&self, f: &dyn Fn(&LevelView) -> Option<(f64, f64)>, unit: &str) -> Vec<Line> {
+        let load = self.load;
+        self.s
+            .arms
             .iter()
             .map(|a| Line {
                 label: a.arm.clone(),
-                colour: colour(&a.arm),
+                colour: self.colour(&a.arm),
                 points: a
                     .levels
                     .iter()
@@ -156,10 +196,12 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
                 markers: true,
             })
             .collect()
-    };
-    // Each arm's knee, on the line of the figure `y` gives at that level.
-    let knees = |y: &dyn Fn(&LevelView) -> Option<f64>| -> Vec<Mark> {
-        s.arms
+    }
+
+    /// Each arm's knee, on the line of the figure `y` gives at that level.
+    fn knees(&self, y: &dyn Fn(&LevelView) -> Option<f64>) -> Vec<Mark> {
+        self.s
+            .arms
             .iter()
             .filter_map(|a| {
                 let k = a.knee.as_ref()?;
@@ -167,130 +209,125 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
                 Some(Mark {
                     x: k.load,
                     y: y(level)?,
-                    label: format!("{} knee: {load} {}", a.arm, fmt_number(k.load)),
-                    colour: colour(&a.arm),
+                    label: format!("{} knee: {} {}", a.arm, self.load, fmt_number(k.load)),
+                    colour: self.colour(&a.arm),
                 })
             })
             .collect()
-    };
-    // Where each arm's capacity sits on the load axis (the same on every load chart).
-    let capacities: Vec<Rule> = {
+    }
+
+    /// Where each arm's capacity sits on the load axis (the same on every load chart).
+    fn capacities(&self) -> Vec<Rule> {
         let mut out = Vec::new();
-        for a in &s.arms {
+        for a in &self.s.arms {
             if let Some(c) = &a.capacity
                 && c.kind == crate::query::sweep::CapacityKind::Within
             {
                 out.push(Rule {
                     at: c.load,
                     label: format!(
-                        "{} capacity at the SLOs: {load} {}",
+                        "{} capacity at the SLOs: {} {}",
                         a.arm,
+                        self.load,
                         fmt_number(c.load)
                     ),
-                    colour: colour(&a.arm),
+                    colour: self.colour(&a.arm),
                 });
             }
         }
         out
-    };
-    let chart = |title: &str, description: String, x: Axis, y: &str, lines: Vec<Line>| Chart {
-        title: title.into(),
-        description,
-        x,
-        y: Axis::linear(y),
-        lines,
-        horizontal: Vec::new(),
-        vertical: Vec::new(),
-        marks: Vec::new(),
-    };
-    let mut out = vec![
+    }
+
+    /// Throughput, latency–throughput and TTFT p99: every sweep's charts.
+    fn load_charts(&self) -> Vec<Chart> {
+        let load = self.load;
+        vec![
+            Chart {
+                vertical: self.capacities(),
+                marks: self.knees(&|l| Some(l.throughput_rps)),
+                ..chart(
+                    "Throughput vs load",
+                    format!("Median completed requests per second at each {load}, one line per arm; diamonds: each arm's knee; dotted: its capacity at the SLOs"),
+                    self.load_axis(),
+                    "req/s",
+                    self.lines(&|l| Some((l.load, l.throughput_rps)), "req/s"),
+                )
+            },
+            Chart {
+                horizontal: self.bound(SloMetric::Latency),
+                ..chart(
+                    "Latency–throughput",
+                    "Median p99 end-to-end latency against median throughput, each point one load level: lower and further right is better".into(),
+                    Axis::linear("req/s"),
+                    "p99 latency (ms)",
+                    self.lines(&|l| Some((l.throughput_rps, l.latency_p99_ms?)), "ms"),
+                )
+            },
+            Chart {
+                horizontal: self.bound(SloMetric::Ttft),
+                vertical: self.capacities(),
+                marks: self.knees(&|l| l.ttft_p99_ms),
+                ..chart(
+                    "TTFT p99 vs load",
+                    format!("Median p99 time to first token at each {load}; dashed: the SLO bound"),
+                    self.load_axis(),
+                    "TTFT p99 (ms)",
+                    self.lines(&|l| Some((l.load, l.ttft_p99_ms?)), "ms"),
+                )
+            },
+        ]
+    }
+
+    fn goodput(&self) -> Chart {
         Chart {
-            vertical: capacities.clone(),
-            marks: knees(&|l| Some(l.throughput_rps)),
-            ..chart(
-                "Throughput vs load",
-                format!("Median completed requests per second at each {load}, one line per arm; diamonds: each arm's knee; dotted: its capacity at the SLOs"),
-                load_axis(),
-                "req/s",
-                lines(&|l| Some((l.load, l.throughput_rps)), "req/s"),
-            )
-        },
-        Chart {
-            horizontal: bound(SloMetric::Latency),
-            ..chart(
-                "Latency–throughput",
-                "Median p99 end-to-end latency against median throughput, each point one load level: lower and further right is better".into(),
-                Axis::linear("req/s"),
-                "p99 latency (ms)",
-                lines(&|l| Some((l.throughput_rps, l.latency_p99_ms?)), "ms"),
-            )
-        },
-        Chart {
-            horizontal: bound(SloMetric::Ttft),
-            vertical: capacities.clone(),
-            marks: knees(&|l| l.ttft_p99_ms),
-            ..chart(
-                "TTFT p99 vs load",
-                format!("Median p99 time to first token at each {load}; dashed: the SLO bound"),
-                load_axis(),
-                "TTFT p99 (ms)",
-                lines(&|l| Some((l.load, l.ttft_p99_ms?)), "ms"),
-            )
-        },
-    ];
-    if s.arms
-        .iter()
-        .any(|a| a.levels.iter().any(|l| l.goodput_rps.is_some()))
-    {
-        out.push(Chart {
-            vertical: capacities.clone(),
-            marks: knees(&|l| l.goodput_rps),
+            vertical: self.capacities(),
+            marks: self.knees(&|l| l.goodput_rps),
             ..chart(
                 "Goodput vs load",
                 format!(
                     "Median requests per second that met every per-request SLO ({})",
-                    s.slo
+                    self.s.slo
                 ),
-                load_axis(),
+                self.load_axis(),
                 "goodput (req/s)",
-                lines(&|l| Some((l.load, l.goodput_rps?)), "req/s"),
+                self.lines(&|l| Some((l.load, l.goodput_rps?)), "req/s"),
             )
-        });
+        }
     }
-    // The rule that decides capacity where per-request SLOs are set: the share of requests
-    // within them, against its bound.
-    if s.arms
-        .iter()
-        .any(|a| a.levels.iter().any(|l| l.slo_attainment_pct.is_some()))
-    {
-        out.push(Chart {
+
+    /// The rule that decides capacity where per-request SLOs are set: the share of requests
+    /// within them, against its bound.
+    fn attainment(&self) -> Chart {
+        let slo = &self.s.slo;
+        Chart {
             horizontal: vec![Rule {
                 at: crate::query::sweep::ATTAINMENT,
                 label: format!(
-                    "capacity needs ≥ {}% of requests within {}",
+                    "capacity needs ≥ {}% of requests within {slo}",
                     crate::query::sweep::ATTAINMENT,
-                    s.slo
                 ),
                 colour: xy::BOUND,
             }],
-            vertical: capacities.clone(),
+            vertical: self.capacities(),
             ..chart(
                 "SLO attainment vs load",
                 format!(
-                    "Median share of requests that met every per-request SLO ({}) at each {load}; dashed: the share a level needs to count within capacity; dotted: each arm's capacity",
-                    s.slo
+                    "Median share of requests that met every per-request SLO ({slo}) at each {}; dashed: the share a level needs to count within capacity; dotted: each arm's capacity",
+                    self.load
                 ),
-                load_axis(),
+                self.load_axis(),
                 "attainment (%)",
-                lines(&|l| Some((l.load, l.slo_attainment_pct?)), "%"),
+                self.lines(&|l| Some((l.load, l.slo_attainment_pct?)), "%"),
             )
-        });
+        }
     }
-    // Per-user against total output tokens/s: each arm's levels, and the Pareto frontier over
-    // all of them (`query::sweep::frontier`) as a dashed line.
-    if !s.frontier.is_empty() {
+
+    /// Per-user against total output tokens/s: each arm's levels, and the Pareto frontier
+    /// over all of them (`query::sweep::frontier`) as a dashed line.
+    fn frontier(&self) -> Chart {
+        let (s, load) = (self.s, self.load);
         let per = if s.gpus.is_some() { " per GPU" } else { "" };
-        let mut series = lines(
+        let mut series = self.lines(
             &|l| Some((l.output_tps?, l.per_user_tps?)),
             "tok/s per user",
         );
@@ -319,7 +356,7 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
             dashed: true,
             markers: true,
         });
-        out.push(chart(
+        chart(
             "Per-user against total output tokens/s",
             format!(
                 "Each load level's output tokens per second for one stream against all streams together{per}; the frontier joins the levels no other beats on both"
@@ -327,7 +364,90 @@ pub(crate) fn sweep_charts(s: &Sweep) -> Vec<Chart> {
             Axis::linear(format!("total output tok/s{per}")),
             "per-user output tok/s",
             series,
-        ));
+        )
     }
-    out
+}
+
+/// A chart of `lines` with no rules or marks (the callers add them).
+fn chart(title: &str, description: String, x: Axis, y: &str, lines: Vec<Line>) -> Chart {
+    Chart {
+        title: title.into(),
+        description,
+        x,
+        y: Axis::linear(y),
+        lines,
+        horizontal: Vec::new(),
+        vertical: Vec::new(),
+        marks: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::sweep::FrontierPoint;
+
+    fn point(
+        arm: &str,
+        load: f64,
+        output_tps: f64,
+        per_user_tps: f64,
+        dominated: bool,
+    ) -> FrontierPoint {
+        FrontierPoint {
+            arm: arm.into(),
+            load,
+            per_user_tps,
+            output_tps,
+            dominated,
+        }
+    }
+
+    /// Without arms (their levels come from `query::sweep`) the three load charts stay, and
+    /// the frontier chart joins the points no other beats, by total tokens/s, per GPU where
+    /// the run says how many; no goodput or attainment chart without those figures.
+    #[test]
+    fn the_frontier_joins_the_undominated_points_in_order() {
+        let s = Sweep {
+            run_id: "r1".into(),
+            suite: "llm".into(),
+            run_no: 3,
+            load: "concurrency".into(),
+            slo: "ttft_p99<=500ms".into(),
+            arms: Vec::new(),
+            shift: None,
+            frontier: vec![
+                point("b", 16.0, 900.0, 30.0, false),
+                point("a", 4.0, 400.0, 60.0, false),
+                point("a", 8.0, 500.0, 20.0, true),
+            ],
+            gpus: Some(2.0),
+            cost_per_hour: None,
+            server_figures: Vec::new(),
+        };
+        let charts = sweep_charts(&s);
+        let titles: Vec<&str> = charts.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Throughput vs load",
+                "Latency–throughput",
+                "TTFT p99 vs load",
+                "Per-user against total output tokens/s"
+            ]
+        );
+        let front = &charts[3];
+        assert_eq!(front.x.label, "total output tok/s per GPU");
+        assert_eq!(front.lines.len(), 1);
+        let line = &front.lines[0];
+        assert!(line.dashed && line.label == "Pareto frontier");
+        let xs: Vec<(f64, f64)> = line.points.iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(xs, [(400.0, 60.0), (900.0, 30.0)]);
+        assert_eq!(
+            line.points[0].tip,
+            "frontier: a at concurrency 4: 400 tok/s total, 60 per user"
+        );
+        // The dominated point is on no line: two markers in the drawn chart.
+        assert_eq!(front.html().matches("<circle").count(), 2);
+    }
 }

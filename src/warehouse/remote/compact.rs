@@ -27,7 +27,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use datafusion::arrow::array::{
@@ -35,17 +34,14 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::parquet::arrow::{ArrowWriter, AsyncArrowWriter};
-use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use object_store::buffered::BufWriter;
 use object_store::path::Path as Key;
-use object_store::{
-    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
-    ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
-};
+use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 
 use super::{Remote, store_err};
 use crate::warehouse::checksum::{self, HashingAsyncWriter};
+use crate::warehouse::layered::{Layer, Layered};
 use crate::warehouse::{
     CompactReport, Result, Table, WarehouseError, check_schema, conform, encode_partition_value,
     part_props, read_parquet, utf8_column,
@@ -117,108 +113,13 @@ impl View {
 
 /// An object store that lists only what a [`View`] shows: what perfhouse's readers (DataFusion)
 /// read a bucket through. Everything else passes through.
-#[derive(Debug)]
-pub struct VisibleStore {
-    inner: Arc<dyn ObjectStore>,
-    view: Arc<View>,
-}
+pub type VisibleStore = Layered<Arc<View>>;
 
-impl VisibleStore {
-    /// `listed` less what the view hides.
-    fn shown(
-        &self,
-        listed: BoxStream<'static, object_store::Result<ObjectMeta>>,
-    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        let view = Arc::clone(&self.view);
-        listed
-            .try_filter(move |m| std::future::ready(!view.hides(&m.location)))
-            .boxed()
-    }
-}
+impl Layer for Arc<View> {
+    const NAME: &'static str = "VisibleStore";
 
-impl std::fmt::Display for VisibleStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "VisibleStore({})", self.inner)
-    }
-}
-
-#[async_trait]
-#[deny(clippy::missing_trait_methods)]
-impl ObjectStore for VisibleStore {
-    async fn put_opts(
-        &self,
-        location: &Key,
-        payload: PutPayload,
-        opts: PutOptions,
-    ) -> object_store::Result<PutResult> {
-        self.inner.put_opts(location, payload, opts).await
-    }
-
-    async fn put_multipart_opts(
-        &self,
-        location: &Key,
-        opts: PutMultipartOptions,
-    ) -> object_store::Result<Box<dyn MultipartUpload>> {
-        self.inner.put_multipart_opts(location, opts).await
-    }
-
-    async fn get_opts(
-        &self,
-        location: &Key,
-        options: GetOptions,
-    ) -> object_store::Result<GetResult> {
-        self.inner.get_opts(location, options).await
-    }
-
-    async fn get_ranges(
-        &self,
-        location: &Key,
-        ranges: &[std::ops::Range<u64>],
-    ) -> object_store::Result<Vec<Bytes>> {
-        self.inner.get_ranges(location, ranges).await
-    }
-
-    fn delete_stream(
-        &self,
-        locations: BoxStream<'static, object_store::Result<Key>>,
-    ) -> BoxStream<'static, object_store::Result<Key>> {
-        self.inner.delete_stream(locations)
-    }
-
-    fn list(&self, prefix: Option<&Key>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.shown(self.inner.list(prefix))
-    }
-
-    fn list_with_offset(
-        &self,
-        prefix: Option<&Key>,
-        offset: &Key,
-    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.shown(self.inner.list_with_offset(prefix, offset))
-    }
-
-    async fn list_with_delimiter(&self, prefix: Option<&Key>) -> object_store::Result<ListResult> {
-        let mut listed = self.inner.list_with_delimiter(prefix).await?;
-        listed.objects.retain(|m| !self.view.hides(&m.location));
-        Ok(listed)
-    }
-
-    async fn copy_opts(
-        &self,
-        from: &Key,
-        to: &Key,
-        options: CopyOptions,
-    ) -> object_store::Result<()> {
-        self.inner.copy_opts(from, to, options).await
-    }
-
-    async fn rename_opts(
-        &self,
-        from: &Key,
-        to: &Key,
-        options: RenameOptions,
-    ) -> object_store::Result<()> {
-        self.inner.rename_opts(from, to, options).await
+    fn shows(&self, location: &Key) -> bool {
+        !self.hides(location)
     }
 }
 
@@ -258,6 +159,17 @@ pub(super) fn parquet_bytes(batches: &[RecordBatch], label: &str) -> Result<Vec<
         w.write(b).map_err(perr)?;
     }
     w.into_inner().map_err(perr)
+}
+
+/// A partition's merged output, uploaded under its checksummed name, not yet committed.
+struct Merged {
+    table: Table,
+    suite: String,
+    /// The names of the files merged.
+    sources: Vec<String>,
+    /// The output's name, with its checksum.
+    output: String,
+    out_key: Key,
 }
 
 impl Remote {
@@ -301,64 +213,70 @@ impl Remote {
                 .buffered(16)
                 .try_collect()
                 .await?;
-        let mut out = Vec::new();
-        for (meta, body) in wanted.into_iter().zip(bodies) {
-            let rel = self.rel(&meta.location).expect("under the prefix");
-            let rest = &rel[RECORDS_DIR.len() + 1..];
-            let label = self.show(&meta.location);
-            let bad = |what: String| WarehouseError::Schema {
-                path: PathBuf::from(&label),
-                what: format!(
-                    "{what} (a compaction record: compactions/suite=<s>/<table>-<generation>.parquet)"
-                ),
-            };
-            let Some((dir, name)) = rest.split_once('/') else {
-                return Err(bad("not in a suite= directory".into()));
-            };
-            let suite = crate::warehouse::decode_partition_value(
-                dir.strip_prefix("suite=")
-                    .ok_or_else(|| bad("not in a suite= directory".into()))?,
-            );
-            let (table, generation) = name
-                .strip_suffix(".parquet")
-                .and_then(|s| s.rsplit_once('-'))
-                .and_then(|(t, g)| {
-                    Some((
-                        Table::ALL.into_iter().find(|x| x.name() == t)?,
-                        g.parse::<u64>().ok()?,
-                    ))
-                })
-                .ok_or_else(|| bad("its name is not <table>-<generation>.parquet".into()))?;
-            let path = PathBuf::from(&label);
-            let batches = read_parquet(body, &path)?;
-            let (mut sources, mut outputs) = (Vec::new(), Vec::new());
-            for b in &batches {
-                let roles = utf8_column(b, "role", &path)?;
-                let files = utf8_column(b, "file", &path)?;
-                for i in 0..b.num_rows() {
-                    match roles.value(i) {
-                        "source" => sources.push(files.value(i).to_string()),
-                        "output" => outputs.push(files.value(i).to_string()),
-                        other => {
-                            return Err(bad(format!("role `{other}`, expected source or output")));
-                        }
-                    }
-                }
-            }
-            out.push(Record {
-                key: meta.location.clone(),
-                at: meta.last_modified,
-                table,
-                suite,
-                generation,
-                sources,
-                outputs,
-            });
-        }
+        let mut out = wanted
+            .into_iter()
+            .zip(bodies)
+            .map(|(meta, body)| self.parse_record(meta, body))
+            .collect::<Result<Vec<Record>>>()?;
         out.sort_by(|a, b| {
             (a.table.name(), &a.suite, a.generation).cmp(&(b.table.name(), &b.suite, b.generation))
         });
         Ok(out)
+    }
+
+    /// One compaction record, from its key (`compactions/suite=<s>/<table>-<generation>.parquet`)
+    /// and its rows (each a file, as `source` or `output`).
+    fn parse_record(&self, meta: &ObjectMeta, body: Bytes) -> Result<Record> {
+        let rel = self.rel(&meta.location).expect("under the prefix");
+        let rest = &rel[RECORDS_DIR.len() + 1..];
+        let label = self.show(&meta.location);
+        let bad = |what: String| WarehouseError::Schema {
+            path: PathBuf::from(&label),
+            what: format!(
+                "{what} (a compaction record: compactions/suite=<s>/<table>-<generation>.parquet)"
+            ),
+        };
+        let Some((dir, name)) = rest.split_once('/') else {
+            return Err(bad("not in a suite= directory".into()));
+        };
+        let suite = crate::warehouse::decode_partition_value(
+            dir.strip_prefix("suite=")
+                .ok_or_else(|| bad("not in a suite= directory".into()))?,
+        );
+        let (table, generation) = name
+            .strip_suffix(".parquet")
+            .and_then(|s| s.rsplit_once('-'))
+            .and_then(|(t, g)| {
+                Some((
+                    Table::ALL.into_iter().find(|x| x.name() == t)?,
+                    g.parse::<u64>().ok()?,
+                ))
+            })
+            .ok_or_else(|| bad("its name is not <table>-<generation>.parquet".into()))?;
+        let path = PathBuf::from(&label);
+        let (mut sources, mut outputs) = (Vec::new(), Vec::new());
+        for b in &read_parquet(body, &path)? {
+            let roles = utf8_column(b, "role", &path)?;
+            let files = utf8_column(b, "file", &path)?;
+            for i in 0..b.num_rows() {
+                match roles.value(i) {
+                    "source" => sources.push(files.value(i).to_string()),
+                    "output" => outputs.push(files.value(i).to_string()),
+                    other => {
+                        return Err(bad(format!("role `{other}`, expected source or output")));
+                    }
+                }
+            }
+        }
+        Ok(Record {
+            key: meta.location.clone(),
+            at: meta.last_modified,
+            table,
+            suite,
+            generation,
+            sources,
+            outputs,
+        })
     }
 
     /// What readers see, given `records`.
@@ -379,10 +297,10 @@ impl Remote {
     /// hide (the records are read once, here: a session sees one state).
     pub async fn reader_store(&self) -> Result<Arc<dyn ObjectStore>> {
         let records = self.records(None).await?;
-        Ok(Arc::new(VisibleStore {
-            inner: Arc::clone(&self.store),
-            view: Arc::new(self.view(&records)),
-        }))
+        Ok(Arc::new(VisibleStore::with(
+            Arc::clone(&self.store),
+            Arc::new(self.view(&records)),
+        )))
     }
 
     /// Merges each partition's files of committed runs into one object per partition, and
@@ -407,9 +325,40 @@ impl Remote {
                 .or_default();
             *g = (*g).max(r.generation + 1);
         }
+        let mut report = CompactReport::default();
+        for ((_, suite), (table, mut files)) in self.visible_partitions(&objects, &view) {
+            if files.len() < 2 {
+                continue;
+            }
+            files.sort_by(|a, b| a.location.cmp(&b.location));
+            let id = uuid::Uuid::now_v7().to_string();
+            let Some(merged) = self
+                .merge_partition(table, &suite, &id, files, &committed)
+                .await?
+            else {
+                continue;
+            };
+            let generation = next_generation
+                .get(&(table, suite.clone()))
+                .copied()
+                .unwrap_or(0);
+            self.commit_merge(&id, generation, merged, &mut report)
+                .await?;
+        }
+        Ok(report)
+    }
+
+    /// The visible parts of each partition, keyed by (table name, suite) so the partitions
+    /// come in a stable order.
+    #[allow(clippy::type_complexity)]
+    fn visible_partitions<'a>(
+        &self,
+        objects: &'a [ObjectMeta],
+        view: &View,
+    ) -> BTreeMap<(&'static str, String), (Table, Vec<&'a ObjectMeta>)> {
         let mut partitions: BTreeMap<(&'static str, String), (Table, Vec<&ObjectMeta>)> =
             BTreeMap::new();
-        for meta in &objects {
+        for meta in objects {
             if view.hides(&meta.location) {
                 continue;
             }
@@ -421,142 +370,196 @@ impl Remote {
                     .push(meta);
             }
         }
-        let mut report = CompactReport::default();
-        for ((_, suite), (table, mut files)) in partitions {
-            if files.len() < 2 {
+        partitions
+    }
+
+    /// Merges the partition's `files` whose rows all belong to `committed` runs into one
+    /// object under its checksummed name; `None` where fewer than two are eligible (one
+    /// alone is not merged).
+    async fn merge_partition(
+        &self,
+        table: Table,
+        suite: &str,
+        id: &str,
+        files: Vec<&ObjectMeta>,
+        committed: &HashSet<&str>,
+    ) -> Result<Option<Merged>> {
+        let output = format!("{MERGED_PREFIX}{id}.parquet");
+        let out_key = self.part_key(table, suite, &output);
+        let label = PathBuf::from(self.show(&out_key));
+        let perr = |source| WarehouseError::Parquet {
+            path: label.clone(),
+            source,
+        };
+        // Streamed: one source in memory at a time, the output uploaded in parts as it
+        // grows (a multipart upload, invisible until complete). The first eligible file
+        // waits for a second before anything is written: one alone is not merged.
+        let mut first: Option<Vec<RecordBatch>> = None;
+        let mut writer: Option<AsyncArrowWriter<HashingAsyncWriter<BufWriter>>> = None;
+        let mut sources: Vec<String> = Vec::new();
+        for meta in files {
+            let Some(batches) = self.committed_batches(meta, table, committed).await? else {
+                // A run that never committed: its rows are gc's, not ours to move.
                 continue;
-            }
-            files.sort_by(|a, b| a.location.cmp(&b.location));
-            let id = uuid::Uuid::now_v7().to_string();
-            let output = format!("{MERGED_PREFIX}{id}.parquet");
-            let out_key = self.part_key(table, &suite, &output);
-            let label = PathBuf::from(self.show(&out_key));
-            let perr = |source| WarehouseError::Parquet {
-                path: label.clone(),
-                source,
             };
-            // Streamed: one source in memory at a time, the output uploaded in parts as it
-            // grows (a multipart upload, invisible until complete). The first eligible file
-            // waits for a second before anything is written: one alone is not merged.
-            let mut first: Option<Vec<RecordBatch>> = None;
-            let mut writer: Option<AsyncArrowWriter<HashingAsyncWriter<BufWriter>>> = None;
-            let mut sources: Vec<String> = Vec::new();
-            for meta in files {
-                let path = PathBuf::from(self.show(&meta.location));
-                let batches = read_parquet(self.get(&meta.location).await?, &path)?;
-                check_schema(table, &batches, &path)?;
-                let mut all_committed = true;
-                for b in &batches {
-                    let ids = utf8_column(b, "run_id", &path)?;
-                    all_committed &= (0..b.num_rows())
-                        .all(|i| ids.is_null(i) || committed.contains(ids.value(i)));
-                }
-                if !all_committed {
-                    // A run that never committed: its rows are gc's, not ours to move.
+            sources.push(
+                meta.location
+                    .filename()
+                    .expect("a part has a name")
+                    .to_string(),
+            );
+            let w = match (&mut writer, first.take()) {
+                (None, None) => {
+                    first = Some(batches);
                     continue;
                 }
-                let batches = batches
-                    .iter()
-                    .map(|b| conform(table, b))
-                    .collect::<std::result::Result<Vec<_>, _>>()
-                    .map_err(|source| WarehouseError::Arrow {
-                        table: table.name(),
-                        source,
-                    })?;
-                sources.push(
-                    meta.location
-                        .filename()
-                        .expect("a part has a name")
-                        .to_string(),
-                );
-                let w = match (&mut writer, first.take()) {
-                    (None, None) => {
-                        first = Some(batches);
-                        continue;
+                (None, Some(earlier)) => {
+                    let mut w = self.merged_writer(&out_key, table).map_err(perr)?;
+                    for b in &earlier {
+                        w.write(b).await.map_err(perr)?;
                     }
-                    (None, Some(earlier)) => {
-                        // PERFHOUSE_UPLOAD_PART_BYTES: the upload's part size (object_store's
-                        // 10 MiB by default; S3 refuses parts under 5 MiB but the last).
-                        let part_bytes = std::env::var("PERFHOUSE_UPLOAD_PART_BYTES")
-                            .ok()
-                            .and_then(|v| v.parse().ok())
-                            .unwrap_or(10 << 20);
-                        let mut w = AsyncArrowWriter::try_new(
-                            HashingAsyncWriter::new(BufWriter::with_capacity(
-                                Arc::clone(&self.store),
-                                out_key.clone(),
-                                part_bytes,
-                            )),
-                            table.schema(),
-                            Some(part_props()),
-                        )
-                        .map_err(perr)?;
-                        for b in &earlier {
-                            w.write(b).await.map_err(perr)?;
-                        }
-                        writer.insert(w)
-                    }
-                    (Some(w), _) => w,
-                };
-                for b in &batches {
-                    w.write(b).await.map_err(perr)?;
+                    writer.insert(w)
                 }
-            }
-            let Some(mut w) = writer else { continue };
-            w.finish().await.map_err(perr)?;
-            // The output's digest is known only once it is written: it is uploaded under a
-            // name without one, then copied to its checksummed name, which the record commits
-            // (the first is hidden as a merge no record names, and `gc` removes it with them).
-            let digest = w.into_inner().digest();
-            let output = checksum::name_with(&output, digest);
-            let staged_key = out_key;
-            let out_key = self.part_key(table, &suite, &output);
-            self.store
-                .copy(&staged_key, &out_key)
-                .await
-                .map_err(store_err(format!(
-                    "copying {} to {}",
-                    self.show(&staged_key),
-                    self.show(&out_key)
-                )))?;
-            let _ = self.store.delete(&staged_key).await;
-            // A fault-test hook: hold the commit back so a test can read, race or kill the
-            // compaction between its output and its record.
-            if let Some(ms) = std::env::var("PERFHOUSE_COMPACT_DELAY_MS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-            {
-                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-            }
-            // A gc whose grace period this compaction outlived may have removed the output
-            // as uncommitted: committing a record without it would hide the sources' rows.
-            self.store.head(&out_key).await.map_err(store_err(format!(
-                "{} vanished before its compaction committed (a gc with a grace period shorter than this compaction?); nothing was changed, compact again",
-                self.show(&out_key)
-            )))?;
-            let generation = next_generation
-                .get(&(table, suite.clone()))
-                .copied()
-                .unwrap_or(0);
-            let record = record_batch(&id, table, generation, &sources, &output);
-            let record_key = self.key(&format!(
-                "{RECORDS_DIR}/suite={}/{}-{generation:010}.parquet",
-                encode_partition_value(&suite),
-                table.name()
-            ));
-            let body = parquet_bytes(&[record], &self.show(&record_key))?;
-            if self.create(&record_key, body).await? {
-                report.merged.push((table.name(), suite, sources.len()));
-            } else {
-                // Another compaction of this partition committed first: ours is not needed.
-                let _ = self.store.delete(&out_key).await;
-                report.raced.push(format!(
-                    "{}/suite={suite}: another compaction committed first; left as it merged it",
-                    table.name()
-                ));
+                (Some(w), _) => w,
+            };
+            for b in &batches {
+                w.write(b).await.map_err(perr)?;
             }
         }
-        Ok(report)
+        let Some(mut w) = writer else {
+            return Ok(None);
+        };
+        w.finish().await.map_err(perr)?;
+        // The output's digest is known only once it is written: it is uploaded under a
+        // name without one, then copied to its checksummed name, which the record commits
+        // (the first is hidden as a merge no record names, and `gc` removes it with them).
+        let output = checksum::name_with(&output, w.into_inner().digest());
+        let staged_key = out_key;
+        let out_key = self.part_key(table, suite, &output);
+        self.store
+            .copy(&staged_key, &out_key)
+            .await
+            .map_err(store_err(format!(
+                "copying {} to {}",
+                self.show(&staged_key),
+                self.show(&out_key)
+            )))?;
+        let _ = self.store.delete(&staged_key).await;
+        Ok(Some(Merged {
+            table,
+            suite: suite.to_string(),
+            sources,
+            output,
+            out_key,
+        }))
+    }
+
+    /// The batches of the part `meta`, checked against the table's schema and given it, or
+    /// `None` where a row belongs to a run not in `committed`.
+    async fn committed_batches(
+        &self,
+        meta: &ObjectMeta,
+        table: Table,
+        committed: &HashSet<&str>,
+    ) -> Result<Option<Vec<RecordBatch>>> {
+        let path = PathBuf::from(self.show(&meta.location));
+        let batches = read_parquet(self.get(&meta.location).await?, &path)?;
+        check_schema(table, &batches, &path)?;
+        let mut all_committed = true;
+        for b in &batches {
+            let ids = utf8_column(b, "run_id", &path)?;
+            all_committed &=
+                (0..b.num_rows()).all(|i| ids.is_null(i) || committed.contains(ids.value(i)));
+        }
+        if !all_committed {
+            return Ok(None);
+        }
+        let batches = batches
+            .iter()
+            .map(|b| conform(table, b))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|source| WarehouseError::Arrow {
+                table: table.name(),
+                source,
+            })?;
+        Ok(Some(batches))
+    }
+
+    /// A multipart upload of a merged output at `key`, hashed as it is written.
+    fn merged_writer(
+        &self,
+        key: &Key,
+        table: Table,
+    ) -> std::result::Result<
+        AsyncArrowWriter<HashingAsyncWriter<BufWriter>>,
+        datafusion::parquet::errors::ParquetError,
+    > {
+        // PERFHOUSE_UPLOAD_PART_BYTES: the upload's part size (object_store's 10 MiB by
+        // default; S3 refuses parts under 5 MiB but the last).
+        let part_bytes = std::env::var("PERFHOUSE_UPLOAD_PART_BYTES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(10 << 20);
+        AsyncArrowWriter::try_new(
+            HashingAsyncWriter::new(BufWriter::with_capacity(
+                Arc::clone(&self.store),
+                key.clone(),
+                part_bytes,
+            )),
+            table.schema(),
+            Some(part_props()),
+        )
+    }
+
+    /// Commits a merge with its compaction record of `generation`, create-only: where another
+    /// compaction of the partition committed first, the output is removed and the race
+    /// reported.
+    async fn commit_merge(
+        &self,
+        id: &str,
+        generation: u64,
+        merged: Merged,
+        report: &mut CompactReport,
+    ) -> Result<()> {
+        let Merged {
+            table,
+            suite,
+            sources,
+            output,
+            out_key,
+        } = merged;
+        // A fault-test hook: hold the commit back so a test can read, race or kill the
+        // compaction between its output and its record.
+        if let Some(ms) = std::env::var("PERFHOUSE_COMPACT_DELAY_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        }
+        // A gc whose grace period this compaction outlived may have removed the output
+        // as uncommitted: committing a record without it would hide the sources' rows.
+        self.store.head(&out_key).await.map_err(store_err(format!(
+            "{} vanished before its compaction committed (a gc with a grace period shorter than this compaction?); nothing was changed, compact again",
+            self.show(&out_key)
+        )))?;
+        let record = record_batch(id, table, generation, &sources, &output);
+        let record_key = self.key(&format!(
+            "{RECORDS_DIR}/suite={}/{}-{generation:010}.parquet",
+            encode_partition_value(&suite),
+            table.name()
+        ));
+        let body = parquet_bytes(&[record], &self.show(&record_key))?;
+        if self.create(&record_key, body).await? {
+            report.merged.push((table.name(), suite, sources.len()));
+        } else {
+            // Another compaction of this partition committed first: ours is not needed.
+            let _ = self.store.delete(&out_key).await;
+            report.raced.push(format!(
+                "{}/suite={suite}: another compaction committed first; left as it merged it",
+                table.name()
+            ));
+        }
+        Ok(())
     }
 
     /// Whether the `runs` object `key` committed: it is there, or a compaction merged it

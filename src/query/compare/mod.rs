@@ -7,22 +7,24 @@
 //! (the newest run of that commit); any of them followed by `@<arm>` keeps that arm only, so
 //! two arms of one run compare as `latest@default` vs `latest@fastokens`.
 
+pub mod measures;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::Query;
-use crate::model::params_text;
+use crate::model::{Phase, TrialStatus, params_text};
 use crate::stats::verdict::{
     Direction, Judged, Verdict, VerdictOptions, change_pct, judge, p_text,
 };
 use crate::stats::{mean, median};
 
 pub use super::samples::{CompareError, RunInfo, Selection, resolve};
-use super::samples::{FigRow, Side, load};
+use super::samples::{Side, TrialFigures, load};
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Row {
+pub struct MetricComparison {
     pub metric: String,
     pub unit: String,
     pub better: Direction,
@@ -171,18 +173,18 @@ pub struct Comparison {
     /// The significance level every row's test is held to (after the Holm correction).
     pub alpha: f64,
     pub overall: Overall,
-    pub rows: Vec<Row>,
+    pub rows: Vec<MetricComparison>,
     pub summaries: Vec<Summary>,
     /// Things that make the comparison less trustworthy (different machines, client-bound).
     pub flags: Vec<String>,
     /// Findings from the figures (latency decomposition, knee, cold starts).
     pub diagnoses: Vec<String>,
     /// Per arm × params with two or more measures of the work (wall time, CPU time,
-    /// instruction counts): which one decided (`query::measures`).
-    pub decisions: Vec<super::measures::Decision>,
+    /// instruction counts): which one decided (`query::compare::measures`).
+    pub decisions: Vec<measures::Decision>,
 }
 
-impl Row {
+impl MetricComparison {
     /// The p the verdict rests on, the one a table prints: Holm-adjusted where the row is in
     /// the comparison's family of tests ([`correct_for_many`]), else its test's own; none for a
     /// row shown for context.
@@ -196,7 +198,7 @@ impl Row {
 
 impl Comparison {
     /// The heading of the p column: `Holm-adjusted p` where the comparison corrected over more
-    /// than one test (the column then prints [`Row::decisive_p`]), else `p`.
+    /// than one test (the column then prints [`MetricComparison::decisive_p`]), else `p`.
     pub fn p_heading(&self) -> &'static str {
         if self.overall.corrected_over > 1 {
             "Holm-adjusted p"
@@ -238,7 +240,7 @@ impl Comparison {
     /// Which noise thresholds judged the rows, in one clause: "noise thresholds per series
     /// (floor ±2%): 4 from A/A calibration, 12 from history, 6 at the floor".
     pub fn noise_line(&self) -> String {
-        let judged: Vec<&Row> = self
+        let judged: Vec<&MetricComparison> = self
             .rows
             .iter()
             .filter(|r| r.verdict != Verdict::Info)
@@ -293,24 +295,51 @@ pub async fn compare(
 ) -> Result<Comparison, CompareError> {
     let a = load(q, baseline).await?;
     let b = load(q, candidate).await?;
-    let single_arm = |s: &Side| {
-        s.samples
-            .keys()
-            .map(|k| &k.0)
-            .collect::<std::collections::BTreeSet<_>>()
-            .len()
-            <= 1
-    };
-    // Two single-arm sides (two arms of one run, or one arm across runs) match by params;
-    // otherwise each arm is compared with the same arm on the other side.
-    let by_params = single_arm(&a) && single_arm(&b);
-    let arm_of = |s: &Side| {
-        s.samples
-            .keys()
-            .next()
-            .map(|k| k.0.clone())
-            .unwrap_or_default()
-    };
+    let mut rows = judge_pairs(&a, &b, opts);
+    order_and_correct(&mut rows, opts.verdict.alpha);
+    let overall = overall(&rows);
+    let summaries = summarise(&rows);
+    let flags = side_flags(q, &a, &b, rows.is_empty()).await?;
+    let diagnoses = diagnoses(q, &a, &b).await?;
+    let decisions = measures::decisions(&rows);
+    Ok(Comparison {
+        decisions,
+        baseline: a.sel,
+        candidate: b.sel,
+        threshold: opts.verdict.threshold,
+        alpha: opts.verdict.alpha,
+        overall,
+        rows,
+        summaries,
+        flags,
+        diagnoses,
+    })
+}
+
+/// The arm of a side with one arm (empty when it has none).
+fn only_arm(s: &Side) -> String {
+    s.samples
+        .keys()
+        .next()
+        .map(|k| k.0.clone())
+        .unwrap_or_default()
+}
+
+/// Whether a side's samples are of one arm at most.
+fn single_arm(s: &Side) -> bool {
+    s.samples
+        .keys()
+        .map(|k| &k.0)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        <= 1
+}
+
+/// Every metric of every arm × params the two sides share, judged. Two single-arm sides (two
+/// arms of one run, or one arm across runs) match by params; otherwise each arm is compared
+/// with the same arm on the other side.
+fn judge_pairs(a: &Side, b: &Side, opts: &CompareOptions) -> Vec<MetricComparison> {
+    let by_params = single_arm(a) && single_arm(b);
     let same_run = a.sel.run.run_id == b.sel.run.run_id;
     let mut rows = Vec::new();
     for ((arm, params), metrics) in &a.samples {
@@ -323,8 +352,8 @@ pub async fn compare(
             b.samples.get(&(arm.clone(), params.clone()))
         };
         let Some(other) = other else { continue };
-        let arm_label = if by_params && arm_of(&a) != arm_of(&b) {
-            format!("{} → {}", arm_of(&a), arm_of(&b))
+        let arm_label = if by_params && only_arm(a) != only_arm(b) {
+            format!("{} → {}", only_arm(a), only_arm(b))
         } else {
             arm.clone()
         };
@@ -332,89 +361,127 @@ pub async fn compare(
             if opts.only.as_ref().is_some_and(|o| o != &m.name) {
                 continue;
             }
-            let (name, unit, dir, va) = (&m.name, &m.unit, &m.direction, &m.values);
-            let Some(vb) = other.iter().find(|o| &o.name == name).map(|o| &o.values) else {
+            let Some(vb) = other.iter().find(|o| o.name == m.name).map(|o| &o.values) else {
                 continue;
             };
-            let mut vo = opts.verdict.clone();
-            let (from, source) = if let Some(t) = opts.thresholds.get(name) {
-                vo.threshold = *t;
-                ("given", "given (--metric-threshold)".to_string())
-            } else {
-                let key = (
-                    a.sel.run.suite.clone(),
-                    name.clone(),
-                    arm.clone(),
-                    params.clone(),
-                );
-                // Each measure at its own floor: an instruction count's is a tenth of the
-                // time floor (`figures::floor_scale`).
-                let scale = super::figures::floor_scale(name);
-                let floor = opts.verdict.threshold.max(crate::stats::noise::FLOOR) * scale;
-                let t = opts
-                    .noise
-                    .threshold_at_least(&key, va.len(), vb.len(), same_run, floor);
-                vo.threshold = t.value.max(floor);
-                let source = match t.source {
-                    crate::stats::noise::Source::Floor if scale != 1.0 => format!(
-                        "±{} floor of an instruction count (a tenth of the time floor): too \
-                         little history, no calibration",
-                        crate::stats::verdict::band_pct(floor)
-                    ),
-                    _ => t.source.describe(),
-                };
-                (t.source.name(), source)
-            };
-            let j: Judged = judge(va, vb, *dir, &vo);
-            rows.push(Row {
-                metric: name.clone(),
-                unit: unit.clone(),
-                better: *dir,
-                arm: arm_label.clone(),
-                params: params.clone(),
-                n_baseline: j.n_baseline,
-                n_candidate: j.n_candidate,
-                median_baseline: j.median_baseline,
-                median_candidate: j.median_candidate,
-                ratio: j.ratio,
-                ci_low: j.ci.map(|c| c.0),
-                ci_high: j.ci.map(|c| c.1),
-                p_value: j.p_value,
-                test: j.test,
-                cliffs_delta: crate::stats::cliffs_delta(va, vb),
-                baseline_values: va.clone(),
-                candidate_values: vb.clone(),
-                threshold: vo.threshold,
-                threshold_from: from,
-                p_adjusted: None,
-                verdict: j.verdict,
-                reason: if j.verdict == Verdict::Info || from == "floor" {
-                    j.reason
-                } else {
-                    format!(
-                        "{}; threshold ±{} from {source}",
-                        j.reason,
-                        crate::stats::verdict::band_pct(vo.threshold)
-                    )
-                },
-                threshold_source: source,
-                verdict_note: None,
-            });
+            let key = (
+                a.sel.run.suite.clone(),
+                m.name.clone(),
+                arm.clone(),
+                params.clone(),
+            );
+            let threshold = threshold_for(opts, &key, m.values.len(), vb.len(), same_run);
+            rows.push(judged_row(m, vb, &arm_label, params, threshold));
         }
     }
-    correct_for_many(&mut rows, opts.verdict.alpha);
-    // Numeric parameters by value (2 before 16), as every page and report lists them; the
-    // metrics of one parameter set keep their order.
+    rows
+}
+
+/// The verdict options a row is judged with (its noise threshold set) and where the threshold
+/// came from: `(options, source's name, source in words)`.
+type Threshold = (VerdictOptions, &'static str, String);
+
+/// The threshold of the series `key` (suite, metric, arm, params) for samples of `na` and `nb`
+/// trials: given (`--metric-threshold`), else the noise model's, never under its floor.
+fn threshold_for(
+    opts: &CompareOptions,
+    key: &super::noise::Key,
+    na: usize,
+    nb: usize,
+    same_run: bool,
+) -> Threshold {
+    let name = &key.1;
+    let mut vo = opts.verdict.clone();
+    if let Some(t) = opts.thresholds.get(name) {
+        vo.threshold = *t;
+        return (vo, "given", "given (--metric-threshold)".to_string());
+    }
+    // Each measure at its own floor: an instruction count's is a tenth of the
+    // time floor (`figures::floor_scale`).
+    let scale = super::figures::floor_scale(name);
+    let floor = opts.verdict.threshold.max(crate::stats::noise::FLOOR) * scale;
+    let t = opts.noise.threshold_at_least(key, na, nb, same_run, floor);
+    vo.threshold = t.value.max(floor);
+    let source = match t.source {
+        crate::stats::noise::Source::Floor if scale != 1.0 => format!(
+            "±{} floor of an instruction count (a tenth of the time floor): too \
+             little history, no calibration",
+            crate::stats::verdict::band_pct(floor)
+        ),
+        _ => t.source.describe(),
+    };
+    (vo, t.source.name(), source)
+}
+
+/// One metric of one arm × params judged: baseline samples `m`, candidate values `vb`.
+fn judged_row(
+    m: &super::samples::MetricSamples,
+    vb: &[f64],
+    arm_label: &str,
+    params: &crate::model::Params,
+    (vo, from, source): Threshold,
+) -> MetricComparison {
+    let va = &m.values;
+    let j: Judged = judge(va, vb, m.direction, &vo);
+    MetricComparison {
+        metric: m.name.clone(),
+        unit: m.unit.clone(),
+        better: m.direction,
+        arm: arm_label.to_string(),
+        params: params.clone(),
+        n_baseline: j.n_baseline,
+        n_candidate: j.n_candidate,
+        median_baseline: j.median_baseline,
+        median_candidate: j.median_candidate,
+        ratio: j.ratio,
+        ci_low: j.ci.map(|c| c.0),
+        ci_high: j.ci.map(|c| c.1),
+        p_value: j.p_value,
+        test: j.test,
+        cliffs_delta: crate::stats::cliffs_delta(va, vb),
+        baseline_values: va.clone(),
+        candidate_values: vb.to_vec(),
+        threshold: vo.threshold,
+        threshold_from: from,
+        p_adjusted: None,
+        verdict: j.verdict,
+        reason: if j.verdict == Verdict::Info || from == "floor" {
+            j.reason
+        } else {
+            format!(
+                "{}; threshold ±{} from {source}",
+                j.reason,
+                crate::stats::verdict::band_pct(vo.threshold)
+            )
+        },
+        threshold_source: source,
+        verdict_note: None,
+    }
+}
+
+/// The Holm correction over all rows, then the rows in reading order (numeric parameters by
+/// value, 2 before 16, as every page and report lists them; the metrics of one parameter set
+/// keep their order), each with its verdict note.
+fn order_and_correct(rows: &mut [MetricComparison], alpha: f64) {
+    correct_for_many(rows, alpha);
     rows.sort_by(|x, y| {
         x.arm
             .cmp(&y.arm)
             .then_with(|| crate::model::cmp_params(&x.params, &y.params))
     });
-    for r in &mut rows {
-        r.verdict_note = verdict_note(r, opts.verdict.alpha);
+    for r in rows.iter_mut() {
+        r.verdict_note = verdict_note(r, alpha);
     }
-    let overall = overall(&rows);
-    let summaries = summarise(&rows);
+}
+
+/// What makes the comparison less trustworthy: different or unrecorded environments, each
+/// side's client-bound and validity findings, and nothing compared (`no_rows`).
+async fn side_flags(
+    q: &Query,
+    a: &Side,
+    b: &Side,
+    no_rows: bool,
+) -> Result<Vec<String>, CompareError> {
     let mut flags = Vec::new();
     match (&a.sel.run.env_fingerprint, &b.sel.run.env_fingerprint) {
         (Some(x), Some(y)) if x != y => flags.push(format!(
@@ -431,43 +498,36 @@ pub async fn compare(
         true => None,
         false => Some(run_facts(q, &b.sel.run.run_id).await?),
     };
-    for (side, facts) in [(&a, &facts_a), (&b, facts_b.as_ref().unwrap_or(&facts_a))] {
+    for (side, facts) in [(a, &facts_a), (b, facts_b.as_ref().unwrap_or(&facts_a))] {
         flags.extend(client_bound(side));
         flags.extend(validity(side, facts));
     }
-    if rows.is_empty() {
+    if no_rows {
         flags.push(
             "nothing to compare: the selections share no arm × params with figures".to_string(),
         );
     }
-    let mut diagnoses = Vec::new();
-    for side in [&a, &b] {
-        diagnoses.extend(decomposition(side));
-        diagnoses.extend(knees(side));
-        diagnoses.extend(cold_starts(side));
+    Ok(flags)
+}
+
+/// What the figures say about where time goes: TTFT's share, knees, cold starts, and, for two
+/// arms of one load sweep, their capacities at the suite's SLOs (`query::sweep`, read only
+/// where the trials already loaded show a sweep).
+async fn diagnoses(q: &Query, a: &Side, b: &Side) -> Result<Vec<String>, CompareError> {
+    let mut out = Vec::new();
+    for side in [a, b] {
+        out.extend(decomposition(side));
+        out.extend(knees(side));
+        out.extend(cold_starts(side));
     }
-    // Two arms of one load sweep: their capacities at the suite's SLOs (`query::sweep`), read
-    // only where the trials already loaded show a sweep.
     if a.sel.run.run_id == b.sel.run.run_id
         && super::sweep::load_param(a.trials.iter().map(|t| &t.params)).is_some()
         && let Some(sweep) = super::sweep::sweep(q, &a.sel.run.run_id, None).await?
         && let Some(shift) = sweep.shift
     {
-        diagnoses.push(format!("capacity at SLO ({}): {}", sweep.slo, shift.text));
+        out.push(format!("capacity at SLO ({}): {}", sweep.slo, shift.text));
     }
-    let decisions = super::measures::decisions(&rows);
-    Ok(Comparison {
-        decisions,
-        baseline: a.sel,
-        candidate: b.sel,
-        threshold: opts.verdict.threshold,
-        alpha: opts.verdict.alpha,
-        overall,
-        rows,
-        summaries,
-        flags,
-        diagnoses,
-    })
+    Ok(out)
 }
 
 /// Many metrics at once: the Holm step-down correction (family-wise error ≤ α across the
@@ -476,7 +536,7 @@ pub async fn compare(
 /// judged row's test can reach p < α (the verdict picks Welch's t where the rank test cannot),
 /// so every judged row with a p is in the family. A row whose verdict rested on its p and
 /// whose adjusted p is no longer below α becomes inconclusive, and its reason says so.
-pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
+pub fn correct_for_many(rows: &mut [MetricComparison], alpha: f64) {
     let mut family: Vec<(usize, f64)> = rows
         .iter()
         .enumerate()
@@ -519,7 +579,7 @@ pub fn correct_for_many(rows: &mut [Row], alpha: f64) {
 /// its CI reaches inside the noise band; its test does not reach α (with 2 or 3 trials per
 /// arm, Welch's t has 1–4 degrees of freedom, so the spread of two values decides); or the
 /// Holm correction over the comparison's tests takes it above α.
-pub fn verdict_note(r: &Row, alpha: f64) -> Option<String> {
+pub fn verdict_note(r: &MetricComparison, alpha: f64) -> Option<String> {
     let (lo, hi) = r.ci_low.zip(r.ci_high)?;
     if r.verdict != Verdict::Inconclusive || (lo <= 1.0 && hi >= 1.0) {
         return None;
@@ -559,8 +619,9 @@ pub fn verdict_note(r: &Row, alpha: f64) -> Option<String> {
     })
 }
 
-fn overall(rows: &[Row]) -> Overall {
-    let judged: Vec<&Row> = rows.iter().filter(|r| r.verdict != Verdict::Info).collect();
+fn overall(rows: &[MetricComparison]) -> Overall {
+    let judged: Vec<&MetricComparison> =
+        rows.iter().filter(|r| r.verdict != Verdict::Info).collect();
     let count = |v: Verdict| judged.iter().filter(|r| r.verdict == v).count();
     let logs: Vec<f64> = judged
         .iter()
@@ -589,7 +650,7 @@ fn overall(rows: &[Row]) -> Overall {
 
 /// The up-front note where judged rows are too small for the rank test (3 vs 3 and fewer):
 /// which sizes, and what decides instead.
-fn small_samples(judged: &[&Row]) -> Option<String> {
+fn small_samples(judged: &[&MetricComparison]) -> Option<String> {
     let mut sizes: Vec<(usize, usize)> = judged
         .iter()
         .filter(|r| r.test == crate::stats::verdict::Test::WelchLog)
@@ -620,8 +681,8 @@ fn small_samples(judged: &[&Row]) -> Option<String> {
     ))
 }
 
-fn summarise(rows: &[Row]) -> Vec<Summary> {
-    let mut groups: BTreeMap<(String, String), Vec<&Row>> = BTreeMap::new();
+fn summarise(rows: &[MetricComparison]) -> Vec<Summary> {
+    let mut groups: BTreeMap<(String, String), Vec<&MetricComparison>> = BTreeMap::new();
     for r in rows
         .iter()
         .filter(|r| r.better != Direction::Info && r.ratio.is_some())
@@ -640,7 +701,7 @@ fn summarise(rows: &[Row]) -> Vec<Summary> {
             let worst = v
                 .iter()
                 .max_by(|x, y| {
-                    let bad = |r: &Row| {
+                    let bad = |r: &MetricComparison| {
                         if r.better == Direction::HigherIsBetter {
                             -r.ratio.unwrap_or(1.0)
                         } else {
@@ -752,13 +813,27 @@ pub const MAX_PREFIX_CACHED: f64 = 0.10;
 /// figures: aiperf's `usage_prompt_cache_read_tokens`, GuideLLM's `cached_tokens`), i.e.
 /// repeated prompts reaching a server that kept them (vLLM #54227: TTFT 49× off).
 fn validity(s: &Side, facts: &RunFacts) -> Vec<String> {
+    let mut out = prefix_cache_flags(s, &facts.usage);
+    let cells = load_cells(s);
+    out.extend(load_flags(s, &cells));
+    if !cells.is_empty() && !s.trials.iter().any(|t| t.discarded) && facts.warmup_requests == 0 {
+        out.push(format!(
+            "{}: no warm-up (no warm-up requests, no discarded cold first trial): the first measured requests of each trial include cold starts",
+            s.sel.label
+        ));
+    }
+    out
+}
+
+/// Arm × params where more than [`MAX_PREFIX_CACHED`] of some measured trial's prompt tokens
+/// were read from the server's prefix cache (the tools' own usage figures).
+fn prefix_cache_flags(s: &Side, usage: &[Usage]) -> Vec<String> {
     let mut out = Vec::new();
-    let usage = &facts.usage;
     let mut cached: BTreeMap<(&str, &crate::model::Params), Vec<f64>> = BTreeMap::new();
     for t in s
         .trials
         .iter()
-        .filter(|t| t.phase == "measured" && !t.discarded)
+        .filter(|t| t.phase == Phase::Measured && !t.discarded)
     {
         let get = |suffix: &[&str]| {
             usage
@@ -795,11 +870,19 @@ fn validity(s: &Side, facts: &RunFacts) -> Vec<String> {
             ));
         }
     }
-    let mut cells: BTreeMap<(&str, &crate::model::Params), (f64, f64, Vec<f64>)> = BTreeMap::new();
+    out
+}
+
+/// Per arm × params of a side's measured trials: requests, errored or cancelled ones, and
+/// the achieved throughputs of the kept trials.
+type LoadCells<'a> = BTreeMap<(&'a str, &'a crate::model::Params), (f64, f64, Vec<f64>)>;
+
+fn load_cells(s: &Side) -> LoadCells<'_> {
+    let mut cells: LoadCells = BTreeMap::new();
     for t in s
         .trials
         .iter()
-        .filter(|t| t.phase == "measured" && !t.discarded)
+        .filter(|t| t.phase == Phase::Measured && !t.discarded)
     {
         let Some(n) = t.fig("requests").filter(|n| *n > 0.0) else {
             continue;
@@ -813,7 +896,14 @@ fn validity(s: &Side, facts: &RunFacts) -> Vec<String> {
             c.2.push(x);
         }
     }
-    for ((arm, params), (n, bad, x)) in &cells {
+    cells
+}
+
+/// Cells whose errors pass [`MAX_ERROR_RATE`] or whose open-loop rate was achieved at less
+/// than [`MIN_ACHIEVED_RATE`].
+fn load_flags(s: &Side, cells: &LoadCells) -> Vec<String> {
+    let mut out = Vec::new();
+    for ((arm, params), (n, bad, x)) in cells {
         let where_ = format!("{}: {arm} at {}", s.sel.label, params_text(params));
         if bad / n > MAX_ERROR_RATE {
             out.push(format!(
@@ -834,19 +924,13 @@ fn validity(s: &Side, facts: &RunFacts) -> Vec<String> {
             ));
         }
     }
-    if !cells.is_empty() && !s.trials.iter().any(|t| t.discarded) && facts.warmup_requests == 0 {
-        out.push(format!(
-            "{}: no warm-up (no warm-up requests, no discarded cold first trial): the first measured requests of each trial include cold starts",
-            s.sel.label
-        ));
-    }
     out
 }
 
 /// Per arm, the median of `figure` over kept trials at each concurrency, in concurrency order.
 fn by_concurrency(
     s: &Side,
-    figure: impl Fn(&FigRow) -> Option<f64>,
+    figure: impl Fn(&TrialFigures) -> Option<f64>,
 ) -> BTreeMap<&str, Vec<(i64, f64)>> {
     let mut groups: BTreeMap<(&str, i64), Vec<f64>> = BTreeMap::new();
     for t in s.trials.iter().filter(|t| t.kept) {
@@ -932,11 +1016,11 @@ fn knees(s: &Side) -> Vec<String> {
 
 /// A first repeat far from the rest (more than 10 % off the others' median throughput).
 fn cold_starts(s: &Side) -> Vec<String> {
-    let mut groups: BTreeMap<(&str, &crate::model::Params), Vec<&FigRow>> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, &crate::model::Params), Vec<&TrialFigures>> = BTreeMap::new();
     for t in s
         .trials
         .iter()
-        .filter(|t| t.phase == "measured" && t.status == "ok")
+        .filter(|t| t.phase == Phase::Measured && t.status == TrialStatus::Ok)
     {
         groups.entry((&t.arm, &t.params)).or_default().push(t);
     }
@@ -963,8 +1047,8 @@ pub(crate) mod tests {
     use super::*;
 
     /// A lower-is-better row in ms, ratio 1.2, its CI 1.1…1.3, its test's p `p` at `n` vs `n`.
-    pub(crate) fn row(p: f64, n: usize, verdict: Verdict) -> Row {
-        Row {
+    pub(crate) fn row(p: f64, n: usize, verdict: Verdict) -> MetricComparison {
+        MetricComparison {
             metric: format!("m{p}"),
             unit: "ms".into(),
             better: Direction::LowerIsBetter,
@@ -1039,10 +1123,10 @@ pub(crate) mod tests {
     }
 
     /// A row judged from its trials as `compare` judges it (higher is better, ±2 % floor).
-    fn judged(metric: &str, baseline: &[f64], candidate: &[f64]) -> Row {
+    fn judged(metric: &str, baseline: &[f64], candidate: &[f64]) -> MetricComparison {
         let o = VerdictOptions::default();
         let j = judge(baseline, candidate, Direction::HigherIsBetter, &o);
-        Row {
+        MetricComparison {
             metric: metric.into(),
             unit: "MB/s".into(),
             better: Direction::HigherIsBetter,
@@ -1154,7 +1238,7 @@ pub(crate) mod tests {
 
     /// A comparison of `rows` as `compare` concludes one (Holm, notes, counts, summaries),
     /// between two placeholder selections.
-    pub(crate) fn comparison_of(mut rows: Vec<Row>) -> Comparison {
+    pub(crate) fn comparison_of(mut rows: Vec<MetricComparison>) -> Comparison {
         let alpha = VerdictOptions::default().alpha;
         correct_for_many(&mut rows, alpha);
         for r in &mut rows {
@@ -1196,7 +1280,7 @@ pub(crate) mod tests {
     #[test]
     fn a_many_row_comparison_opens_with_a_summary_and_prints_the_p_it_decides_by() {
         let ratios = [1.125, 1.15, 1.2, 1.25, 1.3, 1.33, 1.358];
-        let mut rows: Vec<Row> = Vec::new();
+        let mut rows: Vec<MetricComparison> = Vec::new();
         for (i, &x) in ratios.iter().enumerate() {
             let mut r = row(0.02, 2, Verdict::Improved);
             r.metric = "throughput_rps".into();
@@ -1215,7 +1299,7 @@ pub(crate) mod tests {
             rows.push(r);
         }
         let c = comparison_of(rows);
-        let tp: Vec<&Row> = c
+        let tp: Vec<&MetricComparison> = c
             .rows
             .iter()
             .filter(|r| r.metric == "throughput_rps")

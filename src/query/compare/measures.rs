@@ -10,8 +10,8 @@
 
 use serde::Serialize;
 
-use super::compare::Row;
-use super::figures::measure;
+use super::MetricComparison;
+use crate::query::figures::measure;
 use crate::stats::verdict::Verdict;
 
 /// One measure's verdict in a [`Decision`].
@@ -46,8 +46,8 @@ pub struct Decision {
 
 /// The decisions of a comparison's rows: one per arm × params with at least two judged
 /// measures of the work (with one, its row says it all).
-pub fn decisions(rows: &[Row]) -> Vec<Decision> {
-    let mut groups: Vec<(&str, &crate::model::Params, Vec<&Row>)> = Vec::new();
+pub fn decisions(rows: &[MetricComparison]) -> Vec<Decision> {
+    let mut groups: Vec<(&str, &crate::model::Params, Vec<&MetricComparison>)> = Vec::new();
     for r in rows
         .iter()
         .filter(|r| r.verdict != Verdict::Info && measure(&r.metric).is_some())
@@ -63,82 +63,100 @@ pub fn decisions(rows: &[Row]) -> Vec<Decision> {
     groups
         .into_iter()
         .filter(|g| g.2.len() >= 2)
-        .map(|(arm, params, mut rs)| {
-            // Equal thresholds (two counts at their floor): the registry's order, which
-            // puts the exact count (instructions) before the estimate made of it.
-            let rank = |r: &Row| {
-                super::figures::MEASURES
-                    .iter()
-                    .position(|m| m.name == r.metric)
-            };
-            rs.sort_by(|a, b| {
-                a.threshold
-                    .total_cmp(&b.threshold)
-                    .then_with(|| rank(a).cmp(&rank(b)))
-            });
-            let called: Vec<&&Row> = rs
-                .iter()
-                .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Improved))
-                .collect();
-            let disagree = called.iter().any(|r| r.verdict == Verdict::Regressed)
-                && called.iter().any(|r| r.verdict == Verdict::Improved);
-            let decider = called.first().map(|r| **r);
-            let verdict = decider.unwrap_or(rs[0]).verdict;
-            let one = |r: &Row| {
-                format!(
-                    "{} {} ({}, noise ±{} from {})",
-                    r.metric,
-                    r.verdict,
-                    crate::present::pct(r.ratio),
-                    crate::stats::verdict::band_pct(r.threshold),
-                    r.threshold_from
-                )
-            };
-            let others: Vec<String> = rs
-                .iter()
-                .filter(|r| decider.is_none_or(|d| d.metric != r.metric))
-                .map(|r| one(r))
-                .collect();
-            let text = match decider {
-                Some(d) => format!(
-                    "{} by {} ({}, beyond its ±{} noise from {}){}; {}",
-                    d.verdict,
-                    d.metric,
-                    crate::present::pct(d.ratio),
-                    crate::stats::verdict::band_pct(d.threshold),
-                    d.threshold_from,
-                    if disagree {
-                        "; the measures disagree"
-                    } else {
-                        ""
-                    },
-                    others.join(", ")
-                ),
-                None => format!(
-                    "no measure of the work called a change: {}",
-                    others.join(", ")
-                ),
-            };
-            Decision {
-                arm: arm.to_string(),
-                params: params.clone(),
-                decided_by: decider.map(|d| d.metric.clone()),
-                verdict,
-                disagree,
-                measures: rs
-                    .iter()
-                    .map(|r| MeasureVerdict {
-                        metric: r.metric.clone(),
-                        verdict: r.verdict,
-                        ratio: r.ratio,
-                        threshold: r.threshold,
-                        threshold_from: r.threshold_from,
-                    })
-                    .collect(),
-                text,
-            }
-        })
+        .map(|(arm, params, rs)| decision(arm, params, rs))
         .collect()
+}
+
+/// The decision of one arm × params from its measures `rs` (two or more): the most precise
+/// measure that called a change decides.
+fn decision(arm: &str, params: &crate::model::Params, mut rs: Vec<&MetricComparison>) -> Decision {
+    // Equal thresholds (two counts at their floor): the registry's order, which puts the
+    // exact count (instructions) before the estimate made of it.
+    let rank = |r: &MetricComparison| {
+        crate::query::figures::MEASURES
+            .iter()
+            .position(|m| m.name == r.metric)
+    };
+    rs.sort_by(|a, b| {
+        a.threshold
+            .total_cmp(&b.threshold)
+            .then_with(|| rank(a).cmp(&rank(b)))
+    });
+    let called: Vec<&&MetricComparison> = rs
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Improved))
+        .collect();
+    let disagree = called.iter().any(|r| r.verdict == Verdict::Regressed)
+        && called.iter().any(|r| r.verdict == Verdict::Improved);
+    let decider = called.first().map(|r| **r);
+    let verdict = decider.unwrap_or(rs[0]).verdict;
+    Decision {
+        arm: arm.to_string(),
+        params: params.clone(),
+        decided_by: decider.map(|d| d.metric.clone()),
+        verdict,
+        disagree,
+        measures: rs
+            .iter()
+            .map(|r| MeasureVerdict {
+                metric: r.metric.clone(),
+                verdict: r.verdict,
+                ratio: r.ratio,
+                threshold: r.threshold,
+                threshold_from: r.threshold_from,
+            })
+            .collect(),
+        text: decision_text(&rs, decider, disagree),
+    }
+}
+
+/// The decision in one sentence: the deciding measure (if any) and what the others said.
+fn decision_text(
+    rs: &[&MetricComparison],
+    decider: Option<&MetricComparison>,
+    disagree: bool,
+) -> String {
+    let one = |r: &MetricComparison| {
+        format!(
+            "{} {} ({}, noise ±{} from {})",
+            r.metric,
+            r.verdict,
+            change(r.ratio),
+            crate::stats::verdict::band_pct(r.threshold),
+            r.threshold_from
+        )
+    };
+    let others: Vec<String> = rs
+        .iter()
+        .filter(|r| decider.is_none_or(|d| d.metric != r.metric))
+        .map(|r| one(r))
+        .collect();
+    match decider {
+        Some(d) => format!(
+            "{} by {} ({}, beyond its ±{} noise from {}){}; {}",
+            d.verdict,
+            d.metric,
+            change(d.ratio),
+            crate::stats::verdict::band_pct(d.threshold),
+            d.threshold_from,
+            if disagree {
+                "; the measures disagree"
+            } else {
+                ""
+            },
+            others.join(", ")
+        ),
+        None => format!(
+            "no measure of the work called a change: {}",
+            others.join(", ")
+        ),
+    }
+}
+
+/// A change as the tables print it (`+1.0%`, `—` where there is none), from `stats` (the
+/// formatter of `present` sits above `query`).
+fn change(ratio: Option<f64>) -> String {
+    ratio.map_or("—".into(), crate::stats::verdict::change_pct)
 }
 
 #[cfg(test)]
@@ -146,8 +164,8 @@ mod tests {
     use super::*;
     use crate::stats::verdict::Direction;
 
-    fn row(metric: &str, verdict: Verdict, ratio: f64, threshold: f64) -> Row {
-        Row {
+    fn row(metric: &str, verdict: Verdict, ratio: f64, threshold: f64) -> MetricComparison {
+        MetricComparison {
             metric: metric.into(),
             unit: String::new(),
             better: Direction::LowerIsBetter,
@@ -211,7 +229,7 @@ mod tests {
             .collect();
         let at = |metric: &str| {
             let opts = crate::stats::changepoint::Options {
-                rule: super::super::thresholds::default_rule(metric),
+                rule: crate::query::thresholds::default_rule(metric),
                 ..Default::default()
             };
             crate::stats::changepoint::detect(&values, &opts).changes
