@@ -9,7 +9,7 @@ Usage: changepoints.py PERFHOUSE_BIN KEDRO_HISTORY_JSON KEDRO_LABELS_CSV [SEEDS]
 (b) Real: the Kedro asv history (343 commits), each series split at its known breaks
     (benchmark version changes), against the step changes annotated in KEDRO_LABELS_CSV.
 (c) Public: performance series whose change points others labelled (changepoints_public.py),
-    read from PUBLIC_DIR (../shared/fixtures/changepoints-public); skipped, and said so, when
+    read from PUBLIC_DIR (changepoints-public/ of the third-party fixtures); skipped, and said so, when
     they are absent. Scored with a margin of 5 points (issue 37).
 
 A detection is a hit when it lies within +-K points of a true change (each true change
@@ -257,7 +257,7 @@ def targets(rows):
 def main():
     bin_, hist, labels = sys.argv[1:4]
     seeds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
-    public_dir = sys.argv[5] if len(sys.argv) > 5 else None
+    public_dir = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] else None
     syn = synthetic(seeds)
     real = kedro(hist, labels)
     quiet = quiet_step(seeds)
@@ -265,7 +265,7 @@ def main():
     print_rows(rows)
     targets(rows)
     if public_dir is None:
-        print("\npublic labelled sets: no PUBLIC_DIR given, skipped")
+        print("\npublic labelled sets: skipped: set PERFHOUSE_FIXTURES (the third-party fixtures folder) or PERFHOUSE_PUBLIC_CHANGEPOINTS")
     else:
         public(bin_, public_dir)
     curve(bin_, syn, real, quiet)

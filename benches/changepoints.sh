@@ -4,7 +4,8 @@
 #     shift 0 = A/A), (b) the bundled Kedro asv history, each series split at its known breaks,
 #     scored against benches/kedro-changes.csv (annotated by benches/kedro_labels.py's rule),
 # (c) public series whose change points others labelled (benches/changepoints_public.py), read
-#     from ../shared/fixtures/changepoints-public (PERFHOUSE_PUBLIC_CHANGEPOINTS to move it);
+#     from changepoints-public/ in the team's third-party fixtures folder ($PERFHOUSE_FIXTURES,
+#     which this script does not guess: set it, or PERFHOUSE_PUBLIC_CHANGEPOINTS to the folder);
 #     skipped, and said so, where absent. Prints the Kedro F1 and the A/A false-positive rate
 #     against issue 37's targets, and the public sets' precision/recall/F1 beside Otava's.
 # Usage: benches/changepoints.sh [SEEDS=50]
@@ -20,7 +21,7 @@ else
   cargo build --release --locked -q
   BIN=$CARGO_TARGET_DIR/release/perfhouse
 fi
-PUBLIC=${PERFHOUSE_PUBLIC_CHANGEPOINTS:-../shared/fixtures/changepoints-public}
+PUBLIC=${PERFHOUSE_PUBLIC_CHANGEPOINTS:-${PERFHOUSE_FIXTURES:+$PERFHOUSE_FIXTURES/changepoints-public}}
 [ -x .venv-otava/bin/python ] || { python3 -m venv .venv-otava && .venv-otava/bin/pip install -q apache-otava==0.8.0; }
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 "$BIN" --warehouse "$TMP/wh" -q demo --no-plans --out "$TMP/site"

@@ -2,7 +2,7 @@
 """Public performance series with change points labelled by others (changepoints.py's third part).
 
 The data are not in this repository (the workplace keeps other projects' files out): they sit
-under ../shared/fixtures/changepoints-public/, copied byte for byte, with a README naming the
+under changepoints-public/ of the team's third-party fixtures folder, copied byte for byte, with a README naming the
 source, commit and licence. `load(DIR)` returns [] when they are absent, and the caller says so.
 
 LRZIP (Muehlbauer, Apel, Siegmund, "Identifying Software Performance Changes Across Variants and
