@@ -295,7 +295,10 @@ fn spark_and_duckdb_read_a_warehouse_directory_through_its_ddl_with_the_same_fig
     }
 }
 
-#[cfg_attr(not(feature = "s3"), ignore = "needs the s3 feature: tests/run.sh --ci")]
+#[cfg_attr(
+    not(feature = "s3"),
+    ignore = "needs the s3 feature: tests/run.sh --ci"
+)]
 #[test]
 fn duckdb_reads_a_bucket_through_httpfs_with_the_same_figures() {
     let Some(python) = python() else {

@@ -44,7 +44,10 @@ fn aiperf_jsonl(n: usize, salt: usize) -> String {
 const PER_TRIAL: &str = "SELECT trial_id, requests, latency_p50_ms, latency_p99_ms, throughput_rps \
                          FROM trial_figures ORDER BY trial_id";
 
-#[cfg_attr(not(feature = "s3"), ignore = "needs the s3 feature: tests/run.sh --ci")]
+#[cfg_attr(
+    not(feature = "s3"),
+    ignore = "needs the s3 feature: tests/run.sh --ci"
+)]
 #[test]
 fn a_bucket_warehouse_ingests_queries_and_builds_the_site_as_a_directory_does() {
     let Some(s3) = S3::start("bench") else { return };
@@ -239,7 +242,10 @@ fn the_test_server_lets_one_of_eight_racing_creates_of_a_key_win() {
     );
 }
 
-#[cfg_attr(not(feature = "s3"), ignore = "needs the s3 feature: tests/run.sh --ci")]
+#[cfg_attr(
+    not(feature = "s3"),
+    ignore = "needs the s3 feature: tests/run.sh --ci"
+)]
 #[test]
 fn eight_writers_racing_on_a_bucket_land_every_input_once() {
     let Some(s3) = S3::start("race") else { return };
@@ -304,7 +310,10 @@ fn eight_writers_racing_on_a_bucket_land_every_input_once() {
     assert!(check.contains("0 problems, 0 leftovers"), "{check}");
 }
 
-#[cfg_attr(not(feature = "s3"), ignore = "needs the s3 feature: tests/run.sh --ci")]
+#[cfg_attr(
+    not(feature = "s3"),
+    ignore = "needs the s3 feature: tests/run.sh --ci"
+)]
 #[test]
 fn a_writer_killed_mid_push_leaves_no_run_visible_and_gc_lets_the_input_land_again() {
     let Some(s3) = S3::start("kill") else { return };
@@ -416,7 +425,10 @@ fn a_writer_killed_mid_push_leaves_no_run_visible_and_gc_lets_the_input_land_aga
     assert!(check.contains("2 runs: 0 problems, 0 leftovers"), "{check}");
 }
 
-#[cfg_attr(not(feature = "s3"), ignore = "needs the s3 feature: tests/run.sh --ci")]
+#[cfg_attr(
+    not(feature = "s3"),
+    ignore = "needs the s3 feature: tests/run.sh --ci"
+)]
 #[test]
 fn a_plan_run_lands_in_the_bucket_with_every_trial() {
     let Some(s3) = S3::start("runner") else {
@@ -450,7 +462,10 @@ fn a_plan_run_lands_in_the_bucket_with_every_trial() {
     assert_eq!(left, 0);
 }
 
-#[cfg_attr(not(feature = "s3"), ignore = "needs the s3 feature: tests/run.sh --ci")]
+#[cfg_attr(
+    not(feature = "s3"),
+    ignore = "needs the s3 feature: tests/run.sh --ci"
+)]
 #[test]
 fn a_batch_whose_first_run_is_already_in_the_bucket_keeps_the_rest_through_gc() {
     let Some(s3) = S3::start("batch") else { return };
@@ -583,7 +598,10 @@ fn check_files(s3: &S3, t: &Path, url: &str) -> (usize, usize, String) {
     (n(" files"), n(" leftovers"), out)
 }
 
-#[cfg_attr(not(feature = "s3"), ignore = "needs the s3 feature: tests/run.sh --ci")]
+#[cfg_attr(
+    not(feature = "s3"),
+    ignore = "needs the s3 feature: tests/run.sh --ci"
+)]
 #[test]
 fn compact_on_a_bucket_keeps_every_row_for_readers_through_kill_9_races_and_gc() {
     let Some(s3) = S3::start("compact") else {
