@@ -401,10 +401,8 @@ pub struct CommitAlert {
     /// suspected environment change (a CI runner, a machine, a toolchain), not this commit's
     /// code ([`by_commit`]'s rule; `why` says so). True while suspected or confirmed.
     pub suspected_environment: bool,
-    /// `suspected`, `confirmed` (every alert of the entry triaged [`CONFIRM_ENVIRONMENT`]: the
-    /// new level is each series' new baseline), `rejected` (every alert triaged, not all
-    /// accepted: a change of the code, or none), or empty where the rule does not hold.
-    pub environment: String,
+    /// Whether this is an environment change, and what triage said of it.
+    pub environment: EnvironmentChange,
     /// Members that are pending changes (moves of the newest runs, not change points yet).
     pub pending: usize,
     /// The whole-run move at this entry's run (`query::whole_run`), in words, and its alert.
@@ -432,6 +430,39 @@ pub const ENVIRONMENT_SHARE: f64 = 0.5;
 /// accepted, so each series starts a new segment there (as a recorded fingerprint change
 /// would). Any other triage of all its alerts rejects the suspicion.
 pub const CONFIRM_ENVIRONMENT: TriageState = TriageState::Accepted;
+
+/// Whether a commit entry is an environment change ([`by_commit`]'s rule: many unrelated series
+/// moved one way where nothing records the environment), and what triage said of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EnvironmentChange {
+    /// The rule does not hold.
+    #[default]
+    None,
+    /// Some of its alerts are not triaged yet.
+    Suspected,
+    /// Every alert triaged [`CONFIRM_ENVIRONMENT`]: the new level is each series' new baseline.
+    Confirmed,
+    /// Every alert triaged, not all accepted: a change of the code, or none.
+    Rejected,
+}
+
+impl EnvironmentChange {
+    /// The word the CSV and JSON outputs carry (empty where the rule does not hold).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EnvironmentChange::None => "",
+            EnvironmentChange::Suspected => "suspected",
+            EnvironmentChange::Confirmed => "confirmed",
+            EnvironmentChange::Rejected => "rejected",
+        }
+    }
+}
+
+impl Serialize for EnvironmentChange {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
 
 /// The benchmark group of a series: its suite and the first part of its metric's name (asv's
 /// module, `benchmark_ocl` of `benchmark_ocl.TimeOmegaConfigLoader.time_loading_parameters`;
@@ -533,7 +564,7 @@ impl CommitAlert {
             stale: true,
             alerts: Vec::new(),
             suspected_environment: false,
-            environment: String::new(),
+            environment: EnvironmentChange::None,
             pending: 0,
             whole_run: None,
             whole_run_id: None,
@@ -863,25 +894,26 @@ fn environment(g: &mut CommitAlert, key: &str, up: bool, cx: &EnvironmentContext
         .collect();
     let all_triaged = !g.alerts.is_empty() && triaged.len() == g.alerts.len();
     g.environment = if !all_triaged {
-        "suspected"
+        EnvironmentChange::Suspected
     } else if triaged.iter().all(|s| *s == CONFIRM_ENVIRONMENT) {
-        "confirmed"
+        EnvironmentChange::Confirmed
     } else {
-        "rejected"
-    }
-    .to_string();
-    g.suspected_environment = g.environment != "rejected";
+        EnvironmentChange::Rejected
+    };
+    g.suspected_environment = g.environment != EnvironmentChange::Rejected;
     let what = format!(
         "{} of the {measured} series run here {} together, in {} benchmark groups, and no run records its environment",
         movers.len(),
         if up { "regressed" } else { "improved" },
         groups.len()
     );
-    g.why += &match g.environment.as_str() {
-        "suspected" => format!(
+    g.why += &match g.environment {
+        EnvironmentChange::Suspected => format!(
             "; suspected environment change: {what} (confirm with `perfhouse triage commit:… {CONFIRM_ENVIRONMENT}`, reject with another state)"
         ),
-        "confirmed" => format!("; environment change, confirmed in triage: {what}"),
+        EnvironmentChange::Confirmed => {
+            format!("; environment change, confirmed in triage: {what}")
+        }
         _ => format!("; not an environment change (rejected in triage), though {what}"),
     };
 }
@@ -1086,7 +1118,7 @@ mod tests {
         let c = by_commit(&alerts(&series, TriageState::New), &series);
         assert_eq!(c.len(), 1);
         assert!(c[0].suspected_environment && c[0].relevant, "{}", c[0].why);
-        assert_eq!(c[0].environment, "suspected");
+        assert_eq!(c[0].environment, EnvironmentChange::Suspected);
         assert!(
             c[0].why.contains(
                 "suspected environment change: 4 of the 5 series run here regressed together, in 4 benchmark groups"
@@ -1108,14 +1140,21 @@ mod tests {
         assert!(c[0].why.contains("rejected in triage"), "{}", c[0].why);
         let mut mixed = alerts(&series, TriageState::Accepted);
         mixed[2].state = TriageState::New;
-        assert_eq!(by_commit(&mixed, &series)[0].environment, "suspected");
+        assert_eq!(
+            by_commit(&mixed, &series)[0].environment,
+            EnvironmentChange::Suspected
+        );
         // A fingerprint recorded on the runs rules the machine out.
         let known: Vec<Series> = series
             .iter()
             .map(|s| env_series(&s.suite, &s.metric, Some("m1")))
             .collect();
         let c = by_commit(&alerts(&known, TriageState::New), &known);
-        assert!(!c[0].suspected_environment && c[0].environment.is_empty());
+        assert!(
+            !c[0].suspected_environment && c[0].environment == EnvironmentChange::None,
+            "{:?}",
+            c[0].environment
+        );
         assert!(!c[0].why.contains("environment"), "{}", c[0].why);
         // One benchmark group (asv's module `mod`): a change of the code they share.
         let one: Vec<Series> = ["mod.A.a", "mod.A.b", "mod.B.c", "mod.B.d", "mod.C.e"]
