@@ -389,9 +389,7 @@ pub fn plural(n: usize, noun: &str) -> String {
 }
 
 /// A ratio as its change in percent (`1.066` → `+6.6%`), `—` when missing.
-pub fn pct(r: Option<f64>) -> String {
-    r.map_or("—".into(), crate::stats::verdict::change_pct)
-}
+pub use crate::stats::verdict::change_text as pct;
 
 /// A file-name-safe, collision-resistant slug of a user string.
 pub fn slug(name: &str) -> String {

@@ -114,6 +114,37 @@ pub struct ArmSweep {
     draws: Vec<f64>,
 }
 
+impl LevelView {
+    /// A level of `trials` trials at `load` with only its throughput and Little's-law ratio, for
+    /// the pages' unit tests.
+    #[cfg(test)]
+    pub(crate) fn hand_built(
+        load: f64,
+        trials: usize,
+        throughput_rps: f64,
+        littles_law_ratio: f64,
+    ) -> LevelView {
+        LevelView {
+            load,
+            trials,
+            throughput_rps,
+            latency_p50_ms: None,
+            latency_p99_ms: None,
+            ttft_p99_ms: None,
+            goodput_rps: None,
+            slo_attainment_pct: None,
+            meets: None,
+            output_tps: None,
+            per_user_tps: None,
+            cost_per_mtok: None,
+            achieved_ratio: None,
+            behind: None,
+            littles_law_ratio: Some(littles_law_ratio),
+            server: Default::default(),
+        }
+    }
+}
+
 impl ArmSweep {
     /// An arm built by hand (no bootstrap draws: no shift), for the pages' unit tests.
     #[cfg(test)]

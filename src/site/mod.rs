@@ -140,19 +140,45 @@ pub async fn build_with(
 }
 
 /// The sweep of each suite's newest run, where that run varies load: the index leads the
-/// suite's section with its capacity and knee. One query per suite whose newest run has trials.
+/// suite's section with its capacity and knee. Which newest runs vary load is read from their
+/// trials' parameters in one query (`sweep::load_param`, as the run pages decide it), so the
+/// sweep's own queries over `trial_figures` run only for those.
 async fn index_sweeps(
     query: &Query,
     data: &Shared,
 ) -> Result<BTreeMap<String, crate::query::sweep::Sweep>, SiteError> {
-    let mut out = BTreeMap::new();
     // Runs are by suite, newest first: the first of each suite is its newest.
     let mut seen = std::collections::BTreeSet::new();
-    for r in &data.runs {
-        if !seen.insert(r.suite.as_str()) || r.n_trials.unwrap_or(0) == 0 {
-            continue;
-        }
-        if let Some(s) = crate::query::sweep::sweep(query, &r.run_id, None).await? {
+    let newest: Vec<&RunRecord> = data
+        .runs
+        .iter()
+        .filter(|r| seen.insert(r.suite.as_str()) && r.n_trials.unwrap_or(0) > 0)
+        .collect();
+    if newest.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    #[derive(serde::Deserialize)]
+    struct RunParams {
+        run_id: String,
+        #[serde(with = "crate::model::params_as_json")]
+        params: crate::model::Params,
+    }
+    let ids: Vec<&str> = newest.iter().map(|r| r.run_id.as_str()).collect();
+    let rows: Vec<RunParams> = query
+        .rows(&format!(
+            "SELECT DISTINCT run_id, params FROM trials WHERE {}",
+            crate::query::runs_in("run_id", &ids)
+        ))
+        .await?;
+    let mut out = BTreeMap::new();
+    for r in newest {
+        let params = rows
+            .iter()
+            .filter(|p| p.run_id == r.run_id)
+            .map(|p| &p.params);
+        if crate::query::sweep::load_param(params).is_some()
+            && let Some(s) = crate::query::sweep::sweep(query, &r.run_id, None).await?
+        {
             out.insert(r.suite.clone(), s);
         }
     }

@@ -319,6 +319,12 @@ pub fn change_pct(ratio: f64) -> String {
     crate::model::signed_pct(ratio - 1.0)
 }
 
+/// [`change_pct`] of a ratio that may be missing (`1.066` → `+6.6%`, `—` when missing): every
+/// table's change column, in the site, the reports and `query`'s own texts.
+pub fn change_text(ratio: Option<f64>) -> String {
+    ratio.map_or("—".into(), change_pct)
+}
+
 /// A p-value in words: `p = 0.012`, or `p < 0.001` (never `p = 0.000`).
 pub fn p_text(p: f64) -> String {
     if p < 0.001 {

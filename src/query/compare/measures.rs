@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::MetricComparison;
 use crate::query::figures::measure;
 use crate::stats::verdict::Verdict;
+use crate::stats::verdict::change_text;
 
 /// One measure's verdict in a [`Decision`].
 #[derive(Debug, Clone, Serialize)]
@@ -121,7 +122,7 @@ fn decision_text(
             "{} {} ({}, noise ±{} from {})",
             r.metric,
             r.verdict,
-            change(r.ratio),
+            change_text(r.ratio),
             crate::stats::verdict::band_pct(r.threshold),
             r.threshold_from
         )
@@ -136,7 +137,7 @@ fn decision_text(
             "{} by {} ({}, beyond its ±{} noise from {}){}; {}",
             d.verdict,
             d.metric,
-            change(d.ratio),
+            change_text(d.ratio),
             crate::stats::verdict::band_pct(d.threshold),
             d.threshold_from,
             if disagree {
@@ -151,12 +152,6 @@ fn decision_text(
             others.join(", ")
         ),
     }
-}
-
-/// A change as the tables print it (`+1.0%`, `—` where there is none), from `stats` (the
-/// formatter of `present` sits above `query`).
-fn change(ratio: Option<f64>) -> String {
-    ratio.map_or("—".into(), crate::stats::verdict::change_pct)
 }
 
 #[cfg(test)]

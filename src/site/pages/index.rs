@@ -230,24 +230,7 @@ mod tests {
     }
 
     fn level(load: f64, littles_law_ratio: f64) -> crate::query::sweep::LevelView {
-        crate::query::sweep::LevelView {
-            load,
-            trials: 3,
-            throughput_rps: load * 2.0,
-            latency_p50_ms: None,
-            latency_p99_ms: None,
-            ttft_p99_ms: None,
-            goodput_rps: None,
-            slo_attainment_pct: None,
-            meets: None,
-            output_tps: None,
-            per_user_tps: None,
-            cost_per_mtok: None,
-            achieved_ratio: None,
-            behind: None,
-            littles_law_ratio: Some(littles_law_ratio),
-            server: Default::default(),
-        }
+        crate::query::sweep::LevelView::hand_built(load, 3, load * 2.0, littles_law_ratio)
     }
 
     /// A sweep suite's section leads with each arm's capacity and knee, and flags the arm

@@ -453,24 +453,7 @@ mod tests {
     /// and the page says why above the charts; an arm the server paced has no flag.
     #[test]
     fn a_client_bound_arm_is_flagged_next_to_its_knee() {
-        let level = |load: f64, ratio: f64| LevelView {
-            load,
-            trials: 1,
-            throughput_rps: load,
-            latency_p50_ms: None,
-            latency_p99_ms: None,
-            ttft_p99_ms: None,
-            goodput_rps: None,
-            slo_attainment_pct: None,
-            meets: None,
-            output_tps: None,
-            per_user_tps: None,
-            cost_per_mtok: None,
-            achieved_ratio: None,
-            behind: None,
-            littles_law_ratio: Some(ratio),
-            server: Default::default(),
-        };
+        let level = |load: f64, ratio: f64| LevelView::hand_built(load, 1, load, ratio);
         let arm = |name: &str, ratios: [f64; 3]| {
             crate::query::sweep::ArmSweep::hand_built(
                 name,
