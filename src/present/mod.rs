@@ -391,6 +391,32 @@ pub fn plural(n: usize, noun: &str) -> String {
 /// A ratio as its change in percent (`1.066` → `+6.6%`), `—` when missing.
 pub use crate::stats::verdict::change_text as pct;
 
+/// A page's file name for a user string: the string itself where it is already a plain,
+/// lower-case file name (`asv`, `bench.time_series_0`), otherwise its [`slug`]. Plain names
+/// never end in a slug's `-` and eight hex digits, nor equal one of `reserved` (the other
+/// files of the same folder), so the two kinds never meet; upper case is slugged, as two
+/// names that differ only in case would be one file on macOS and Windows.
+pub fn page_name(name: &str, reserved: &[&str]) -> String {
+    if is_plain(name) && !reserved.contains(&name) {
+        name.to_string()
+    } else {
+        slug(name)
+    }
+}
+
+fn is_plain(name: &str) -> bool {
+    let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c);
+    let hashed_tail = name.len() >= 8
+        && name[name.len() - 8..]
+            .chars()
+            .all(|c| c.is_ascii_hexdigit())
+        && (name.len() == 8 || name[..name.len() - 8].ends_with('-'));
+    (1..=60).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.chars().all(allowed)
+        && !hashed_tail
+}
+
 /// A file-name-safe, collision-resistant slug of a user string.
 pub fn slug(name: &str) -> String {
     let clean: String = name

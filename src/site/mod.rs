@@ -316,7 +316,7 @@ fn render_overview(
     latest.truncate(INDEX_ALERTS);
     let (suites, all_runs) = suite_views(data, ix, sweeps, &mut headlines);
     for (suite, runs) in all_runs {
-        let dir = format!("suites/{}", slug(&suite));
+        let dir = pages::suite_dir(&suite);
         for (file, page) in pages::runs::runs_pages(&suite, runs, css) {
             w.page(&format!("{dir}/{file}"), &page)?;
         }
@@ -355,7 +355,7 @@ fn suite_views(
                 other_series,
                 href: pages::suite_href(&r.suite),
                 sweep: sweeps.get(&r.suite).map(pages::index::sweep_lead),
-                runs_href: format!("suites/{}/runs.html", slug(&r.suite)),
+                runs_href: format!("{}/runs.html", pages::suite_dir(&r.suite)),
                 runs: Vec::new(),
                 more: 0,
             });

@@ -783,9 +783,14 @@ fn data_marks(s: &mut String, t: &Trend) {
 }
 
 /// Five significant digits (what a tooltip shows), as JSON: `null` where not finite.
+/// `v` to 5 significant digits as JSON: the shorter of its decimal and exponent forms
+/// (`0.0000098458` is `9.8458e-6`, `1234.5` stays), `null` where it is not finite.
 fn round5(v: f64) -> String {
     match format!("{v:.4e}").parse::<f64>() {
-        Ok(r) if v.is_finite() => r.to_string(),
+        Ok(r) if v.is_finite() => {
+            let (plain, exp) = (r.to_string(), format!("{r:e}"));
+            if exp.len() < plain.len() { exp } else { plain }
+        }
         _ => "null".into(),
     }
 }
@@ -805,6 +810,17 @@ fn push_json_str(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_five_digits_in_their_shorter_json_form() {
+        assert_eq!(round5(0.0000098458123), "9.8458e-6");
+        assert_eq!(round5(1234.56), "1234.6");
+        assert_eq!(round5(0.25), "0.25");
+        assert_eq!(round5(123_456_789.0), "1.2346e8");
+        assert_eq!(round5(f64::NAN), "null");
+        let v: f64 = serde_json::from_str(&round5(0.0000098458123)).unwrap();
+        assert_eq!(v, 9.8458e-6);
+    }
 
     #[test]
     fn json_strings_are_written_as_serde_json_writes_them() {

@@ -207,7 +207,7 @@ fn history_finds_the_step_in_an_imported_data_js() {
             p.file_name()
                 .unwrap()
                 .to_string_lossy()
-                .starts_with("bench-fib-10-")
+                .starts_with("bench_fib_10")
         })
         .expect("a series page for bench_fib_10");
     let html = fs::read_to_string(&page).unwrap();

@@ -641,7 +641,7 @@ fn a_rebuild_renders_only_the_runs_whose_inputs_changed_and_equals_a_full_build(
         .to_string();
     let series = files(out.path())
         .into_iter()
-        .filter(|(name, _)| name.starts_with("suites/s-") && name.contains("/op0-"))
+        .filter(|(name, _)| name.starts_with("suites/s/") && name.contains("/op0"))
         .map(|(_, b)| String::from_utf8(b).unwrap())
         .collect::<Vec<_>>();
     assert!(!series.is_empty() && series.iter().all(|p| p.contains(&newest)));
@@ -739,7 +739,7 @@ fn numeric_parameters_run_by_value_on_every_page_kind() {
     let read = |p: String| fs::read_to_string(out.join(&p)).unwrap_or_else(|e| panic!("{p}: {e}"));
     let suite_dir = files(&out)
         .into_keys()
-        .find(|k| k.starts_with("suites/order-") && k.ends_with("/index.html"))
+        .find(|k| k.starts_with("suites/order/") && k.ends_with("/index.html"))
         .unwrap();
     let suite = read(suite_dir.clone());
     assert_eq!(order(&suite), sorted, "suite page");

@@ -85,9 +85,59 @@ impl Chrome {
     }
 }
 
+/// The `style` of a `cards lab` table: its column labels set once on the table
+/// (`--c1:'run';--c2:'started'`), which a phone shows before each cell, instead of a
+/// `data-label` on every cell of every row. Each label is a CSS string whose quotes, `\\`,
+/// `<`, `&` and `"` are CSS escapes, so the value is safe in a double-quoted attribute as is.
+pub fn card_labels(labels: &[&str]) -> String {
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let text: String = l
+                .chars()
+                .map(|c| match c {
+                    '\'' | '"' | '\\' | '<' | '>' | '&' => format!("\\{:x} ", c as u32),
+                    c => c.to_string(),
+                })
+                .collect();
+            format!("--c{}:'{text}'", i + 1)
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// A suite's folder, relative to the site's root: `suites/<suite>` where the name is a plain
+/// file name, `suites/<slug>-<hash>` otherwise ([`crate::present::page_name`]).
+pub fn suite_dir(suite: &str) -> String {
+    format!("suites/{}", crate::present::page_name(suite, &[]))
+}
+
 /// A suite's page, relative to the site's root.
 pub fn suite_href(suite: &str) -> String {
-    format!("suites/{}/index.html", crate::present::slug(suite))
+    format!("{}/index.html", suite_dir(suite))
+}
+
+/// The file names a suite's folder holds beside its series pages.
+const SUITE_FILES: [&str; 2] = ["index", "runs"];
+
+/// A series page's file name in its suite's folder: the metric's own name where the series is
+/// the metric of the default arm without parameters and the name is plain
+/// (`bench.time_series_0.html`); otherwise a slug of metric, arm and parameters with a hash.
+/// Run list pages (`runs-2.html`, …) are reserved by the shape of their names.
+pub fn series_file(metric: &str, arm: &str, params: &crate::model::Params) -> String {
+    let numbered_list = metric
+        .strip_prefix("runs-")
+        .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
+    let name = if arm == "default" && params.is_empty() && !numbered_list {
+        crate::present::page_name(metric, &SUITE_FILES)
+    } else {
+        crate::present::slug(&format!(
+            "{metric}|{arm}|{}",
+            crate::model::params_json(params)
+        ))
+    };
+    format!("{name}.html")
 }
 
 /// The page of a run's commit: the run's `commit_url` label (as asv's `show_commit_url`) with
@@ -185,6 +235,48 @@ mod tests {
     }
 
     #[test]
+    fn card_labels_are_css_strings_safe_in_an_attribute() {
+        assert_eq!(
+            super::card_labels(&["run", "vs previous run"]),
+            "--c1:'run';--c2:'vs previous run'"
+        );
+        assert_eq!(
+            super::card_labels(&["Cliff's δ", "a<b & \"c\""]),
+            "--c1:'Cliff\\27 s δ';--c2:'a\\3c b \\26  \\22 c\\22 '"
+        );
+    }
+
+    #[test]
+    fn plain_names_name_their_pages_and_others_are_slugged() {
+        let none = crate::model::Params::new();
+        assert_eq!(super::suite_dir("asv"), "suites/asv");
+        assert_eq!(
+            super::series_file("bench.time_series_0", "default", &none),
+            "bench.time_series_0.html"
+        );
+        // Upper case, spaces, a slug's hash tail, a file of the folder, a run list's name,
+        // another arm: slugged, each with its hash.
+        for (metric, arm) in [
+            ("TimeSuite.time_x", "default"),
+            ("p99 latency", "default"),
+            ("get-deadbeef", "default"),
+            ("index", "default"),
+            ("runs-2", "default"),
+            ("get", "base"),
+        ] {
+            let f = super::series_file(metric, arm, &none);
+            let stem = f.strip_suffix(".html").unwrap();
+            let tail = &stem[stem.len() - 8..];
+            assert!(tail.chars().all(|c| c.is_ascii_hexdigit()), "{metric}: {f}");
+            assert_ne!(stem, metric);
+        }
+        let mut p = crate::model::Params::new();
+        p.insert("size".into(), "64".into());
+        assert_ne!(super::series_file("get", "default", &p), "get.html");
+        assert!(super::suite_dir("Kedro Bench").starts_with("suites/kedro-bench-"));
+    }
+
+    #[test]
     fn crumbs_link_from_the_page_to_the_root() {
         let c = Chrome::new(2, "assets/style.x.css", "t")
             .suite("kedro bench")
@@ -201,6 +293,7 @@ mod tests {
             crate::present::slug("kedro bench")
         );
         assert!(suite.starts_with("../../suites/kedro-bench-"), "{suite}");
+        assert_eq!(super::suite_href("kedro"), "suites/kedro/index.html");
         assert_eq!(
             got,
             [

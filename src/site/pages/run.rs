@@ -102,6 +102,10 @@ pub struct RunPage {
     /// ... as one card per row on a phone (any column beside name, median and change), else
     /// a plain table whose names wrap.
     pub metric_cards: bool,
+    /// ... its column labels for the phone's cards ([`crate::site::pages::card_labels`]) and
+    /// the column its figures start at (`num3`: the third).
+    pub metric_labels: String,
+    pub metric_num_from: usize,
     /// ... and n and the range (some metric has more than one trial).
     pub metric_spread: bool,
     /// ... and the change from the previous run (some series has a run before this one).
@@ -551,6 +555,8 @@ pub(crate) fn run_page(
         metric_arms: columns.arms,
         metric_params: columns.params,
         metric_cards: columns.arms || columns.params || columns.spread || columns.better,
+        metric_labels: crate::site::pages::card_labels(&columns.labels()),
+        metric_num_from: 2 + usize::from(columns.arms) + usize::from(columns.params),
         metric_spread: columns.spread,
         metric_change: columns.change,
         metric_better: columns.better,
@@ -641,6 +647,24 @@ impl MetricColumns {
                 .any(|w| w[0].better.as_str() != w[1].better.as_str()),
         }
     }
+
+    /// The columns' labels, in the template's order.
+    fn labels(&self) -> Vec<&'static str> {
+        let optional = |on: bool, label: &'static str| on.then_some(label);
+        [
+            Some("metric"),
+            optional(self.arms, "arm"),
+            optional(self.params, "params"),
+            optional(self.spread, "n"),
+            Some("median"),
+            optional(self.spread, "range"),
+            optional(self.change, "vs previous run"),
+            optional(self.better, "better"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
 }
 
 /// The per-arm medians table: rows without any load-test figure (an asv or criterion run:
@@ -694,7 +718,10 @@ fn metric_median_views(
                 .map_or(String::new(), |(h, _)| format!("../../{h}")),
             change: nav.change(&m.name, &m.arm, &m.params).unwrap_or_default(),
             arm: arm_label(&m.arm),
-            params: layout.varying(&m.params),
+            // None: an empty cell, which a phone's card leaves out.
+            params: Some(layout.varying(&m.params))
+                .filter(|p| p != "—")
+                .unwrap_or_default(),
             name_html: crate::present::wrap_name(&m.name),
             name: m.name,
             unit: m.unit.clone(),
@@ -885,8 +912,15 @@ mod tests {
         let html = page.render().unwrap();
         crate::site::pages::assert_numbers_read_well(&html);
         assert!(html.contains("<a href=\"../../suites/kv/get.html\">get_latency</a>"));
+        // Labelled once on the table for the phone's cards, each row without per-cell marks.
         assert!(
-            html.contains("data-label=\"vs previous run\">+3.2%</td>"),
+            html.contains(
+                "<table class=\"cards lab num2\" style=\"--c1:'metric';--c2:'n';--c3:'median';--c4:'range';--c5:'vs previous run'\">"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td>1.5 ms<td>1.4 ms – 1.6 ms<td>+3.2%\n"),
             "{html}"
         );
         assert!(!html.contains("aiperf.request_latency"));

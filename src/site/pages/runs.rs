@@ -20,6 +20,66 @@ pub struct RunsPage {
     pub runs: Vec<RunLink>,
     /// Every page of the suite's runs: (href from this page, label, this page).
     pub pages: Vec<(String, String, bool)>,
+    pub columns: RunColumns,
+}
+
+/// The columns of a suite's runs beside run, started and commit: each shown where the runs
+/// differ in it; what every run shares is said once above the table instead (`shared`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunColumns {
+    pub source: bool,
+    pub trials: bool,
+    pub status: bool,
+    pub note: bool,
+    /// "Every run: ingest:asv, 1 trial, ok."; empty where nothing is shared.
+    pub shared: String,
+    /// The table's labels for the phone's cards ([`super::card_labels`]).
+    pub labels: String,
+}
+
+impl RunColumns {
+    pub fn of(runs: &[RunLink]) -> RunColumns {
+        let varies = |f: fn(&RunLink) -> &str| runs.windows(2).any(|w| f(&w[0]) != f(&w[1]));
+        let first = |f: fn(&RunLink) -> &str| runs.first().map_or("", f).to_string();
+        let (source, trials, status) = (
+            varies(|r| &r.source),
+            varies(|r| &r.trials),
+            varies(|r| &r.status),
+        );
+        let note = runs.iter().any(|r| !r.note.is_empty());
+        let mut shared = Vec::new();
+        if !source && !first(|r| &r.source).is_empty() {
+            shared.push(format!("source {}", first(|r| &r.source)));
+        }
+        if !trials && let Ok(n) = first(|r| &r.trials).parse::<usize>() {
+            shared.push(crate::present::count(n, "trial"));
+        }
+        if !status && !first(|r| &r.status).is_empty() {
+            shared.push(format!("status {}", first(|r| &r.status)));
+        }
+        let labels = [
+            Some("run"),
+            Some("started"),
+            Some("commit"),
+            source.then_some("source"),
+            trials.then_some("trials"),
+            status.then_some("status"),
+            note.then_some("note"),
+        ];
+        let labels: Vec<&str> = labels.into_iter().flatten().collect();
+        RunColumns {
+            source,
+            trials,
+            status,
+            note,
+            shared: if shared.is_empty() {
+                String::new()
+            } else {
+                format!("Every run: {}.", shared.join(", "))
+            },
+            labels: super::card_labels(&labels),
+        }
+    }
 }
 
 /// The file of page `i` (0-based) of a suite's runs, in the suite's folder.
@@ -35,6 +95,7 @@ pub fn runs_file(i: usize) -> String {
 /// each with the file name it goes to in the suite's folder.
 pub fn runs_pages(suite: &str, runs: Vec<RunLink>, css: &str) -> Vec<(String, RunsPage)> {
     let total = runs.len();
+    let columns = RunColumns::of(&runs);
     let n_pages = total.div_ceil(RUNS_PER_PAGE).max(1);
     let mut out = Vec::with_capacity(n_pages);
     let mut runs = runs.into_iter();
@@ -71,6 +132,7 @@ pub fn runs_pages(suite: &str, runs: Vec<RunLink>, css: &str) -> Vec<(String, Ru
                 span,
                 runs: chunk,
                 pages: if n_pages > 1 { pages } else { Vec::new() },
+                columns: columns.clone(),
             },
         ));
     }
@@ -140,5 +202,49 @@ mod tests {
             "pages: <a href=\"runs.html\">1</a> <span aria-current=\"page\">2</span> <a href=\"runs-3.html\">3</a>"
         ));
         assert!(html.contains("450 runs, newest first; this page: #250 … #51."));
+    }
+
+    /// What every run shares is said once above the table, not in a column of 1,000 equal
+    /// cells; a column where the runs differ stays, labelled once for the phone's cards.
+    #[test]
+    fn columns_every_run_shares_are_said_once() {
+        let asv = |n: usize| RunLink {
+            source: "ingest:asv".into(),
+            trials: "1".into(),
+            status: "ok".into(),
+            ..link(n)
+        };
+        let runs: Vec<RunLink> = (1..=3).rev().map(asv).collect();
+        let c = RunColumns::of(&runs);
+        assert!(!c.source && !c.trials && !c.status && !c.note);
+        assert_eq!(
+            c.shared,
+            "Every run: source ingest:asv, 1 trial, status ok."
+        );
+        assert_eq!(c.labels, "--c1:'run';--c2:'started';--c3:'commit'");
+        let html = runs_pages("asv", runs.clone(), "c.css")
+            .remove(0)
+            .1
+            .render()
+            .unwrap();
+        assert!(html.contains("<p>Every run: source ingest:asv, 1 trial, status ok.</p>"));
+        assert!(!html.contains("<th>source</th>") && !html.contains("ingest:asv<"));
+        assert!(
+            html.contains(
+                "<tr><td><a href=\"../../runs/r3/index.html\">#3</a><td><td><code></code>\n"
+            ),
+            "{html}"
+        );
+
+        let mut mixed = runs;
+        mixed[1].status = "failed".into();
+        mixed[2].note = "new runner".into();
+        let c = RunColumns::of(&mixed);
+        assert!(c.status && c.note && !c.source && !c.trials);
+        assert_eq!(c.shared, "Every run: source ingest:asv, 1 trial.");
+        assert_eq!(
+            c.labels,
+            "--c1:'run';--c2:'started';--c3:'commit';--c4:'status';--c5:'note'"
+        );
     }
 }

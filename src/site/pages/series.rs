@@ -121,6 +121,23 @@ pub struct SeriesPage {
     pub has_notes: bool,
 }
 
+impl SeriesPage {
+    /// The runs table's labels for the phone's cards, in the template's order.
+    fn points_labels(&self) -> Vec<&'static str> {
+        [
+            Some("run"),
+            Some("value"),
+            self.has_range.then_some("min–max"),
+            Some("commit"),
+            Some("started"),
+            self.has_notes.then_some("note"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
 /// Runs a series page's table lists (newest first beyond this, the chart has them all).
 pub const TABLE_ROWS: usize = 30;
 
@@ -195,7 +212,7 @@ pub(crate) fn history_pages(
             css,
             facts,
             suite,
-            dir: format!("suites/{}", slug(suite)),
+            dir: super::suite_dir(suite),
             layout: &layout,
         };
         suite_page.write(w, &series, &once, &mut hrefs)?;
@@ -580,15 +597,7 @@ fn render_series(
     others: &[&crate::query::history::Series],
 ) -> Result<RenderedSeries, SiteError> {
     let (suite, dir, facts) = (sp.suite, &sp.dir, sp.facts);
-    let file = format!(
-        "{}.html",
-        slug(&format!(
-            "{}|{}|{}",
-            s.metric,
-            s.arm,
-            crate::model::params_json(&s.params)
-        ))
-    );
+    let file = super::series_file(&s.metric, &s.arm, &s.params);
     let params = sp.layout.label(&s.params);
     let label = if params.is_empty() {
         format!("{} · {}", s.metric, s.arm)
