@@ -187,10 +187,11 @@ pub async fn demo(wh: &Warehouse, args: &DemoArgs, quiet: bool) -> Result<()> {
     if !quiet {
         writeln!(
             out,
-            "site: {} runs, {} files written, {} unchanged; open {}",
+            "site: {} runs, {} files written, {} unchanged{}; open {}",
             report.runs,
             report.written,
             report.unchanged,
+            report.removed_text(),
             args.out.join("index.html").display()
         )?;
     }

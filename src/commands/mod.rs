@@ -486,11 +486,12 @@ async fn cmd_site(cx: &mut Ctx<'_>, args: &crate::cli::SiteArgs) -> Result<()> {
     if !cx.cli.quiet {
         writeln!(
             cx.stdout,
-            "site: {} runs ({} reused), {} files written, {} unchanged in {}",
+            "site: {} runs ({} reused), {} files written, {} unchanged{} in {}",
             report.runs,
             report.reused,
             report.written,
             report.unchanged,
+            report.removed_text(),
             args.out.display()
         )?;
     }

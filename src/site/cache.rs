@@ -27,6 +27,7 @@ use crate::stats::verdict::Direction;
 pub(crate) const DIR: &str = ".perfhouse-cache";
 const PAGES: &str = "pages.json";
 const POINTS: &str = "points.jsonl";
+const FILES: &str = "files.txt";
 /// The perfhouse build that wrote a cache (see `build.rs`).
 const BUILD: &str = env!("PERFHOUSE_BUILD_HASH");
 
@@ -166,6 +167,29 @@ fn replace(path: &Path, bytes: &[u8]) -> Result<(), SiteError> {
     ));
     std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
     std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// The output's record of the files the last build put (`files.txt`, one relative path a
+/// line): what the next build may remove ([`crate::site::writer::prune`]). Unlike the cache it
+/// is not keyed by the perfhouse build: it says what is in the folder, whoever wrote it. None
+/// (no record: a folder no build of this version wrote to) removes nothing.
+pub(crate) fn put_files(out: &Path) -> Vec<String> {
+    std::fs::read_to_string(Cache::dir(out).join(FILES))
+        .map(|text| text.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Records `files` as what the output holds from its builds (through a renamed temporary file).
+pub(crate) fn record_put_files<'a>(
+    out: &Path,
+    files: impl Iterator<Item = &'a str>,
+) -> Result<(), SiteError> {
+    let mut text = String::new();
+    for f in files {
+        text.push_str(f);
+        text.push('\n');
+    }
+    replace(&Cache::dir(out).join(FILES), text.as_bytes())
 }
 
 impl Cache {

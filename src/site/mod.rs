@@ -136,7 +136,26 @@ pub async fn build_with(
     crate::query::trace_phase("run pages", &mut clock);
     cache.save(out)?;
     crate::query::trace_phase("save the build cache", &mut clock);
+    w.report.removed = remove_left_over(out, &w.files)?;
+    crate::query::trace_phase("remove what earlier builds left", &mut clock);
     Ok(w.report)
+}
+
+/// Removes what the last build put in `out` that this one (`put`) did not, recording first
+/// both sets and then this build's alone, so a build that dies in between leaves a record
+/// that still names every file to remove.
+fn remove_left_over(out: &Path, put: &[String]) -> Result<usize, SiteError> {
+    let earlier = cache::put_files(out);
+    let kept: std::collections::HashSet<&str> = put.iter().map(String::as_str).collect();
+    let left_over = || earlier.iter().map(String::as_str).filter(|f| !kept.contains(f));
+    if left_over().next().is_some() {
+        cache::record_put_files(out, put.iter().map(String::as_str).chain(left_over()))?;
+    }
+    let removed = writer::prune(out, &earlier, &kept)?;
+    if earlier != put {
+        cache::record_put_files(out, put.iter().map(String::as_str))?;
+    }
+    Ok(removed)
 }
 
 /// The sweep of each suite's newest run, where that run varies load: the index leads the
@@ -471,6 +490,7 @@ fn stale_runs<'a>(
         match cache.fresh(out, &r.run_id, &key) {
             Some(cached) => {
                 w.report.unchanged += cached.files.len();
+                w.files.extend(cached.files.iter().cloned());
                 w.report.reused += 1;
                 w.report.runs += 1;
             }

@@ -19,6 +19,23 @@ pub struct BuildReport {
     /// Runs whose pages were already in the output, rendered from the same inputs
     /// (`site::cache`): neither rendered nor compared again.
     pub reused: usize,
+    /// Files an earlier build left in the site's own folders that this one did not put
+    /// ([`prune`]): removed.
+    pub removed: usize,
+}
+
+impl BuildReport {
+    /// ", 3 files an earlier build left removed" where it removed any, else nothing.
+    pub fn removed_text(&self) -> String {
+        if self.removed == 0 {
+            String::new()
+        } else {
+            format!(
+                ", {} an earlier build left removed",
+                crate::present::count(self.removed, "file")
+            )
+        }
+    }
 }
 
 pub(crate) struct Writer {
@@ -81,6 +98,37 @@ impl Rendered {
     }
 }
 
+/// Removes the files an earlier build put in `out` (`earlier`, from the output's record of
+/// them, [`crate::site::cache::put_files`]) that this build did not (`kept`): the pages of a
+/// run no longer in the warehouse, a suite or series page at an address an earlier version
+/// gave it, an earlier stylesheet; then each folder that leaves empty. Only what a build put is
+/// ever removed, so a README or anything else beside the site stays. Called once a build has
+/// written every file. Returns how many files it removed.
+pub(crate) fn prune(
+    out: &std::path::Path,
+    earlier: &[String],
+    kept: &std::collections::HashSet<&str>,
+) -> Result<usize, SiteError> {
+    let mut removed = 0;
+    for rel in earlier.iter().filter(|f| !kept.contains(f.as_str())) {
+        let path = out.join(rel);
+        match fs::remove_file(&path) {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => return Err(SiteError::Io { path, source }),
+        }
+        // Its folders, up to the output, while nothing else is in them.
+        let mut dir = path.parent();
+        while let Some(d) = dir.filter(|d| *d != out && d.starts_with(out)) {
+            if fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
+    Ok(removed)
+}
+
 // ---- files ----------------------------------------------------------------------------------
 
 /// The files of a built site under `dir`, as (path relative to `dir` with `/` separators,
@@ -105,3 +153,52 @@ pub fn files(dir: &std::path::Path) -> std::io::Result<Vec<(String, PathBuf)>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only what an earlier build put and this one did not goes, with each folder it leaves
+    /// empty; a folder that holds anything else stays, and a file already gone is no error.
+    #[test]
+    fn prune_removes_left_over_files_and_the_folders_they_leave_empty() {
+        let out = tempfile::tempdir().unwrap();
+        let put = |rel: &str| {
+            let p = out.path().join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, rel).unwrap();
+        };
+        for rel in [
+            "index.html",
+            "runs/a/index.html",
+            "runs/a/flame/x.svg",
+            "suites/old-12345678/op.html",
+            "suites/s/kept.html",
+            "suites/s/gone.html",
+            "suites/s/mine.txt",
+        ] {
+            put(rel);
+        }
+        let earlier: Vec<String> = [
+            "index.html",
+            "runs/a/index.html",
+            "runs/a/flame/x.svg",
+            "suites/old-12345678/op.html",
+            "suites/s/kept.html",
+            "suites/s/gone.html",
+            "suites/s/never-there.html",
+        ]
+        .map(String::from)
+        .to_vec();
+        let kept = ["index.html", "suites/s/kept.html"].into_iter().collect();
+        assert_eq!(prune(out.path(), &earlier, &kept).unwrap(), 4);
+        assert!(!out.path().join("runs").exists(), "runs/a/flame, runs/a, runs: all empty");
+        assert!(!out.path().join("suites/old-12345678").exists());
+        for rel in ["index.html", "suites/s/kept.html", "suites/s/mine.txt"] {
+            assert!(out.path().join(rel).is_file(), "{rel}");
+        }
+        assert!(!out.path().join("suites/s/gone.html").exists());
+        assert!(out.path().is_dir());
+    }
+}
+

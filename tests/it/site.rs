@@ -686,6 +686,56 @@ fn a_rebuild_renders_only_the_runs_whose_inputs_changed_and_equals_a_full_build(
     assert!(log.contains(" 0 files written"), "{log}");
 }
 
+/// A rebuild removes what an earlier build put that it does not (a page at an address an
+/// earlier version gave it, with its folder), by the output's record of what builds put; a
+/// README or any other file beside the site stays, and a build with nothing left over says
+/// nothing about removing.
+#[test]
+fn a_rebuild_removes_what_an_earlier_build_left_and_nothing_else() {
+    let wh = tempfile::tempdir().unwrap();
+    let inputs = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    for i in 0..3 {
+        let file = metrics_run(inputs.path(), i, &["main"], 1.0);
+        ok(
+            wh.path(),
+            &["ingest", "--suite", "s", "--format", "metrics-json", &file],
+        );
+    }
+    let build = || ok(wh.path(), &["site", "--out", out.path().to_str().unwrap()]);
+    let first = build();
+    assert!(!first.contains("removed"), "{first}");
+    let record = out.path().join(".perfhouse-cache/files.txt");
+    let recorded = fs::read_to_string(&record).unwrap();
+    assert!(recorded.lines().any(|l| l == "suites/s/index.html"), "{recorded}");
+    assert_eq!(recorded.lines().count(), files(out.path()).len());
+
+    // What an earlier version put at its own addresses, and what the user keeps beside it.
+    let old = "suites/s-1a2b3c4d/op0-main-0badcafe.html";
+    fs::create_dir_all(out.path().join("suites/s-1a2b3c4d")).unwrap();
+    fs::write(out.path().join(old), "old page").unwrap();
+    fs::write(&record, format!("{recorded}{old}\n")).unwrap();
+    fs::write(out.path().join("README.md"), "mine").unwrap();
+    fs::write(out.path().join("suites/mine.txt"), "mine").unwrap();
+
+    let log = build();
+    assert!(log.contains(", 1 file an earlier build left removed in "), "{log}");
+    assert!(!out.path().join("suites/s-1a2b3c4d").exists());
+    assert!(out.path().join("README.md").is_file() && out.path().join("suites/mine.txt").is_file());
+    let reference = tempfile::tempdir().unwrap();
+    ok(
+        wh.path(),
+        &["site", "--out", reference.path().to_str().unwrap(), "--full"],
+    );
+    let mut expected = files(reference.path());
+    expected.insert("README.md".into(), b"mine".to_vec());
+    expected.insert("suites/mine.txt".into(), b"mine".to_vec());
+    assert_eq!(files(out.path()), expected);
+    assert_eq!(fs::read_to_string(&record).unwrap(), recorded);
+    let again = build();
+    assert!(!again.contains("removed"), "{again}");
+}
+
 /// Numeric parameters run by value on every page kind that lists them (1, 2, 4 … 64, never
 /// 1, 16, 2, 32 as text sorts them): the suite page's cards, the run page's tables, the A/B
 /// page's rows, a series page's overlay choices, the sweep page's levels, and the transfer

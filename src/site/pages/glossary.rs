@@ -163,6 +163,11 @@ pub const TERMS: &[(&str, &str, &str)] = &[
         "A load test whose Little's law ratio is under 0.9: the load generator, not the server, set the pace, so its latency and throughput say less about the server than they seem to.",
     ),
     (
+        "validity-flag",
+        "validity flag",
+        "A finding that qualifies a figure without changing it, shown beside the verdict, knee or medians it concerns: client-bound (the load generator set the pace), errors (some requests failed), generator lagged (an open-loop generator sent less than the rate asked), prefix-cached (repeated prompts let the server skip work), no warm-up (the first requests were measured). The figure stands; read it with its flag.",
+    ),
+    (
         "geometric-mean",
         "geometric mean of changes",
         "The average of several series' ratios taken by multiplying (the n-th root of their product), so that +10 % and −10 % do not cancel to zero; written as a change in percent.",

@@ -980,7 +980,7 @@ mod tests {
         crate::site::pages::assert_numbers_read_well(&html);
         let medians = html.find("<h2>Per-arm medians</h2>").unwrap();
         assert!(html.contains(
-            "<details class=\"flag warning\"><summary>⚠ 2 validity flags on these figures</summary><ul><li>a: no warm-up</li>"
+            "<details class=\"flag warning\"><summary>⚠ 2 validity flags on these figures</summary><p><a href=\"../../glossary.html#validity-flag\">What a validity flag is</a></p><ul><li>a: no warm-up</li>"
         ));
         let flag = html.find("<li>a: no warm-up</li>").unwrap();
         let table = medians + html[medians..].find("<table>").unwrap();
