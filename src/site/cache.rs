@@ -8,6 +8,9 @@
 //!   run with two or more arms the noise model of its suite (A/B verdicts use it)
 //!   (`pages.json`).
 //!
+//! Beside the cache, `files.txt` records every file the last build put, whatever perfhouse
+//! build wrote it: the next build removes those it does not put again (`writer::prune`).
+//!
 //! Everything is keyed by the perfhouse build (`build.rs` hashes sources, templates and the
 //! lock file), so another build never reuses a page. A missing, unreadable or foreign cache is
 //! a full build; `perfhouse site --full` ignores it. The series pages, the index and the feed
