@@ -147,7 +147,12 @@ pub async fn build_with(
 fn remove_left_over(out: &Path, put: &[String]) -> Result<usize, SiteError> {
     let earlier = cache::put_files(out);
     let kept: std::collections::HashSet<&str> = put.iter().map(String::as_str).collect();
-    let left_over = || earlier.iter().map(String::as_str).filter(|f| !kept.contains(f));
+    let left_over = || {
+        earlier
+            .iter()
+            .map(String::as_str)
+            .filter(|f| !kept.contains(f))
+    };
     if left_over().next().is_some() {
         cache::record_put_files(out, put.iter().map(String::as_str).chain(left_over()))?;
     }

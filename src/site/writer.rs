@@ -168,31 +168,29 @@ mod tests {
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(p, rel).unwrap();
         };
-        for rel in [
+        let built = [
             "index.html",
             "runs/a/index.html",
             "runs/a/flame/x.svg",
             "suites/old-12345678/op.html",
             "suites/s/kept.html",
             "suites/s/gone.html",
-            "suites/s/mine.txt",
-        ] {
+        ];
+        for rel in built.iter().chain(&["suites/s/mine.txt"]) {
             put(rel);
         }
-        let earlier: Vec<String> = [
-            "index.html",
-            "runs/a/index.html",
-            "runs/a/flame/x.svg",
-            "suites/old-12345678/op.html",
-            "suites/s/kept.html",
-            "suites/s/gone.html",
-            "suites/s/never-there.html",
-        ]
-        .map(String::from)
-        .to_vec();
+        // The record names what the earlier build put, one of them already gone.
+        let earlier: Vec<String> = built
+            .iter()
+            .chain(&["suites/s/never-there.html"])
+            .map(|f| f.to_string())
+            .collect();
         let kept = ["index.html", "suites/s/kept.html"].into_iter().collect();
         assert_eq!(prune(out.path(), &earlier, &kept).unwrap(), 4);
-        assert!(!out.path().join("runs").exists(), "runs/a/flame, runs/a, runs: all empty");
+        assert!(
+            !out.path().join("runs").exists(),
+            "runs/a/flame, runs/a, runs: all empty"
+        );
         assert!(!out.path().join("suites/old-12345678").exists());
         for rel in ["index.html", "suites/s/kept.html", "suites/s/mine.txt"] {
             assert!(out.path().join(rel).is_file(), "{rel}");
@@ -201,4 +199,3 @@ mod tests {
         assert!(out.path().is_dir());
     }
 }
-

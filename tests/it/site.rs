@@ -707,7 +707,10 @@ fn a_rebuild_removes_what_an_earlier_build_left_and_nothing_else() {
     assert!(!first.contains("removed"), "{first}");
     let record = out.path().join(".perfhouse-cache/files.txt");
     let recorded = fs::read_to_string(&record).unwrap();
-    assert!(recorded.lines().any(|l| l == "suites/s/index.html"), "{recorded}");
+    assert!(
+        recorded.lines().any(|l| l == "suites/s/index.html"),
+        "{recorded}"
+    );
     assert_eq!(recorded.lines().count(), files(out.path()).len());
 
     // What an earlier version put at its own addresses, and what the user keeps beside it.
@@ -719,13 +722,21 @@ fn a_rebuild_removes_what_an_earlier_build_left_and_nothing_else() {
     fs::write(out.path().join("suites/mine.txt"), "mine").unwrap();
 
     let log = build();
-    assert!(log.contains(", 1 file an earlier build left removed in "), "{log}");
+    assert!(
+        log.contains(", 1 file an earlier build left removed in "),
+        "{log}"
+    );
     assert!(!out.path().join("suites/s-1a2b3c4d").exists());
     assert!(out.path().join("README.md").is_file() && out.path().join("suites/mine.txt").is_file());
     let reference = tempfile::tempdir().unwrap();
     ok(
         wh.path(),
-        &["site", "--out", reference.path().to_str().unwrap(), "--full"],
+        &[
+            "site",
+            "--out",
+            reference.path().to_str().unwrap(),
+            "--full",
+        ],
     );
     let mut expected = files(reference.path());
     expected.insert("README.md".into(), b"mine".to_vec());
