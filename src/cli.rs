@@ -286,14 +286,6 @@ pub struct GcArgs {
     pub dry_run: bool,
 }
 
-fn parse_stack_kind(s: &str) -> Result<crate::model::StackKind, String> {
-    match s {
-        "oncpu" => Ok(crate::model::StackKind::Oncpu),
-        "offcpu" => Ok(crate::model::StackKind::Offcpu),
-        _ => Err(format!("`{s}`: expected oncpu or offcpu")),
-    }
-}
-
 fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     crate::runner::plan::parse_duration(s)
 }
@@ -341,7 +333,7 @@ pub struct IngestArgs {
     #[arg(long)]
     pub target: Option<String>,
     /// Kind of folded stacks when detection is not wanted.
-    #[arg(long, value_parser = parse_stack_kind)]
+    #[arg(long, value_enum)]
     pub stack_kind: Option<crate::model::StackKind>,
     /// Git commit the results belong to.
     #[arg(long)]

@@ -52,6 +52,7 @@ macro_rules! stored_words {
         }
     };
 }
+pub(crate) use stored_words;
 
 /// Where a trial's results count: warmup trials and requests never enter medians.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,8 +173,8 @@ impl RunStatus {
     }
 }
 
-/// What a stack's weight measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// What a stack's weight measures; `ingest --stack-kind` takes its words (clap's value enum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
 pub enum StackKind {
     /// Weight in samples of a thread on CPU.
     Oncpu,
@@ -743,6 +744,13 @@ mod tests {
             assert_eq!(
                 <TriageState as clap::ValueEnum>::from_str(s.as_str(), false),
                 Ok(s)
+            );
+        }
+        // `ingest --stack-kind` takes the stored words.
+        for k in StackKind::ALL {
+            assert_eq!(
+                <StackKind as clap::ValueEnum>::from_str(k.as_str(), false),
+                Ok(k)
             );
         }
         let open: Vec<TriageState> = TriageState::ALL

@@ -302,6 +302,43 @@ impl ServerStat {
     }
 }
 
+/// What one point of view `scrape_over_time` (`views/18_scrape_over_time.sql`) is, per scrape
+/// interval: the view's `stat` column, read into this type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntervalStat {
+    /// Counters and the `_count` of histograms and summaries: increase ÷ seconds.
+    Rate,
+    /// Histograms and summaries: increase of `_sum` ÷ increase of `_count`.
+    Mean,
+    /// Gauges and untyped samples: the value scraped.
+    Value,
+}
+
+impl IntervalStat {
+    pub const ALL: [IntervalStat; 3] =
+        [IntervalStat::Rate, IntervalStat::Mean, IntervalStat::Value];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntervalStat::Rate => "rate",
+            IntervalStat::Mean => "mean",
+            IntervalStat::Value => "value",
+        }
+    }
+
+    /// The interval stats a chart of server figure `stat` draws: a histogram's quantiles as
+    /// its mean observation per interval.
+    pub fn drawn_for(stat: ServerStat) -> &'static [IntervalStat] {
+        match stat {
+            ServerStat::Rate => &[IntervalStat::Rate],
+            ServerStat::Max => &[IntervalStat::Value],
+            _ => &[IntervalStat::Value, IntervalStat::Mean],
+        }
+    }
+}
+
+crate::model::stored_words!(IntervalStat, "scrape interval stat");
+
 /// A figure of a server's own metrics (`[[scrape]]`): `server.<metric>.<stat>`, one value per
 /// trial in the view `trial_server`, computed over the trial's measured window from the
 /// samples of every scraped target and label set together (rates and means summed over label
@@ -409,6 +446,30 @@ pub const SERVER_FIGURES_LABEL: &str = "server_figures";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The view's words read back into `IntervalStat`, and what each server figure draws.
+    #[test]
+    fn interval_stats_are_the_views_words() {
+        for s in IntervalStat::ALL {
+            assert_eq!(s.as_str().parse::<IntervalStat>(), Ok(s));
+        }
+        let view = include_str!("views/18_scrape_over_time.sql");
+        for word in ["'rate' AS stat", "'mean' AS stat", "'value' AS stat"] {
+            assert!(view.contains(word), "{word}");
+        }
+        assert_eq!(
+            "p99".parse::<IntervalStat>(),
+            Err("scrape interval stat \"p99\" is not one of rate, mean, value".into())
+        );
+        assert_eq!(
+            IntervalStat::drawn_for(ServerStat::Rate),
+            [IntervalStat::Rate]
+        );
+        assert_eq!(
+            IntervalStat::drawn_for(ServerStat::P99),
+            [IntervalStat::Value, IntervalStat::Mean]
+        );
+    }
 
     #[test]
     fn server_figures_take_their_unit_and_direction_from_the_name() {

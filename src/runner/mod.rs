@@ -1154,7 +1154,7 @@ impl<'a> TrialRun<'a> {
         match profile::start(
             p.kind,
             p.frequency,
-            &p.call_graph,
+            p.call_graph,
             &st.pids_of(&p.target),
             &self.dir,
         ) {

@@ -238,10 +238,32 @@ pub struct Profile {
     pub kind: StackKind,
     #[serde(default = "frequency")]
     pub frequency: u32,
-    /// `fp` (frame pointers) or `dwarf`.
-    #[serde(default = "fp")]
-    pub call_graph: String,
+    #[serde(default)]
+    pub call_graph: CallGraph,
 }
+
+/// How `perf record` walks a profiled stack (`profile.call_graph`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CallGraph {
+    /// Frame pointers (`-g`): cheap; frames built without them are cut short.
+    #[default]
+    Fp,
+    /// DWARF unwinding of a copied stack (`--call-graph dwarf`): whole stacks, larger data.
+    Dwarf,
+}
+
+impl CallGraph {
+    pub const ALL: [CallGraph; 2] = [CallGraph::Fp, CallGraph::Dwarf];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallGraph::Fp => "fp",
+            CallGraph::Dwarf => "dwarf",
+        }
+    }
+}
+
+crate::model::stored_words!(CallGraph, "`profile.call_graph`");
 
 /// `[counters]`: the measured command runs under `perf stat`, counting these events in user
 /// space (`instructions:u`, …); each counted event is a metric of the trial, named as the
@@ -390,9 +412,6 @@ fn oncpu() -> StackKind {
 }
 fn frequency() -> u32 {
     99
-}
-fn fp() -> String {
-    "fp".to_string()
 }
 fn auto() -> crate::ingest::Format {
     crate::ingest::Format::AUTO
@@ -748,12 +767,6 @@ impl Sample {
 
 impl Profile {
     fn validate(&self, text: &str) -> Result<(), String> {
-        if self.call_graph != "fp" && self.call_graph != "dwarf" {
-            return Err(format!(
-                "{}`profile.call_graph` must be `fp` or `dwarf`",
-                line_of(text, "call_graph")
-            ));
-        }
         if self.frequency == 0 {
             return Err(format!(
                 "{}`profile.frequency` must be positive",
@@ -1134,6 +1147,23 @@ SIZE = [1, 2]
         .unwrap_err();
         assert!(
             e.contains("line 7") && e.contains("`better` \"up\" is not one of higher, lower"),
+            "{e}"
+        );
+    }
+
+    /// `profile.call_graph` is read into `CallGraph` at its line: `fp` unless said.
+    #[test]
+    fn call_graph_is_read_into_its_type_at_its_line() {
+        let base = "suite = \"s\"\n[run]\ncommand = \"x\"\n[profile]\ntarget = \"t\"\n";
+        let graph = |extra: &str| {
+            Plan::parse(&format!("{base}{extra}")).map(|p| p.profile.unwrap().call_graph)
+        };
+        assert_eq!(graph(""), Ok(CallGraph::Fp));
+        assert_eq!(graph("call_graph = \"dwarf\"\n"), Ok(CallGraph::Dwarf));
+        let e = graph("call_graph = \"lbr\"\n").unwrap_err();
+        assert!(
+            e.contains("line 6")
+                && e.contains("`profile.call_graph` \"lbr\" is not one of fp, dwarf"),
             "{e}"
         );
     }

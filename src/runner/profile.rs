@@ -60,7 +60,7 @@ pub fn available() -> Result<(), String> {
 pub fn start(
     kind: StackKind,
     frequency: u32,
-    call_graph: &str,
+    call_graph: crate::runner::plan::CallGraph,
     pids: &[i32],
     dir: &Path,
 ) -> Result<Profiler, String> {
@@ -84,11 +84,10 @@ pub fn start(
             cmd.args(["-e", "sched:sched_switch", "-a"]);
         }
     }
-    if call_graph == "dwarf" {
-        cmd.args(["--call-graph", "dwarf"]);
-    } else {
-        cmd.arg("-g");
-    }
+    match call_graph {
+        crate::runner::plan::CallGraph::Dwarf => cmd.args(["--call-graph", "dwarf"]),
+        crate::runner::plan::CallGraph::Fp => cmd.arg("-g"),
+    };
     // perf starts with its events disabled and is enabled through a control FIFO once it is
     // ready: its start-up (walking /proc for every existing task, `-a` above all) can take
     // longer than the command measured, and a fixed wait then recorded only its last ms.

@@ -475,8 +475,8 @@ pub(crate) struct ScrapePoint {
     pub(crate) t_ns: i64,
     /// What a server figure names (view `scrape_over_time`).
     pub(crate) metric: String,
-    /// `rate`, `mean` or `value` (view `scrape_over_time`).
-    pub(crate) stat: String,
+    /// What the point is (view `scrape_over_time`'s `stat`).
+    pub(crate) stat: crate::query::figures::IntervalStat,
     pub(crate) value: Option<f64>,
     /// The trial's first scrape: time 0 of its chart.
     pub(crate) t0: i64,

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use askama::Template;
 
 use crate::model::StackKind;
+use crate::query::figures::IntervalStat;
 
 use crate::site::charts::{self, Series};
 use crate::site::format::*;
@@ -239,15 +240,10 @@ pub(crate) fn server_charts(
     let named = crate::query::figures::server_figures(&crate::model::parse_params(&r.labels));
     // (metric, stat) in the order the figures name them; a histogram's quantiles are drawn
     // as its mean observation per interval.
-    let mut charts: Vec<(String, String)> = Vec::new();
+    let mut charts: Vec<(String, IntervalStat)> = Vec::new();
     for f in &named {
-        let stats: &[&str] = match f.stat {
-            crate::query::figures::ServerStat::Rate => &["rate"],
-            crate::query::figures::ServerStat::Max => &["value"],
-            _ => &["value", "mean"],
-        };
-        for stat in stats {
-            let key = (f.metric.clone(), stat.to_string());
+        for &stat in IntervalStat::drawn_for(f.stat) {
+            let key = (f.metric.clone(), stat);
             if !charts.contains(&key) && rows.iter().any(|x| x.metric == key.0 && x.stat == key.1) {
                 charts.push(key);
             }
@@ -258,7 +254,7 @@ pub(crate) fn server_charts(
     lines.truncate(SERVER_CHART_LINES);
     Ok(charts
         .into_iter()
-        .filter_map(|(metric, stat)| server_chart(&metric, &stat, &lines, rows, &layout))
+        .filter_map(|(metric, stat)| server_chart(&metric, stat, &lines, rows, &layout))
         .collect())
 }
 
@@ -266,7 +262,7 @@ pub(crate) fn server_charts(
 /// kept trial) that has points; None where none has.
 fn server_chart(
     metric: &str,
-    stat: &str,
+    stat: IntervalStat,
     lines: &[(&(crate::model::Params, String), &i64)],
     rows: &[ScrapePoint],
     layout: &ParamLayout,
@@ -293,9 +289,9 @@ fn server_chart(
         return None;
     }
     let (what, unit) = match stat {
-        "rate" => ("per second", "/s".to_string()),
-        "mean" => ("mean observation", unit_of(metric)),
-        _ => ("value", unit_of(metric)),
+        IntervalStat::Rate => ("per second", "/s".to_string()),
+        IntervalStat::Mean => ("mean observation", unit_of(metric)),
+        IntervalStat::Value => ("value", unit_of(metric)),
     };
     let title = format!("{metric} · {what}");
     let desc = format!(
