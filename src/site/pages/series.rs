@@ -67,6 +67,27 @@ pub struct SuitePage {
     pub filter: bool,
 }
 
+impl SuitePage {
+    /// What tells a row of the two-run and one-run tables from its metric's other series,
+    /// under the metric's name: the arm where the tables hold more than one, and the
+    /// parameters that vary ("fastokens · concurrency=8"); empty where neither.
+    fn qualifier(&self, arm: &str, params: &str) -> String {
+        let arms: std::collections::BTreeSet<&str> = self
+            .two
+            .iter()
+            .map(|t| t.arm.as_str())
+            .chain(self.once.iter().map(|o| o.arm.as_str()))
+            .collect();
+        let arm = (arms.len() > 1).then_some(arm);
+        let params = Some(params).filter(|p| !p.is_empty() && *p != "—");
+        [arm, params]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
 pub struct ChangeView {
     pub href: String,
     pub run: String,
@@ -1256,6 +1277,61 @@ mod tests {
         assert!(first < html.find("../../runs/r0/index.html").expect("run r0"));
         assert!(html.contains("kernel upgrade"));
         assert!(html.contains("Lower is better. 5 runs; 1 change point."));
+    }
+}
+
+#[cfg(test)]
+mod suite_page_tests {
+    use super::*;
+
+    fn two_run(metric: &str, arm: &str, params: &str, latest: &str, step: &str) -> SeriesLink {
+        SeriesLink {
+            href: format!("{metric}-{arm}.html"),
+            metric: metric.into(),
+            arm: arm.into(),
+            params: params.into(),
+            key: String::new(),
+            small: String::new(),
+            n: 2,
+            latest: latest.into(),
+            change: String::new(),
+            change_class: String::new(),
+            step: step.into(),
+        }
+    }
+
+    /// Series of two runs are rows of three columns a phone shows whole, not a card each:
+    /// the arm (where the table has two) and the parameters under the metric's name.
+    #[test]
+    fn two_run_series_are_rows_of_three_columns() {
+        let mut page = SuitePage {
+            chrome: crate::site::pages::Chrome::new(2, "c.css", "t"),
+            suite: "dynamo".into(),
+            groups: Vec::new(),
+            count: 0,
+            once: Vec::new(),
+            two: vec![
+                two_run("ttft_ms", "default", "concurrency=8", "56.5 ms", "-1.5%"),
+                two_run("ttft_ms", "fastokens", "concurrency=8", "46.4 ms", "-14.9%"),
+            ],
+            filter: false,
+        };
+        let html = page.render().unwrap();
+        crate::site::pages::assert_numbers_read_well(&html);
+        assert!(html.contains("<th>series</th><th>latest</th><th>vs previous run</th>"));
+        assert!(html.contains(
+            "<tr><td><a href=\"ttft_ms-fastokens.html\">ttft_ms</a><br><small>fastokens · concurrency=8</small><td>46.4 ms<td>-14.9%"
+        ), "{html}");
+        assert!(!html.contains("data-label") && !html.contains("class=\"cards"));
+        // One arm and no parameters: the name alone.
+        page.two = vec![two_run("ttft_ms", "default", "—", "56.5 ms", "-1.5%")];
+        let html = page.render().unwrap();
+        assert!(
+            html.contains(
+                "<tr><td><a href=\"ttft_ms-default.html\">ttft_ms</a><td>56.5 ms<td>-1.5%"
+            ),
+            "{html}"
+        );
     }
 }
 
