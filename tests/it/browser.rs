@@ -45,7 +45,9 @@ fn serve(root: PathBuf, extra: BTreeMap<String, String>) -> (u16, RequestLog) {
             std::thread::spawn(move || {
                 let mut reader = BufReader::new(stream.try_clone().unwrap());
                 let mut line = String::new();
-                if reader.read_line(&mut line).is_err() {
+                // A connection closed before its request line (Chromium opens spare sockets
+                // ahead of need) is no request: it is not logged as a 404 of "/".
+                if reader.read_line(&mut line).is_err() || line.trim().is_empty() {
                     return;
                 }
                 loop {
