@@ -126,6 +126,13 @@ pub struct SuiteView {
     pub more: usize,
 }
 
+impl SuiteView {
+    /// The columns of its newest runs' table: those where the runs listed differ.
+    pub fn run_columns(&self) -> crate::site::pages::runs::RunColumns {
+        crate::site::pages::runs::RunColumns::of(&self.runs, "Every run listed")
+    }
+}
+
 #[derive(Template)]
 #[template(path = "index.html")]
 pub struct IndexPage {
@@ -203,6 +210,12 @@ mod tests {
         assert!(html.contains("<a href=\"runs/r9/index.html\" title=\"run r9\">#9</a>"));
         assert!(html.contains("2 more series in the latest run"));
         assert!(html.contains("1 older run: <a href=\"suites/kv/runs.html\">all runs of kv</a>"));
+        // The newest runs: what they all share said once, no empty note column.
+        assert!(html.contains("<p>Every run listed: source asv, 3 trials, status ok.</p>"));
+        assert!(html.contains(
+            "<table class=\"cards lab\" style=\"--c1:'run';--c2:'started';--c3:'commit'\">"
+        ));
+        assert!(!html.contains("<th>note</th>"), "{html}");
         // No alerts: no lead section.
         assert!(!html.contains("id=\"alerts\""));
     }

@@ -31,14 +31,15 @@ pub struct RunColumns {
     pub trials: bool,
     pub status: bool,
     pub note: bool,
-    /// "Every run: ingest:asv, 1 trial, ok."; empty where nothing is shared.
+    /// "Every run: source ingest:asv, 1 trial, status ok." (`whom`: "Every run"); empty where
+    /// nothing is shared.
     pub shared: String,
     /// The table's labels for the phone's cards ([`super::card_labels`]).
     pub labels: String,
 }
 
 impl RunColumns {
-    pub fn of(runs: &[RunLink]) -> RunColumns {
+    pub fn of(runs: &[RunLink], whom: &str) -> RunColumns {
         let varies = |f: fn(&RunLink) -> &str| runs.windows(2).any(|w| f(&w[0]) != f(&w[1]));
         let first = |f: fn(&RunLink) -> &str| runs.first().map_or("", f).to_string();
         let (source, trials, status) = (
@@ -75,7 +76,7 @@ impl RunColumns {
             shared: if shared.is_empty() {
                 String::new()
             } else {
-                format!("Every run: {}.", shared.join(", "))
+                format!("{whom}: {}.", shared.join(", "))
             },
             labels: super::card_labels(&labels),
         }
@@ -95,7 +96,7 @@ pub fn runs_file(i: usize) -> String {
 /// each with the file name it goes to in the suite's folder.
 pub fn runs_pages(suite: &str, runs: Vec<RunLink>, css: &str) -> Vec<(String, RunsPage)> {
     let total = runs.len();
-    let columns = RunColumns::of(&runs);
+    let columns = RunColumns::of(&runs, "Every run");
     let n_pages = total.div_ceil(RUNS_PER_PAGE).max(1);
     let mut out = Vec::with_capacity(n_pages);
     let mut runs = runs.into_iter();
@@ -215,7 +216,7 @@ mod tests {
             ..link(n)
         };
         let runs: Vec<RunLink> = (1..=3).rev().map(asv).collect();
-        let c = RunColumns::of(&runs);
+        let c = RunColumns::of(&runs, "Every run");
         assert!(!c.source && !c.trials && !c.status && !c.note);
         assert_eq!(
             c.shared,
@@ -239,7 +240,7 @@ mod tests {
         let mut mixed = runs;
         mixed[1].status = "failed".into();
         mixed[2].note = "new runner".into();
-        let c = RunColumns::of(&mixed);
+        let c = RunColumns::of(&mixed, "Every run");
         assert!(c.status && c.note && !c.source && !c.trials);
         assert_eq!(c.shared, "Every run: source ingest:asv, 1 trial.");
         assert_eq!(
