@@ -266,6 +266,37 @@ pub struct Run {
     pub status: RunStatus,
 }
 
+impl Run {
+    /// A run of `suite` from `source` at `at_us` (started, finished and ingested then) whose
+    /// input hashed to `input_digest`, knowing nothing else: no git facts, no host, env `{}`,
+    /// no labels, status ok. Callers set what they know with struct update syntax.
+    pub fn new(
+        run_id: impl Into<String>,
+        suite: impl Into<String>,
+        source: impl Into<String>,
+        at_us: i64,
+        input_digest: impl Into<String>,
+    ) -> Run {
+        Run {
+            run_id: run_id.into(),
+            suite: suite.into(),
+            started_at_us: at_us,
+            finished_at_us: at_us,
+            ingested_at_us: at_us,
+            source: source.into(),
+            git_commit: None,
+            git_branch: None,
+            git_dirty: None,
+            host: None,
+            env_fingerprint: None,
+            env: "{}".into(),
+            labels: BTreeMap::new(),
+            input_digest: input_digest.into(),
+            status: RunStatus::Ok,
+        }
+    }
+}
+
 /// The closed-loop concurrency a trial's `concurrency` parameter (any case) gives, if numeric.
 pub fn concurrency_param(params: &Params) -> Option<i64> {
     params
@@ -697,23 +728,7 @@ pub mod names {
                 Default::default(),
                 0,
             ));
-            let run = Run {
-                run_id: "r".into(),
-                suite: "s".into(),
-                started_at_us: 0,
-                finished_at_us: 0,
-                ingested_at_us: 0,
-                source: "test".into(),
-                git_commit: None,
-                git_branch: None,
-                git_dirty: None,
-                host: None,
-                env_fingerprint: None,
-                env: "{}".into(),
-                labels: Default::default(),
-                input_digest: String::new(),
-                status: super::super::RunStatus::Ok,
-            };
+            let run = Run::new("r", "s", "test", 0, "");
             assert_eq!(
                 run_problem(&run, &data).unwrap(),
                 "the arm of trial 3 is 1048576 bytes long, more than the 256 allowed"

@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::cli::SynthArgs;
 use crate::ingest::{self, Format};
-use crate::model::{Phase, Request, Run, RunData, RunStatus, Trial, now_us};
+use crate::model::{Phase, Request, Run, RunData, Trial, now_us};
 use crate::stats::Rng;
 use crate::warehouse::Warehouse;
 
@@ -127,23 +127,16 @@ impl Replay<'_> {
 /// a measurement.
 fn synthetic_run(args: &SynthArgs, n: usize, at: i64) -> Run {
     Run {
-        run_id: uuid::Uuid::now_v7().to_string(),
-        suite: "synthetic-bench".into(),
-        started_at_us: at,
-        finished_at_us: at,
-        ingested_at_us: at,
-        source: "synthetic".into(),
-        git_commit: None,
-        git_branch: None,
-        git_dirty: None,
-        host: None,
-        env_fingerprint: None,
-        env: "{}".into(),
         labels: BTreeMap::from([(
             "synthetic".to_string(),
             "replicated-real-records".to_string(),
         )]),
-        input_digest: format!("synthetic-{}-{n}-{}", args.seed, uuid::Uuid::now_v7()),
-        status: RunStatus::Ok,
+        ..Run::new(
+            uuid::Uuid::now_v7().to_string(),
+            "synthetic-bench",
+            "synthetic",
+            at,
+            format!("synthetic-{}-{n}-{}", args.seed, uuid::Uuid::now_v7()),
+        )
     }
 }

@@ -42,44 +42,19 @@ pub fn show_commit_url(root: &Path) -> Option<String> {
 /// JSON as asv's own loader takes it (`asv.conf.json` as `asv quickstart` writes it): `//`
 /// comments outside strings removed, and a comma before `}` or `]` dropped.
 pub fn relaxed_json(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let (mut in_string, mut escaped) = (false, false);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
+    crate::ingest::text::rewrite_outside_strings(text, |rest, out| {
+        if rest.starts_with("//") {
+            // To the end of the line, which stays.
+            return rest.find('\n').unwrap_or(rest.len());
         }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
+        if rest.starts_with(['}', ']']) {
+            let trimmed = out.trim_end().len();
+            if out[..trimmed].ends_with(',') {
+                out.truncate(trimmed - 1);
             }
-            '/' if chars.peek() == Some(&'/') => {
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            '}' | ']' => {
-                let trimmed = out.trim_end().len();
-                if out[..trimmed].ends_with(',') {
-                    out.truncate(trimmed - 1);
-                }
-                out.push(c);
-            }
-            _ => out.push(c),
         }
-    }
-    out
+        0
+    })
 }
 
 /// Whether `dir` is (or holds, as `results/`) an asv results directory.

@@ -193,46 +193,67 @@ pub fn name_params(parts: &[&str]) -> crate::model::Params {
 /// Replaces the non-JSON number literals Google Benchmark may print (`NaN`, `-nan`, `inf`,
 /// `Infinity`) with `null`, leaving strings alone.
 pub fn sanitize(text: &str) -> String {
+    rewrite_outside_strings(text, |rest, out| {
+        if !rest.starts_with(|c: char| c == '-' || c.is_ascii_alphabetic()) {
+            return 0;
+        }
+        // The whole word at once: scanning it again from each of its characters made a 1 MB
+        // word take minutes (quadratic).
+        let word_len = rest
+            .char_indices()
+            .skip(1)
+            .find(|(_, ch)| !ch.is_ascii_alphanumeric())
+            .map_or(rest.len(), |(j, _)| j);
+        let word = &rest[..word_len];
+        let bare = word.trim_start_matches(['-', '+']);
+        let literal = ["nan", "inf", "infinity"].contains(&bare.to_ascii_lowercase().as_str());
+        out.push_str(if literal { "null" } else { word });
+        word_len
+    })
+}
+
+/// Rewrites JSON (or nearly JSON) `text` outside its strings: each string, escapes and all, is
+/// copied as it is; at every other position `rewrite(rest, out)` may append what stands for
+/// the start of `rest` and return how many bytes of it that took, or return 0 to have the
+/// character copied as it is.
+pub fn rewrite_outside_strings(
+    text: &str,
+    mut rewrite: impl FnMut(&str, &mut String) -> usize,
+) -> String {
     let mut out = String::with_capacity(text.len());
-    let (mut in_string, mut escaped) = (false, false);
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if in_string {
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        let rest = &text[i..];
+        let taken = if c == '"' {
+            let end = string_len(rest);
+            out.push_str(&rest[..end]);
+            end
+        } else {
+            rewrite(rest, &mut out)
+        };
+        i += if taken > 0 {
+            taken
+        } else {
             out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        if c == '"' {
-            in_string = true;
-            out.push(c);
-            continue;
-        }
-        if c == '-' || c.is_ascii_alphabetic() {
-            let rest = &text[i..];
-            let word_len = rest
-                .char_indices()
-                .skip(1)
-                .find(|(_, ch)| !ch.is_ascii_alphanumeric())
-                .map_or(rest.len(), |(j, _)| j);
-            let word = &rest[..word_len];
-            let bare = word.trim_start_matches(['-', '+']);
-            let literal = ["nan", "inf", "infinity"].contains(&bare.to_ascii_lowercase().as_str());
-            out.push_str(if literal { "null" } else { word });
-            // Past the whole word: scanning it again from each of its characters made a
-            // 1 MB word take minutes (quadratic).
-            for _ in 1..word.chars().count() {
-                chars.next();
-            }
-            continue;
-        }
-        out.push(c);
+            c.len_utf8()
+        };
     }
     out
+}
+
+/// Bytes of the JSON string `s` starts with: its quotes and what is between them (escaped
+/// quotes included), or all of `s` where it never closes.
+fn string_len(s: &str) -> usize {
+    let mut escaped = false;
+    for (j, c) in s.char_indices().skip(1) {
+        match (escaped, c) {
+            (true, _) => escaped = false,
+            (false, '\\') => escaped = true,
+            (false, '"') => return j + 1,
+            _ => {}
+        }
+    }
+    s.len()
 }
 
 #[cfg(test)]

@@ -250,11 +250,7 @@ pub async fn history(
 /// the series' newest run (`perfhouse run` records the plan path it was given) and that run's
 /// commit. Series of ingested results have no plan, and no rerun.
 pub async fn attach_reruns(q: &Query, out: &mut [Series]) -> Result<(), QueryError> {
-    let newest: Vec<&str> = out
-        .iter()
-        .filter(|s| s.pending.is_some())
-        .filter_map(|s| s.points.last().map(|p| p.run_id.as_str()))
-        .collect();
+    let newest = pending_newest(out);
     if newest.is_empty() {
         return Ok(());
     }
@@ -271,13 +267,28 @@ pub async fn attach_reruns(q: &Query, out: &mut [Series]) -> Result<(), QueryErr
         .rows::<Labels>(&sql)
         .await?
         .into_iter()
-        .filter_map(|r| {
-            Some((
-                r.run_id,
-                crate::model::parse_params(&r.labels).remove("plan")?,
-            ))
-        })
+        .filter_map(|r| Some((r.run_id, plan_label(&r.labels)?)))
         .collect();
+    give_reruns(out, &plans);
+    Ok(())
+}
+
+/// The newest run of each series with a pending change: the runs whose plan a rerun names.
+pub fn pending_newest(out: &[Series]) -> Vec<&str> {
+    out.iter()
+        .filter(|s| s.pending.is_some())
+        .filter_map(|s| s.points.last().map(|p| p.run_id.as_str()))
+        .collect()
+}
+
+/// The `plan` label of a run's labels (JSON), where `perfhouse run` recorded one.
+pub fn plan_label(labels: &str) -> Option<String> {
+    crate::model::parse_params(labels).remove("plan")
+}
+
+/// Gives each pending change its rerun from `plans` (newest run id → its plan label): what
+/// [`attach_reruns`] does once it has read the labels, for a caller that holds them already.
+pub fn give_reruns(out: &mut [Series], plans: &BTreeMap<String, String>) {
     for s in out {
         let Some(last) = s.points.last() else {
             continue;
@@ -290,7 +301,6 @@ pub async fn attach_reruns(q: &Query, out: &mut [Series]) -> Result<(), QueryErr
             });
         }
     }
-    Ok(())
 }
 
 /// Fills every series' change points ([`changes_of`]).

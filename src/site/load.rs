@@ -208,7 +208,15 @@ async fn cached_history(
     let mut series = history::series_from_rows(query, rows).await?;
     crate::query::trace_phase("history series from rows", &mut clock);
     history::find_all_changes(&mut series, &Default::default());
-    history::attach_reruns(query, &mut series).await?;
+    // The runs' labels are loaded already: no query for the plans.
+    let pending: std::collections::HashSet<&str> =
+        history::pending_newest(&series).into_iter().collect();
+    let plans: BTreeMap<String, String> = runs
+        .iter()
+        .filter(|r| pending.contains(r.run_id.as_str()))
+        .filter_map(|r| Some((r.run_id.clone(), history::plan_label(&r.labels)?)))
+        .collect();
+    history::give_reruns(&mut series, &plans);
     crate::query::trace_phase("change points", &mut clock);
     Ok(series)
 }

@@ -404,23 +404,7 @@ mod tests {
     use super::*;
 
     fn run(id: &str, digest: &str) -> Run {
-        Run {
-            run_id: id.into(),
-            suite: "s".into(),
-            started_at_us: 0,
-            finished_at_us: 0,
-            ingested_at_us: 0,
-            source: "test".into(),
-            git_commit: None,
-            git_branch: None,
-            git_dirty: None,
-            host: None,
-            env_fingerprint: None,
-            env: "{}".into(),
-            labels: Default::default(),
-            input_digest: digest.into(),
-            status: crate::model::RunStatus::Ok,
-        }
+        Run::new(id, "s", "test", 0, digest)
     }
 
     /// a and b share input d1: a lands, b does not; c's input d2 is committed already as x:

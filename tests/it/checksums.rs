@@ -14,22 +14,18 @@ use crate::common::*;
 const S: i64 = 1_000_000_000;
 
 fn run(n: u32) -> Run {
+    let at = 1_700_000_000_000_000 + i64::from(n) * 60_000_000;
     Run {
-        run_id: format!("01900000-0000-7000-8000-{n:012}"),
-        suite: "s".into(),
-        started_at_us: 1_700_000_000_000_000 + i64::from(n) * 60_000_000,
-        finished_at_us: 1_700_000_000_000_000 + i64::from(n) * 60_000_000 + 1,
-        ingested_at_us: 1_700_000_000_000_000 + i64::from(n) * 60_000_000 + 2,
-        source: "test".into(),
+        finished_at_us: at + 1,
+        ingested_at_us: at + 2,
         git_commit: Some(format!("{n:040x}")),
-        git_branch: None,
-        git_dirty: None,
-        host: None,
-        env_fingerprint: None,
-        env: "{}".into(),
-        labels: BTreeMap::new(),
-        input_digest: format!("digest-{n}"),
-        status: RunStatus::Ok,
+        ..Run::new(
+            format!("01900000-0000-7000-8000-{n:012}"),
+            "s",
+            "test",
+            at,
+            format!("digest-{n}"),
+        )
     }
 }
 

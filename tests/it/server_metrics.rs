@@ -14,24 +14,13 @@ const S: i64 = 1_000_000_000;
 
 fn run(id: &str, labels: &[(&str, &str)]) -> Run {
     Run {
-        run_id: id.into(),
-        suite: "srv".into(),
-        started_at_us: 1_000,
         finished_at_us: 1_001,
         ingested_at_us: 1_002,
-        source: "test".into(),
-        git_commit: None,
-        git_branch: None,
-        git_dirty: None,
-        host: None,
-        env_fingerprint: None,
-        env: "{}".into(),
         labels: labels
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
-        input_digest: format!("digest-{id}"),
-        status: RunStatus::Ok,
+        ..Run::new(id, "srv", "test", 1_000, format!("digest-{id}"))
     }
 }
 

@@ -60,21 +60,9 @@ fn cpu(
 
 fn run(id: &str, started_at_us: i64) -> Run {
     Run {
-        run_id: id.into(),
-        suite: "fx".into(),
-        started_at_us,
         finished_at_us: started_at_us + 1,
         ingested_at_us: started_at_us + 2,
-        source: "test".into(),
-        git_commit: None,
-        git_branch: None,
-        git_dirty: None,
-        host: None,
-        env_fingerprint: None,
-        env: "{}".into(),
-        labels: BTreeMap::new(),
-        input_digest: format!("digest-{id}"),
-        status: perfhouse::model::RunStatus::Ok,
+        ..Run::new(id, "fx", "test", started_at_us, format!("digest-{id}"))
     }
 }
 

@@ -1194,45 +1194,22 @@ pub(crate) mod tests {
 
     /// A row judged from its trials as `compare` judges it (higher is better, ±2 % floor).
     fn judged(metric: &str, baseline: &[f64], candidate: &[f64]) -> MetricComparison {
-        let o = VerdictOptions::default();
-        let j = judge(baseline, candidate, Direction::HigherIsBetter, &o);
-        MetricComparison {
-            metric: metric.into(),
+        let samples = crate::query::samples::MetricSamples {
+            name: metric.into(),
             unit: "MB/s".into(),
-            better: Direction::HigherIsBetter,
-            arm: "gzip → zstd".into(),
-            params: Default::default(),
-            n_baseline: j.n_baseline,
-            n_candidate: j.n_candidate,
-            median_baseline: j.median_baseline,
-            median_candidate: j.median_candidate,
-            ratio: j.ratio,
-            ci_low: j.ci.map(|c| c.0),
-            ci_high: j.ci.map(|c| c.1),
-            p_value: j.p_value,
-            test: j.test,
-            threshold: o.threshold,
-            threshold_source: "floor".into(),
-            threshold_from: "floor",
-            p_adjusted: None,
-            cliffs_delta: None,
-            baseline_values: baseline.to_vec(),
-            candidate_values: candidate.to_vec(),
-            verdict: j.verdict,
-            reason: j.reason,
-            verdict_note: None,
-        }
+            direction: Direction::HigherIsBetter,
+            values: baseline.to_vec(),
+        };
+        let floor = (VerdictOptions::default(), "floor", "floor".to_string());
+        judged_row(
+            &samples,
+            candidate,
+            "gzip → zstd",
+            &Default::default(),
+            floor,
+        )
     }
 
-    /// Two trials per arm, two rows ×4.5 faster (as zstd against gzip at two sizes), judged by
-    /// one rule: Welch's t on the logs, then Holm over the comparison's 8 tests. By hand, on the
-    /// logs: row `wide` has {0, 0.2} against {1.5, 1.7}: means 0.1 and 1.6, variances 0.02,
-    /// se² = 0.02/2 + 0.02/2 = 0.02, t = 1.5/√0.02 = 10.607 on df = 0.02²/(0.01² + 0.01²) = 2,
-    /// so p = 1 − √(t²/(t² + 2)) = 1 − √(112.5/114.5) = 0.0087721; row `tight` has {0, 0.02}
-    /// against {1.5, 1.52}: t = 106.07, p = 1 − √(11250/11252) = 0.000088877. Six unchanged rows
-    /// (identical trials, p = 1) make m = 8. Holm: `tight` 8 · 0.000088877 = 0.000711 < 0.05,
-    /// improved; `wide` max(0.000711, 7 · 0.0087721) = 0.061405 ≥ 0.05: inconclusive, though
-    /// its CI (e^1.3 − 1 = +267 % at least) excludes no change by far, and the row says why.
     #[test]
     fn rows_of_one_comparison_decide_by_one_rule_and_say_why_not() {
         let e = f64::exp;

@@ -65,6 +65,8 @@ pub struct SuitePage {
     pub two: Vec<SeriesLink>,
     /// Enough cards for a filter box to help.
     pub filter: bool,
+    /// The two-run and one-run tables hold more than one arm: each row names its arm.
+    pub many_arms: bool,
 }
 
 impl SuitePage {
@@ -72,13 +74,7 @@ impl SuitePage {
     /// under the metric's name: the arm where the tables hold more than one, and the
     /// parameters that vary ("fastokens · concurrency=8"); empty where neither.
     fn qualifier(&self, arm: &str, params: &str) -> String {
-        let arms: std::collections::BTreeSet<&str> = self
-            .two
-            .iter()
-            .map(|t| t.arm.as_str())
-            .chain(self.once.iter().map(|o| o.arm.as_str()))
-            .collect();
-        let arm = (arms.len() > 1).then_some(arm);
+        let arm = self.many_arms.then_some(arm);
         let params = Some(params).filter(|p| !p.is_empty() && *p != "—");
         [arm, params]
             .into_iter()
@@ -305,6 +301,13 @@ impl SuitePages<'_> {
         let (cards, two): (Vec<SeriesLink>, Vec<SeriesLink>) =
             links.into_iter().partition(|l| l.n >= CARD_RUNS);
         let suite = self.suite;
+        let once: Vec<OnceView> = once.iter().map(|s| once_view(s, self.layout)).collect();
+        let arms: std::collections::BTreeSet<&str> = two
+            .iter()
+            .map(|t| t.arm.as_str())
+            .chain(once.iter().map(|o| o.arm.as_str()))
+            .collect();
+        let many_arms = arms.len() > 1;
         w.page(
             &format!("{dir}/index.html"),
             &SuitePage {
@@ -314,7 +317,8 @@ impl SuitePages<'_> {
                 count: cards.len(),
                 filter: cards.len() >= FILTER_CARDS,
                 groups: group_by_metric(cards),
-                once: once.iter().map(|s| once_view(s, self.layout)).collect(),
+                many_arms,
+                once,
                 two,
             },
         )
@@ -1315,6 +1319,7 @@ mod suite_page_tests {
                 two_run("ttft_ms", "fastokens", "concurrency=8", "46.4 ms", "-14.9%"),
             ],
             filter: false,
+            many_arms: true,
         };
         let html = page.render().unwrap();
         crate::site::pages::assert_numbers_read_well(&html);
@@ -1325,6 +1330,7 @@ mod suite_page_tests {
         assert!(!html.contains("data-label") && !html.contains("class=\"cards"));
         // One arm and no parameters: the name alone.
         page.two = vec![two_run("ttft_ms", "default", "—", "56.5 ms", "-1.5%")];
+        page.many_arms = false;
         let html = page.render().unwrap();
         assert!(
             html.contains(
